@@ -1,0 +1,60 @@
+"""The action encoding shared by every engine: ``Discrete(32 + C)``.
+
+Actions 0..31 keep a subset of the sorted dice (bit i keeps die i) and roll the rest; action ``32 + k`` scores
+category ``k``. Keeps are legal only while rolls remain and never keep all five dice (that would waste a roll).
+With ``unique_keeps`` only the smallest pattern of each distinct kept multiset is legal (with sorted dice several
+patterns can keep the same faces). Scores are legal for open categories that the Joker rule allows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from yacht_env import dice as D
+from yacht_env.rules import FIVE_KIND_FACE, RuleSet, get_rules, legal_bits
+from yacht_env.state import GameState
+
+NUM_KEEP_ACTIONS = D.NUM_PATTERNS  # 32
+KEEP_ALL = NUM_KEEP_ACTIONS - 1  # 31, never legal
+
+
+def num_actions(rules: str | RuleSet) -> int:
+    return NUM_KEEP_ACTIONS + get_rules(rules).num_categories
+
+
+def _keep_masks() -> tuple[np.ndarray, np.ndarray]:
+    every = np.ones((D.NUM_HANDS, NUM_KEEP_ACTIONS), dtype=np.bool_)
+    every[:, KEEP_ALL] = False
+    unique = D.PATTERN_CANONICAL.copy()
+    unique[:, KEEP_ALL] = False
+    # keeping all five faces through another pattern is impossible (only 31 keeps five dice), nothing more to drop
+    for a in (every, unique):
+        a.setflags(write=False)
+    return every, unique
+
+
+KEEP_MASK_ALL, KEEP_MASK_UNIQUE = _keep_masks()
+"""(252, 32) bool: legal keep patterns of each hand, with every pattern / one per kept multiset."""
+
+
+def action_mask(state: GameState, unique_keeps: bool = True) -> np.ndarray:
+    """Bool mask of the legal actions in ``state`` (all False once the game is over)."""
+    rs = state.ruleset
+    mask = np.zeros(NUM_KEEP_ACTIONS + rs.num_categories, dtype=np.bool_)
+    if state.is_over:
+        return mask
+    h = state.hand
+    if state.rolls_left > 0:
+        mask[:NUM_KEEP_ACTIONS] = (KEEP_MASK_UNIQUE if unique_keeps else KEEP_MASK_ALL)[h]
+    bits = legal_bits(rs.params, int(FIVE_KIND_FACE[h]), state.filled_bits)
+    for k in range(rs.num_categories):
+        mask[NUM_KEEP_ACTIONS + k] = bits >> k & 1
+    return mask
+
+
+def describe_action(action: int, state: GameState) -> str:
+    """A short human description: ``keep 3 3 5`` or ``score full_house``."""
+    if action < NUM_KEEP_ACTIONS:
+        kept = D.pattern_faces(state.dice, action)
+        return "keep " + " ".join(map(str, kept)) if kept else "reroll all"
+    return "score " + state.ruleset.category_ids[action - NUM_KEEP_ACTIONS]

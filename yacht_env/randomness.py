@@ -1,0 +1,29 @@
+"""Dice from a seeded generator, drawn the same way everywhere.
+
+A die is one raw 64-bit output ``x`` of the generator's bit generator mapped to ``1 + floor(6x / 2**64)``
+(Lemire's multiply-shift), rejecting the 4 raw values in 2**64 whose low product word is below ``2**64 mod 6``, so
+every face has probability exactly 1/6. Because only raw outputs are used, any engine that reproduces the bit
+generator (the vector engine reproduces numpy's PCG64) reproduces the dice bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_MASK64 = (1 << 64) - 1
+_REJECT_BELOW = (1 << 64) % 6  # == 4
+
+
+def roll(rng: np.random.Generator, n: int) -> list[int]:
+    """Roll ``n`` six-sided dice, in draw order."""
+    out: list[int] = []
+    bg = rng.bit_generator
+    need = n
+    while need:
+        for x in bg.random_raw(need).tolist():
+            m = x * 6
+            if m & _MASK64 < _REJECT_BELOW:
+                continue
+            out.append((m >> 64) + 1)
+        need = n - len(out)
+    return out

@@ -1,0 +1,268 @@
+"""The game state of one player as a small immutable value, and the transitions of a turn.
+
+A :class:`GameState` holds the sorted dice, the rolls left in the turn, the box of every category (``None`` while
+open) and the count of five-of-a-kind bonuses; everything else (upper total, Yahtzee box, turn, total) is derived.
+It compares by value, converts to a dict / JSON and back, and has a one-line notation that parses back::
+
+    yacht | dice 1 3 3 5 6 | rolls 2 | filled ones=3,choice=18
+
+Transitions take the random generator as an argument and return new states: :func:`new_game`, :func:`reroll`
+and :func:`score_category`. They know nothing of gymnasium.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from yacht_env import dice as D
+from yacht_env.randomness import roll
+from yacht_env.rules import (
+    FIVE_KIND_FACE,
+    NUM_UPPER,
+    RuleSet,
+    box_score,
+    get_rules,
+    legal_bits,
+    points_for,
+)
+
+ROLLS_PER_TURN = 3
+
+
+@dataclass(frozen=True)
+class GameState:
+    """One player's game between two decisions. Dice are sorted ascending."""
+
+    rules: str
+    dice: tuple[int, ...]
+    rolls_left: int
+    scores: tuple[int | None, ...]
+    bonus_count: int = 0
+
+    def __post_init__(self) -> None:
+        rs = get_rules(self.rules)
+        object.__setattr__(self, "dice", tuple(sorted(D.validate_dice(self.dice))))
+        if not isinstance(self.rolls_left, (int, np.integer)) or not 0 <= self.rolls_left < ROLLS_PER_TURN:
+            raise ValueError(f"rolls_left must be 0, 1 or 2, got {self.rolls_left!r}")
+        object.__setattr__(self, "rolls_left", int(self.rolls_left))
+        if len(self.scores) != rs.num_categories:
+            raise ValueError(
+                f"scores must have {rs.num_categories} entries for rules {rs.name!r}, got {len(self.scores)}"
+            )
+        object.__setattr__(self, "scores", tuple(None if s is None else int(s) for s in self.scores))
+        if self.bonus_count < 0 or (self.bonus_count and not rs.five_kind_bonus):
+            raise ValueError(f"bonus_count {self.bonus_count!r} is not possible under rules {rs.name!r}")
+
+    # ---- derived -------------------------------------------------------------------------------------------
+    @property
+    def ruleset(self) -> RuleSet:
+        return get_rules(self.rules)
+
+    @property
+    def filled_bits(self) -> int:
+        return sum(1 << i for i, s in enumerate(self.scores) if s is not None)
+
+    @property
+    def filled(self) -> tuple[str, ...]:
+        ids = self.ruleset.category_ids
+        return tuple(ids[i] for i, s in enumerate(self.scores) if s is not None)
+
+    @property
+    def open_categories(self) -> tuple[str, ...]:
+        ids = self.ruleset.category_ids
+        return tuple(ids[i] for i, s in enumerate(self.scores) if s is None)
+
+    @property
+    def turn(self) -> int:
+        """0-based index of the current turn (= number of filled boxes)."""
+        return sum(s is not None for s in self.scores)
+
+    @property
+    def is_over(self) -> bool:
+        return all(s is not None for s in self.scores)
+
+    @property
+    def upper_total(self) -> int:
+        return sum(s for s in self.scores[:NUM_UPPER] if s is not None)
+
+    @property
+    def upper_bonus(self) -> int:
+        rs = self.ruleset
+        return rs.upper_bonus if rs.upper_bonus and self.upper_total >= rs.upper_bonus_threshold else 0
+
+    @property
+    def yahtzee_box(self) -> int | None:
+        """The five-of-a-kind box (Yacht's or Yahtzee's): ``None`` while open, else its score."""
+        c = self.ruleset.five_kind_category
+        return self.scores[c] if c >= 0 else None
+
+    @property
+    def hand(self) -> int:
+        return D.hand_index(self.dice)
+
+    @property
+    def total(self) -> int:
+        """Score so far: boxes, upper bonus and five-of-a-kind bonuses."""
+        boxes = sum(s for s in self.scores if s is not None)
+        return boxes + self.upper_bonus + self.bonus_count * self.ruleset.five_kind_bonus
+
+    def legal_categories(self) -> tuple[int, ...]:
+        """Indices of the categories that may be scored now (the Joker rule may restrict them)."""
+        bits = legal_bits(self.ruleset.params, int(FIVE_KIND_FACE[self.hand]), self.filled_bits)
+        return tuple(i for i in range(self.ruleset.num_categories) if bits >> i & 1)
+
+    def points(self, category: int) -> int:
+        """Points that scoring ``category`` now would add (box plus any bonus earned by it)."""
+        rs = self.ruleset
+        h = self.hand
+        return int(
+            points_for(rs.params, rs.score_table[h], rs.joker_table[h], int(FIVE_KIND_FACE[h]), self.filled_bits,
+                       self.upper_total, self.yahtzee_box == 50, category)
+        )
+
+    # ---- conversion ----------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules,
+            "dice": list(self.dice),
+            "rolls_left": self.rolls_left,
+            "scores": dict(zip(self.ruleset.category_ids, self.scores)),
+            "bonus_count": self.bonus_count,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameState:
+        rs = get_rules(data["rules"])
+        sc = data["scores"]
+        if isinstance(sc, dict):
+            unknown = set(sc) - set(rs.category_ids)
+            if unknown:
+                raise ValueError(f"unknown categories {sorted(unknown)}; accepted: {', '.join(rs.category_ids)}")
+            scores = tuple(sc.get(c) for c in rs.category_ids)
+        else:
+            scores = tuple(sc)
+        return cls(rs.name, tuple(data["dice"]), data["rolls_left"], scores, int(data.get("bonus_count", 0)))
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_json(cls, text: str) -> GameState:
+        return cls.from_dict(json.loads(text))
+
+    def notation(self) -> str:
+        """One readable line that :func:`parse` turns back into this state."""
+        ids = self.ruleset.category_ids
+        filled = ",".join(f"{ids[i]}={s}" for i, s in enumerate(self.scores) if s is not None)
+        parts = [self.rules, "dice " + " ".join(map(str, self.dice)), f"rolls {self.rolls_left}",
+                 f"filled {filled or '-'}"]
+        if self.bonus_count:
+            parts.append(f"bonus {self.bonus_count}")
+        return " | ".join(parts)
+
+    def __str__(self) -> str:
+        return self.notation()
+
+
+def parse(text: str, rules: str | None = None) -> GameState:
+    """Parse :meth:`GameState.notation`. The leading rules field may be left out if ``rules`` is given.
+
+    A filled box may be written without its score (``filled ones,choice``): it is then scored as the current
+    rules would score nothing in it, 0.
+    """
+    fields = [f.strip() for f in text.strip().split("|")]
+    rs_name = rules
+    values: dict[str, str] = {}
+    for f in fields:
+        key, _, rest = f.partition(" ")
+        if key in ("dice", "rolls", "filled", "bonus"):
+            values[key] = rest.strip()
+        elif not rest and rs_name is None or key == rs_name:
+            rs_name = key
+        else:
+            raise ValueError(f"cannot parse field {f!r} in {text!r}; expected 'RULES | dice d d d d d | rolls N | "
+                             "filled id=score,... [| bonus N]'")
+    if rs_name is None:
+        raise ValueError(f"no rules named in {text!r}; start it with one of the rule sets or pass rules=")
+    rs = get_rules(rs_name)
+    if "dice" not in values:
+        raise ValueError(f"no 'dice' field in {text!r}")
+    try:
+        dice_vals = tuple(int(x) for x in values["dice"].split())
+        rolls = int(values.get("rolls", "0"))
+        bonus = int(values.get("bonus", "0"))
+    except ValueError:
+        raise ValueError(f"dice, rolls and bonus must be integers in {text!r}") from None
+    scores: list[int | None] = [None] * rs.num_categories
+    filled = values.get("filled", "-")
+    if filled not in ("", "-"):
+        for item in filled.split(","):
+            cid, _, val = item.strip().partition("=")
+            i = rs.category_index(cid)
+            try:
+                scores[i] = int(val) if val else 0
+            except ValueError:
+                raise ValueError(f"score of {cid!r} must be an integer, got {val!r}") from None
+    return GameState(rs.name, dice_vals, rolls, tuple(scores), bonus)
+
+
+# ---- transitions ------------------------------------------------------------------------------------------------
+
+
+def new_game(rules: str | RuleSet, rng: np.random.Generator) -> GameState:
+    """A new game: empty scorecard, first roll of the first turn made."""
+    rs = get_rules(rules)
+    return GameState(rs.name, tuple(roll(rng, D.NUM_DICE)), ROLLS_PER_TURN - 1, (None,) * rs.num_categories)
+
+
+def reroll(state: GameState, kept: Sequence[int], rng: np.random.Generator) -> GameState:
+    """Keep the faces ``kept`` (a sub-multiset of the dice) and roll the others."""
+    if state.is_over:
+        raise ValueError("the game is over: no more rolls")
+    if state.rolls_left == 0:
+        raise ValueError("no rolls left this turn: score a category")
+    remaining = list(state.dice)
+    for f in kept:
+        if f not in remaining:
+            raise ValueError(f"cannot keep {sorted(kept)} from dice {list(state.dice)}")
+        remaining.remove(f)
+    new = list(kept) + roll(rng, D.NUM_DICE - len(kept))
+    return GameState(state.rules, tuple(new), state.rolls_left - 1, state.scores, state.bonus_count)
+
+
+def reroll_pattern(state: GameState, pattern: int, rng: np.random.Generator) -> GameState:
+    """Keep the sorted dice selected by the bits of ``pattern`` (bit i keeps die i) and roll the others."""
+    return reroll(state, D.pattern_faces(state.dice, pattern), rng)
+
+
+def score_category(state: GameState, category: int | str, rng: np.random.Generator) -> tuple[GameState, int]:
+    """Score the dice in ``category``; return the new state (next turn rolled, unless the game ended) and the
+    points added. Raises ``ValueError`` if the category is filled or the Joker rule forbids it."""
+    rs = state.ruleset
+    c = rs.category_index(category) if isinstance(category, str) else int(category)
+    if not 0 <= c < rs.num_categories:
+        raise ValueError(f"category index {c} out of range 0..{rs.num_categories - 1}")
+    if state.is_over:
+        raise ValueError("the game is over: every category is filled")
+    if state.scores[c] is not None:
+        raise ValueError(f"category {rs.category_ids[c]!r} is already filled")
+    if c not in state.legal_categories():
+        allowed = ", ".join(rs.category_ids[i] for i in state.legal_categories())
+        raise ValueError(f"the Joker rule forbids {rs.category_ids[c]!r} with dice {list(state.dice)}; "
+                         f"allowed: {allowed}")
+    h = state.hand
+    face = int(FIVE_KIND_FACE[h])
+    box = int(box_score(rs.params, rs.score_table[h], rs.joker_table[h], face, state.filled_bits, c))
+    pts = state.points(c)
+    bonus = state.bonus_count + (1 if face and state.yahtzee_box == 50 and rs.five_kind_bonus else 0)
+    scores = list(state.scores)
+    scores[c] = box
+    done = all(s is not None for s in scores)
+    dice = state.dice if done else tuple(roll(rng, D.NUM_DICE))
+    rolls = 0 if done else ROLLS_PER_TURN - 1
+    return GameState(rs.name, dice, rolls, tuple(scores), bonus), pts
