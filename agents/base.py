@@ -1,0 +1,53 @@
+"""The protocol every agent follows.
+
+An agent acts for one rule set. It is given what an environment gives (the observation and the legal-action mask)
+and, for agents that reason about the game itself, the :class:`~yacht_env.state.GameState`; it returns an action of
+the environment's ``Discrete(32 + C)`` space (see :mod:`yacht_env.actions`). Agents that can decide for many games
+at once override :meth:`Agent.act_batch`; the default loops over :meth:`Agent.act`.
+
+Randomness: an agent that needs it draws from a generator seeded by :meth:`Agent.seed`, so an evaluation with a
+seed is reproducible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from yacht_env.rules import RuleSet, get_rules
+from yacht_env.state import GameState
+
+
+class Agent:
+    """Base class: override :meth:`act` (and :meth:`act_batch` where batching pays)."""
+
+    #: short name used in tables and file names
+    name: str = "agent"
+    #: True if the agent needs the GameState (callers then pass ``state``/``states``)
+    needs_state: bool = False
+    #: True if :meth:`act_batch` is faster than looping over :meth:`act`
+    batched: bool = False
+
+    def __init__(self, rules: str | RuleSet = "yacht") -> None:
+        self.rules = get_rules(rules)
+        self.rng = np.random.default_rng()
+
+    def seed(self, seed: int | None) -> None:
+        """Reseed the agent's own random generator."""
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, state: GameState | None = None) -> int:
+        """Return a legal action for one game."""
+        raise NotImplementedError
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, states: Sequence[GameState] | None = None
+                  ) -> np.ndarray:
+        """Return one legal action per game: ``obs`` (N, D), ``masks`` (N, A) bool, ``states`` N states or None."""
+        return np.array(
+            [self.act(obs[i], masks[i], None if states is None else states[i]) for i in range(len(masks))],
+            dtype=np.int64,
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(rules={self.rules.name!r})"
