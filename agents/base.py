@@ -28,6 +28,8 @@ class Agent:
     needs_state: bool = False
     #: True if :meth:`act_batch` is faster than looping over :meth:`act`
     batched: bool = False
+    #: False if the agent never reads the observation (callers may then pass an empty one and skip encoding)
+    needs_obs: bool = True
 
     def __init__(self, rules: str | RuleSet = "yacht") -> None:
         self.rules = get_rules(rules)

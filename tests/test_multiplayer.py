@@ -1,0 +1,311 @@
+"""The multiplayer game: PettingZoo API and seed tests, turn order, rewards, winners and ties, observation, render."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+from yacht_env import multiplayer as MP  # noqa: E402
+from yacht_env import observation as O  # noqa: E402
+from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask  # noqa: E402
+from yacht_env.rules import get_rules  # noqa: E402
+from yacht_env.state import GameState  # noqa: E402
+
+CONFIGS = [(2, "yacht", "points"), (2, "yahtzee", "win"), (5, "yahtzee-free-joker", "points"), (8, "yacht", "win")]
+
+# PettingZoo's api_test warns about every dict observation, unless the environment is one of its own classic games
+# (it checks the name against a hard-coded list). The dict with "action_mask" is the PettingZoo way all the same.
+DICT_OBS_WARNINGS = ("Observation is not a NumPy array",
+                     "Observation space for each agent probably should be gymnasium.spaces.box")
+
+
+def _only_dict_obs_warnings(caught: list[warnings.WarningMessage]) -> None:
+    other = [str(w.message) for w in caught if not str(w.message).startswith(DICT_OBS_WARNINGS)]
+    assert not other, other
+
+
+@pytest.mark.parametrize("num_players,rules,reward", CONFIGS)
+def test_pettingzoo_api_test(num_players: int, rules: str, reward: str) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(MP.env(num_players=num_players, rules=rules, reward=reward), num_cycles=1000)
+    _only_dict_obs_warnings(caught)
+
+
+@pytest.mark.parametrize("num_players,rules,reward", CONFIGS)
+def test_pettingzoo_seed_test(num_players: int, rules: str, reward: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        seed_test(lambda: MP.env(num_players=num_players, rules=rules, reward=reward), num_cycles=1000)
+
+
+def _play_random(e, seed: int, pick: np.random.Generator) -> tuple[list, dict[str, float], list[str]]:
+    """Play a whole game with random legal actions; return the trace, the rewards summed per agent and the order
+    of the agents that acted."""
+    e.reset(seed=seed)
+    trace, summed, order = [], {a: 0.0 for a in e.possible_agents}, []
+    for agent in e.agent_iter():
+        obs, rew, term, trunc, info = e.last()
+        summed[agent] += rew
+        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), rew, term))
+        if term or trunc:
+            e.step(None)
+            continue
+        order.append(agent)
+        e.step(int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+    return trace, summed, order
+
+
+@pytest.mark.parametrize("num_players,rules", [(2, "yacht"), (3, "yahtzee")])
+def test_same_seed_and_actions_same_game_and_core_agrees(num_players: int, rules: str) -> None:
+    e1, e2 = MP.env(num_players, rules), MP.env(num_players, rules)
+    t1, _, _ = _play_random(e1, 7, np.random.default_rng(1))
+    t2, _, _ = _play_random(e2, 7, np.random.default_rng(1))
+    assert t1 == t2
+    t3, _, _ = _play_random(e2, 8, np.random.default_rng(1))
+    assert t1 != t3
+    # the game logic without the environment, with the generator the environment installs, plays the same game
+    e = MP.raw_env(num_players, rules)
+    e.reset(seed=11)
+    rng = np.random.default_rng(11)
+    states = MP.new_table(rules, num_players, rng)
+    pick = np.random.default_rng(2)
+    while e.agents and not e.terminations[e.agent_selection]:
+        assert e.states == states
+        seat = MP.seat_to_act(states)
+        assert e.agent_selection == f"player_{seat}"
+        a = int(pick.choice(np.flatnonzero(action_mask(states[seat]))))
+        e.step(a)
+        states, acted, _ = MP.play(states, a, rng)
+        assert acted == seat
+    assert e.states == states and MP.is_over(states)
+
+
+@pytest.mark.parametrize("num_players,rules", [(2, "yacht"), (4, "yahtzee")])
+def test_turns_rotate_and_points_sum_to_final_scores(num_players: int, rules: str) -> None:
+    e = MP.env(num_players, rules, reward="points")
+    for seed in range(3):
+        e.reset(seed=seed)
+        summed = {a: 0.0 for a in e.possible_agents}
+        expected_seat, scores_seen = 0, 0
+        while True:
+            agent = e.agent_selection
+            obs, rew, term, trunc, info = e.last()
+            if term:
+                break
+            summed[agent] += rew
+            assert agent == f"player_{expected_seat}"
+            st = e.unwrapped.state_of(agent)
+            assert st.turn == scores_seen // num_players
+            a = int(np.flatnonzero(obs["action_mask"])[0])  # keeps first: the turn uses its rolls
+            e.step(a)
+            if a >= NUM_KEEP_ACTIONS:
+                scores_seen += 1
+                expected_seat = (expected_seat + 1) % num_players
+        assert scores_seen == num_players * get_rules(rules).num_categories
+        infos = dict(e.infos)
+        for _ in list(e.agents):
+            _, rew, term, _, _ = e.last()
+            summed[e.agent_selection] += rew
+            assert term
+            e.step(None)
+        assert not e.agents
+        for agent, s in summed.items():
+            assert s == infos[agent]["final_score"] == infos[agent]["scorecard"]["total"]
+
+
+def test_random_games_end_with_consistent_outcomes() -> None:
+    pick = np.random.default_rng(5)
+    for n, rules in [(2, "yacht"), (3, "yahtzee"), (6, "yacht")]:
+        e = MP.env(n, rules, reward="win")
+        for seed in range(4):
+            _, summed, order = _play_random(e, seed, pick)
+            assert order[0] == "player_0"
+            totals = [e.unwrapped.state_of(a).total for a in e.possible_agents]
+            assert [summed[a] for a in e.possible_agents] == MP.outcome(totals)
+
+
+def test_outcome_shares_and_ranks() -> None:
+    assert MP.outcome([120, 100]) == [1, -1]
+    assert MP.outcome([100, 100]) == [0, 0]
+    assert MP.outcome([90, 100, 100]) == [-1, 0, 0]
+    assert MP.outcome([100, 100, 100, 100]) == [0, 0, 0, 0]
+    assert MP.outcome([80, 80, 99, 10]) == [-1, -1, 1, -1]
+    assert MP.win_shares([100, 100]) == [0.5, 0.5]
+    assert MP.win_shares([90, 100, 100, 100]) == [0.0, 1 / 3, 1 / 3, 1 / 3]
+    assert MP.win_shares([5, 7, 1]) == [0.0, 1.0, 0.0]
+    assert MP.ranks([90, 100, 100, 50]) == [3, 1, 1, 4]
+
+
+def _card(scores: dict[str, int], rules: str = "yacht", dice: tuple[int, ...] = (1, 2, 3, 4, 6),
+          rolls_left: int = 0) -> GameState:
+    ids = get_rules(rules).category_ids
+    return GameState(rules, dice, rolls_left, tuple(scores.get(c) for c in ids))
+
+
+FULL = {"ones": 3, "twos": 6, "threes": 9, "fours": 12, "fives": 15, "sixes": 18, "full_house": 0,
+        "four_of_a_kind": 0, "little_straight": 0, "big_straight": 0, "choice": 20, "yacht": 0}  # total 83
+FULL_BUT_CHOICE = {k: v for k, v in FULL.items() if k != "choice"}  # 63, then Choice with 4 4 4 4 4 = 20 -> 83
+
+
+@pytest.mark.parametrize("reward", ["win", "points"])
+def test_forced_two_player_tie_is_a_draw(reward: str) -> None:
+    e = MP.env(2, "yacht", reward=reward)
+    e.reset(seed=0, options={"states": [_card(FULL), _card(FULL_BUT_CHOICE, dice=(4, 4, 4, 4, 4))]})
+    assert e.agent_selection == "player_1"  # player 0 is done: the seat to act follows from the scorecards
+    obs, *_ = e.last()
+    assert np.flatnonzero(obs["action_mask"]).tolist() == [NUM_KEEP_ACTIONS + 10]  # only Choice is open
+    e.step(NUM_KEEP_ACTIONS + 10)
+    assert all(e.terminations.values())
+    assert [e.infos[a]["outcome"] for a in e.possible_agents] == ["draw", "draw"]
+    assert [e.infos[a]["rank"] for a in e.possible_agents] == [1, 1]
+    assert e.infos["player_0"]["final_scores"] == {"player_0": 83, "player_1": 83}
+    expected = {"win": {"player_0": 0.0, "player_1": 0.0}, "points": {"player_0": 0.0, "player_1": 20.0}}[reward]
+    got = {}
+    for _ in list(e.agents):
+        _, rew, term, _, _ = e.last()
+        got[e.agent_selection] = rew
+        e.step(None)
+    assert got == expected
+
+
+@pytest.mark.parametrize("dice,outcomes", [
+    ((4, 4, 4, 4, 4), ["draw", "loss", "draw"]),  # 83, 70, 83: two share the top, the third loses
+    ((6, 6, 6, 6, 6), ["loss", "loss", "win"]),  # 93 beats 83
+    ((1, 1, 1, 1, 1), ["win", "loss", "loss"]),  # 68 below 83 and 70
+])
+def test_three_players_win_draw_loss(dice: tuple[int, ...], outcomes: list[str]) -> None:
+    e = MP.env(3, "yacht", reward="win")
+    low = dict(FULL, choice=7)  # 70
+    e.reset(options={"states": [_card(FULL), _card(low), _card(FULL_BUT_CHOICE, dice=dice)]})
+    assert e.agent_selection == "player_2"
+    e.step(NUM_KEEP_ACTIONS + 10)
+    assert [e.infos[a]["outcome"] for a in e.possible_agents] == outcomes
+    assert [e.rewards[a] for a in e.possible_agents] == [{"win": 1.0, "draw": 0.0, "loss": -1.0}[o] for o in outcomes]
+    text = MP.render_table(e.unwrapped.states)
+    assert ("draw: " if outcomes.count("draw") else "winner: ") in text
+
+
+def test_observation_layout_and_decode() -> None:
+    rules, n = "yahtzee", 3
+    lay = MP.layout(rules, n)
+    assert lay["dice_counts"] == O.layout(rules)["dice_counts"]  # the single-player observation comes first
+    assert lay["total"].start == O.size(rules)
+    assert MP.size(rules, n) == O.size(rules) + 3 + n + (n - 1) * (1 + 13 + 1 + 3)
+    ids = get_rules(rules).category_ids
+    p0 = GameState(rules, (2, 2, 3, 5, 6), 1, tuple([6, None, 9] + [None] * 8 + [50, None]))  # 65
+    p1 = GameState(rules, (1, 1, 1, 1, 1), 2, tuple([3, 8] + [None] * 11))  # 11
+    p2 = GameState(rules, (1, 2, 3, 4, 5), 2, tuple([None] * 11 + [0, 25]))  # 25
+    states = (p0, p1, p2)
+    d = MP.decode(MP.encode(states, 1), rules, n)
+    assert d["dice"] == [1, 1, 1, 1, 1] and d["rolls_left"] == 2
+    assert d["total"] == 11 and d["lead"] == 11 - 65 and d["rank"] == 2 and d["seat"] == 1
+    first, second = d["opponents"]  # in playing order after seat 1: seat 2, then seat 0
+    assert first == {"total": 25, "open": list(ids[:11]), "upper_total_capped": 0, "yahtzee_box": 0}
+    assert second["total"] == 65 and second["yahtzee_box"] == 50 and second["upper_total_capped"] == 15
+    assert second["open"] == [c for c in ids if c not in ("ones", "threes", "yahtzee")]
+    d0 = MP.decode(MP.encode(states, 0), rules, n)
+    assert d0["lead"] == 40 and d0["rank"] == 0 and d0["seat"] == 0
+    low, high = MP.bounds(rules, n)
+    for seat in range(n):
+        obs = MP.encode(states, seat)
+        assert obs.dtype == np.float32 and np.all(obs >= low) and np.all(obs <= high)
+        np.testing.assert_array_equal(obs[: O.size(rules)], O.encode(states[seat]))
+    with pytest.raises(ValueError, match="shape"):
+        MP.decode(np.zeros(3), rules, n)
+
+
+def test_max_total() -> None:
+    assert MP.max_total("yacht") == 297
+    assert MP.max_total("yahtzee") == 1575
+
+
+def test_single_player_agents_play_through_state_of() -> None:
+    from agents.greedy import GreedyAgent
+    from agents.random_agent import RandomAgent
+
+    e = MP.env(3, "yahtzee", reward="win")
+    players = {"player_0": GreedyAgent("yahtzee"), "player_1": RandomAgent("yahtzee", seed=1),
+               "player_2": GreedyAgent("yahtzee")}
+    e.reset(seed=3)
+    for agent in e.agent_iter():
+        obs, _, term, _, _ = e.last()
+        if term:
+            e.step(None)
+            continue
+        raw = e.unwrapped
+        st = raw.state_of(agent)
+        mask = raw.action_masks(agent)
+        np.testing.assert_array_equal(mask, obs["action_mask"].astype(bool))
+        np.testing.assert_array_equal(mask, action_mask(st))
+        assert not raw.action_masks([a for a in e.possible_agents if a != agent][0]).any()  # off turn: nothing
+        e.step(players[agent].act(raw.single_observation(agent), mask, st))
+    totals = e.unwrapped.totals()
+    assert totals["player_1"] < min(totals["player_0"], totals["player_2"])
+
+
+def test_bad_arguments_and_actions() -> None:
+    for n in (1, 9, "2", 2.0, True):
+        with pytest.raises(ValueError, match="num_players"):
+            MP.env(num_players=n)
+    with pytest.raises(ValueError, match="reward"):
+        MP.env(reward="score")
+    with pytest.raises(ValueError, match="rules"):
+        MP.env(rules="poker")
+    with pytest.raises(ValueError, match="render_mode"):
+        MP.env(render_mode="rgb_array")
+    e = MP.env(2)
+    e.reset(seed=0)
+    with pytest.raises(ValueError, match="outside the action space"):
+        e.step(99)
+    with pytest.raises(ValueError, match="player_0: action 31 .* wastes a roll"):
+        e.step(31)
+    with pytest.raises(ValueError, match="list of 2"):
+        e.reset(options={"states": [_card(FULL)]})
+    with pytest.raises(ValueError, match="finished game"):
+        e.reset(options={"states": [_card(FULL), _card(FULL)]})
+    with pytest.raises(ValueError, match="yacht GameStates"):
+        e.reset(options={"states": [_card(FULL), GameState("yahtzee", (1, 2, 3, 4, 5), 2, (None,) * 13)]})
+    e.reset(options={"states": ["yacht | dice 1 2 3 4 5 | rolls 0 | filled choice=20", "dice 6 6 6 6 6 | rolls 2"]})
+    assert e.agent_selection == "player_1"  # player_0 has filled one box more
+    e.step(NUM_KEEP_ACTIONS + 11)  # player_1 scores Yacht: 50
+    assert e.agent_selection == "player_0" and e.unwrapped.state_of("player_1").scores[11] == 50
+    with pytest.raises(ValueError, match="player_0: action 0 .* no rolls left"):
+        e.step(0)
+    with pytest.raises(ValueError, match="'choice' is already filled"):
+        e.step(NUM_KEEP_ACTIONS + 10)
+    e.step(NUM_KEEP_ACTIONS + 9)  # Big Straight with 1 2 3 4 5: 0
+    assert e.agent_selection == "player_1" and e.unwrapped.state_of("player_0").scores[9] == 0
+
+
+def test_illegal_reward_wrapper_ends_the_game() -> None:
+    e = MP.env(3, illegal_reward=-5)
+    e.reset(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo warns on the illegal move
+        e.step(31)
+    assert all(e.terminations.values()) or all(e.truncations.values())
+    assert e.rewards["player_0"] == -5.0
+
+
+def test_render(capsys: pytest.CaptureFixture[str]) -> None:
+    e = MP.env(3, "yahtzee", render_mode="ansi")
+    e.reset(seed=0)
+    text = e.render()
+    assert isinstance(text, str)
+    for name in ("*player_0", "player_1", "player_2", "Total", "Upper bonus", "Yahtzee bonus", "Dice"):
+        assert name in text
+    h = MP.env(2, render_mode="human")
+    h.reset(seed=0)
+    assert "player_1" in capsys.readouterr().out
+    assert h.render() is None
+    n = MP.env(2)
+    n.reset(seed=0)
+    with pytest.warns(UserWarning, match="without a render_mode"):
+        assert n.render() is None

@@ -1,0 +1,20 @@
+"""The exact optimal solver of Yacht and Yahtzee.
+
+>>> from yacht_env.solver import solve
+>>> sol = solve("yahtzee")            # doctest: +SKIP
+>>> round(sol.start_value, 7)         # doctest: +SKIP
+254.5877287
+
+:func:`solve` returns a :class:`Solution`: ``start_value``, ``value(filled, upper_total, yahtzee_box)`` for any
+turn-start state, and ``action_values(state)`` / ``best_action(state)`` for any :class:`~yacht_env.state.GameState`.
+:func:`turn_tables` is the compiled within-turn kernel, usable with any successor values (e.g. a network's).
+"""
+
+from __future__ import annotations
+
+from yacht_env.solver.cache import SOLVER_VERSION, cache_dir
+from yacht_env.solver.core import Solution, TurnTables, clear_memory_cache, compute_values, solve
+from yacht_env.solver.kernels import successor_table, turn_start_values, turn_tables
+
+__all__ = ["SOLVER_VERSION", "Solution", "TurnTables", "cache_dir", "clear_memory_cache", "compute_values", "solve",
+           "successor_table", "turn_start_values", "turn_tables"]

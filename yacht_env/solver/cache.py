@@ -1,0 +1,148 @@
+"""The solved tables on disk: one file per rule set and solver version, checked before it is trusted.
+
+Where: ``$YACHT_ENV_CACHE_DIR`` if set, else ``platformdirs.user_cache_dir("yacht-env")``. The file name holds the
+rules' name, a hash of everything that decides the values (the rule set definition, its score tables, the source of
+the turn logic and the dice tables) and :data:`SOLVER_VERSION`. The file itself is a magic line, a JSON header
+(versions, key, shape, SHA-256 of the payload) and the float64 payload. Anything that does not match (other
+version or key, wrong size, bad checksum, unreadable) makes :func:`load` return ``None``, so the caller solves
+again; writes go to a temporary file that is then renamed over the old one, so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import re
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from yacht_env import dice as D
+from yacht_env import rules as R
+
+SOLVER_VERSION = 1
+"""Bump when the solver's output or the file format changes: older files are then ignored."""
+
+ENV_VAR = "YACHT_ENV_CACHE_DIR"
+MAGIC = b"YACHT-ENV SOLVER TABLE\n"
+_HEADER_LEN_BYTES = 8
+
+
+def cache_dir() -> Path:
+    """The directory of the solved tables."""
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("yacht-env"))
+
+
+def rules_key(rules: R.RuleSet) -> str:
+    """SHA-256 (hex) of everything the optimal values depend on: the rule set's definition, its score and Joker
+    tables, the source of the turn logic in :mod:`yacht_env.rules` and the dice tables."""
+    h = hashlib.sha256()
+    definition = {
+        "name": rules.name,
+        "categories": [[c.id, c.kind, c.param, list(c.faces), c.run] for c in rules.categories],
+        "params": [int(p) for p in rules.params],
+        "upper_bonus_threshold": rules.upper_bonus_threshold,
+        "five_kind_category": rules.five_kind_category,
+    }
+    h.update(json.dumps(definition, sort_keys=True).encode())
+    for table in (rules.score_table, rules.joker_table, R.FIVE_KIND_FACE, D.TRANSITION, D.KEEP_ADD, D.KEEP_REMOVE):
+        h.update(np.ascontiguousarray(table).tobytes())
+    for fn in (R.joker_applies, R.legal_bits, R.box_score, R.points_for):
+        h.update(inspect.getsource(fn).encode())
+    return h.hexdigest()
+
+
+def cache_path(rules: R.RuleSet, key: str | None = None) -> Path:
+    """Path of the table file of ``rules`` for this solver version."""
+    key = key or rules_key(rules)
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", rules.name)
+    return cache_dir() / f"{safe}-{key[:16]}-v{SOLVER_VERSION}.table"
+
+
+def _header(rules: R.RuleSet, key: str, values: np.ndarray) -> dict[str, object]:
+    return {
+        "solver_version": SOLVER_VERSION,
+        "rules": rules.name,
+        "key": key,
+        "shape": list(values.shape),
+        "dtype": "<f8",
+        "nbytes": int(values.nbytes),
+        "sha256": hashlib.sha256(values.tobytes()).hexdigest(),
+    }
+
+
+def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None) -> np.ndarray | None:
+    """The table of ``rules`` from disk (read-only array of ``shape``), or ``None`` if it is missing or anything
+    about it is off (corrupt, truncated, other version, other rules)."""
+    key = key or rules_key(rules)
+    path = cache_path(rules, key)
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        if not data.startswith(MAGIC):
+            return None
+        pos = len(MAGIC)
+        n = int.from_bytes(data[pos : pos + _HEADER_LEN_BYTES], "little")
+        pos += _HEADER_LEN_BYTES
+        header = json.loads(data[pos : pos + n].decode())
+        payload = memoryview(data)[pos + n :]
+        expected = int(np.prod(shape)) * 8
+        if (
+            header.get("solver_version") != SOLVER_VERSION
+            or header.get("rules") != rules.name
+            or header.get("key") != key
+            or header.get("dtype") != "<f8"
+            or tuple(header.get("shape", ())) != tuple(shape)
+            or header.get("nbytes") != expected
+            or len(payload) != expected
+            or hashlib.sha256(payload).hexdigest() != header.get("sha256")
+        ):
+            return None
+        values = np.frombuffer(payload, dtype="<f8").reshape(shape)
+    except (ValueError, UnicodeDecodeError, TypeError, AttributeError):
+        return None
+    values.setflags(write=False)
+    return values
+
+
+def save(rules: R.RuleSet, values: np.ndarray, key: str | None = None) -> Path | None:
+    """Write the table atomically (temporary file, then rename). Returns the path, or ``None`` with a warning if
+    the cache directory is not writable: the cache is an optimisation, never a requirement."""
+    key = key or rules_key(rules)
+    path = cache_path(rules, key)
+    values = np.ascontiguousarray(values, dtype="<f8")
+    header = json.dumps(_header(rules, key, values), sort_keys=True).encode()
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(MAGIC)
+            f.write(len(header).to_bytes(_HEADER_LEN_BYTES, "little"))
+            f.write(header)
+            f.write(values.tobytes())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        tmp = None
+        return path
+    except OSError as e:
+        warnings.warn(f"could not write the solver cache {path}: {e}", RuntimeWarning, stacklevel=2)
+        return None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
