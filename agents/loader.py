@@ -34,8 +34,16 @@ AGENT_FACTORIES: dict[str, AgentFactory] = {
 }
 
 MODEL_SUFFIXES: tuple[str, ...] = (".zip", ".pt")
-MODEL_LOADERS: dict[str, ModelLoader] = {}
-"""Suffix (``.zip`` / ``.pt``) -> loader; empty until the learning agents register theirs."""
+
+
+def _load_sb3_zip(path: Path, rules: RuleSet, seed: int | None) -> Agent:
+    from agents.ppo import load_ppo_agent  # imports torch: only when a model is asked for
+
+    return load_ppo_agent(path, rules, seed)
+
+
+MODEL_LOADERS: dict[str, ModelLoader] = {".zip": _load_sb3_zip}
+"""Suffix (``.zip`` / ``.pt``) -> loader. ``.zip``: a MaskablePPO model saved by ``train.py``."""
 
 SHIPPED_MODELS_DIR = Path(__file__).resolve().parent / "models"
 
@@ -70,8 +78,8 @@ def _load_model(path: Path, rules: RuleSet, seed: int | None) -> Agent:
         raise ValueError(f"model file not found: {str(path)!r}")
     loader = MODEL_LOADERS.get(path.suffix.lower())
     if loader is None:
-        raise ValueError(f"loading saved models ({path.suffix.lower()}) is not available yet: cannot load {str(path)!r}; "
-                         f"built-in agents: {', '.join(AGENT_FACTORIES)}")
+        raise ValueError(f"loading saved models ({path.suffix.lower()}) is not available yet: cannot load "
+                         f"{str(path)!r}; built-in agents: {', '.join(AGENT_FACTORIES)}")
     return loader(path, rules, seed)
 
 
@@ -94,3 +102,13 @@ def load_agent(spec: str, rules: str | RuleSet, seed: int | None = None) -> Agen
         if shipped.is_file():
             return _load_model(shipped, rs, seed)
     raise ValueError(f"unknown agent {spec!r}; accepted: {accepted_specs()}")
+
+
+def _load_td_model(path: Path, rules: RuleSet, seed: int | None) -> Agent:
+    """``.pt`` files are the TD learner's models (agents/td.py; imported on first use: it needs torch)."""
+    from agents.td import load_td_agent
+
+    return load_td_agent(path, rules, seed)
+
+
+register_model_loader(".pt", _load_td_model)  # shipped as agents/models/td-yacht.pt, td-yahtzee.pt

@@ -16,7 +16,8 @@ ENV_IDS: dict[str, str] = {"yacht": "Yacht-v0", "yahtzee": "Yahtzee-v0", "yahtze
 
 for _rules, _id in ENV_IDS.items():
     if _id not in registry:
-        register(id=_id, entry_point="yacht_env.env:YachtEnv", kwargs={"rules": _rules})
+        register(id=_id, entry_point="yacht_env.env:YachtEnv",
+                 vector_entry_point="yacht_env.vector.env:YachtVectorEnv", kwargs={"rules": _rules})
 
 __all__ = ["ENV_IDS", "RULESETS", "GameState", "get_rules", "new_game", "parse", "reroll", "score",
            "score_category", "__version__"]

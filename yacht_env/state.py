@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,11 @@ ROLLS_PER_TURN = 3
 
 @dataclass(frozen=True)
 class GameState:
-    """One player's game between two decisions. Dice are sorted ascending."""
+    """One player's game between two decisions. Dice are sorted ascending.
+
+    Derived values used on hot paths (hand index, filled bits, upper total) are computed once per state and
+    cached: the state is immutable.
+    """
 
     rules: str
     dice: tuple[int, ...]
@@ -59,11 +64,11 @@ class GameState:
             raise ValueError(f"bonus_count {self.bonus_count!r} is not possible under rules {rs.name!r}")
 
     # ---- derived -------------------------------------------------------------------------------------------
-    @property
+    @cached_property
     def ruleset(self) -> RuleSet:
         return get_rules(self.rules)
 
-    @property
+    @cached_property
     def filled_bits(self) -> int:
         return sum(1 << i for i, s in enumerate(self.scores) if s is not None)
 
@@ -82,11 +87,11 @@ class GameState:
         """0-based index of the current turn (= number of filled boxes)."""
         return sum(s is not None for s in self.scores)
 
-    @property
+    @cached_property
     def is_over(self) -> bool:
         return all(s is not None for s in self.scores)
 
-    @property
+    @cached_property
     def upper_total(self) -> int:
         return sum(s for s in self.scores[:NUM_UPPER] if s is not None)
 
@@ -101,7 +106,7 @@ class GameState:
         c = self.ruleset.five_kind_category
         return self.scores[c] if c >= 0 else None
 
-    @property
+    @cached_property
     def hand(self) -> int:
         return D.hand_index(self.dice)
 

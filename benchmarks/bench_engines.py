@@ -1,0 +1,325 @@
+"""Steps per second of the game engines, side by side, with random legal actions.
+
+Rows: pyhtzee (the engine behind gym-yahtzee), our single environment (raw ``YachtEnv`` and through
+``gymnasium.make``), the vector engine (``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``) at
+N games, and the SB3 adapter over it. Each row counts environment steps (one game, one action) per second of wall
+time, random legal action selection included (for the vector engine it is done in numba too:
+:class:`yacht_env.vector.LegalActionSampler`), and memory per game.
+
+    python benchmarks/bench_engines.py                 # Markdown table
+    python benchmarks/bench_engines.py --json out.json --seconds 3 --num-envs 4096
+    python benchmarks/bench_engines.py --profile       # where a single-env step spends its time
+
+The numba kernels are compiled (or loaded from numba's cache) before timing starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import io
+import json
+import os
+import platform
+import pstats
+import random
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import gymnasium as gym  # noqa: E402
+
+import yacht_env  # noqa: E402, F401  (registers the ids)
+from yacht_env.env import YachtEnv  # noqa: E402
+from yacht_env.vector import LegalActionSampler, YachtVectorEnv  # noqa: E402
+
+RULE_IDS = {"yacht": "Yacht-v0", "yahtzee": "Yahtzee-v0"}
+
+
+@dataclass
+class Row:
+    engine: str
+    rules: str
+    num_envs: int
+    steps: int
+    seconds: float
+    cpu_seconds: float
+    bytes_per_game: float
+
+    @property
+    def steps_per_s(self) -> float:
+        return self.steps / self.seconds
+
+    @property
+    def steps_per_cpu_s(self) -> float:
+        return self.steps / max(self.cpu_seconds, 1e-9)
+
+
+def _timed(step_batch: Callable[[], int], seconds: float, warmup: int = 3) -> tuple[int, float, float]:
+    """Call ``step_batch`` (returns env steps done) until ``seconds`` of wall time have passed; return the steps,
+    the wall time and the CPU time of the process (all its threads)."""
+    for _ in range(warmup):
+        step_batch()
+    gc.collect()
+    steps = 0
+    c0 = time.process_time()
+    t0 = time.perf_counter()
+    while True:
+        steps += step_batch()
+        dt = time.perf_counter() - t0
+        if dt >= seconds:
+            return steps, dt, time.process_time() - c0
+
+
+def _bytes_per_object(make: Callable[[], Any], n: int = 200) -> float:
+    """Traced Python memory per object for ``n`` objects made (and kept alive) by ``make``."""
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    keep = [make() for _ in range(n)]
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del keep
+    return (after - before) / n
+
+
+# ---- engines ------------------------------------------------------------------------------------------------------
+
+
+def bench_pyhtzee(seconds: float) -> Row | None:
+    try:
+        from pyhtzee import Pyhtzee
+    except ImportError:
+        print("pyhtzee is not installed (pip install pyhtzee): its row is skipped", file=sys.stderr)
+        return None
+    state = {"game": Pyhtzee(seed=1), "games": 1}
+
+    def batch() -> int:
+        g = state["game"]
+        for _ in range(100):
+            g.take_action(g.sample_action())  # pyhtzee's own random legal action
+            if g.is_finished():
+                state["games"] += 1
+                g = state["game"] = Pyhtzee(seed=state["games"])
+        return 100
+
+    steps, dt, cpu = _timed(batch, seconds)
+    mem = _bytes_per_object(lambda: Pyhtzee(seed=1))
+    return Row("pyhtzee (PyPI, engine of gym-yahtzee)", "yahtzee (free Joker)", 1, steps, dt, cpu, mem)
+
+
+def _single_env_batch(env: gym.Env, seed: int) -> Callable[[], int]:
+    """Random legal actions from ``info["action_mask"]``, cheaply (Python's random, not numpy's)."""
+    pick = random.Random(seed)
+    _, info = env.reset(seed=seed)
+    state = {"info": info}
+
+    def batch() -> int:
+        info = state["info"]
+        for _ in range(100):
+            legal = np.flatnonzero(info["action_mask"])
+            _, _, term, trunc, info = env.step(int(legal[int(pick.random() * len(legal))]))
+            if term or trunc:
+                _, info = env.reset()
+        state["info"] = info
+        return 100
+
+    return batch
+
+
+def _env_bytes(make: Callable[[], gym.Env]) -> float:
+    def made() -> gym.Env:
+        env = make()
+        env.reset(seed=0)
+        return env
+
+    return _bytes_per_object(made, n=100)
+
+
+def bench_single(rules: str, seconds: float, through_make: bool) -> Row:
+    if through_make:
+        make: Callable[[], gym.Env] = lambda: gym.make(RULE_IDS[rules])  # noqa: E731
+        name = f'YachtEnv via gymnasium.make("{RULE_IDS[rules]}")'
+    else:
+        make = lambda: YachtEnv(rules)  # noqa: E731
+        name = "YachtEnv (raw)"
+    steps, dt, cpu = _timed(_single_env_batch(make(), seed=0), seconds)
+    return Row(name, rules, 1, steps, dt, cpu, _env_bytes(make))
+
+
+def bench_vector(rules: str, n: int, seconds: float) -> Row:
+    envs = gym.make_vec(RULE_IDS[rules], num_envs=n, vectorization_mode="vector_entry_point")
+    assert isinstance(envs, YachtVectorEnv)
+    envs.reset(seed=0)
+    sampler = LegalActionSampler(n, seed=0)
+
+    def batch() -> int:
+        for _ in range(5):
+            envs.step(sampler(envs.action_masks()))
+        return 5 * n
+
+    steps, dt, cpu = _timed(batch, seconds)
+    mem = envs.memory_per_game()["total"]
+    return Row(f"YachtVectorEnv via make_vec, N={n}", rules, n, steps, dt, cpu, mem)
+
+
+class KernelSingleGame:
+    """Prototype, for comparison only: ONE game stepped by the vector engine's numba kernel with minimal Python
+    around it (no vector-env bookkeeping), returning what ``YachtEnv.step`` returns. It shows how fast a
+    kernel-backed ``YachtEnv`` could step; it reaches into the vector env's arrays."""
+
+    def __init__(self, rules: str) -> None:
+        from yacht_env.vector import kernels as K
+
+        self._k = K
+        self.v = YachtVectorEnv(1, rules=rules, num_threads=1)
+        d, a, c = self.v.obs_size, self.v.num_actions, self.v.rules.num_categories
+        self.n_actions = a
+        self._a = np.zeros(1, dtype=np.int64)
+        self._counter = np.zeros(2, dtype=np.int64)
+        self._reward = np.empty(1)
+        self._flags = np.empty((3, 1), dtype=np.bool_)
+        self._final = (np.zeros((1, d), np.float32), np.zeros((1, a), np.bool_), np.zeros((1, c + 3), np.int32))
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        obs, info = self.v.reset(seed=None if seed is None else [seed])
+        return obs[0], {"action_mask": info["action_mask"][0]}
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if not 0 <= action < self.n_actions:
+            raise ValueError(f"action {action} is outside the action space")
+        self._a[0] = action
+        self._counter[:] = 0
+        obs = np.empty((1, self.v.obs_size), dtype=np.float32)
+        fo, fm, fc = self._final
+        self._k.step_chunks(self._counter, 1, 1, self._a, self.v._st, self.v._tb, obs, self.v._mask, self._reward,
+                            self._flags[0], self._flags[1], self._flags[2], fo, fm, fc)
+        term, trunc, illegal = bool(self._flags[0, 0]), bool(self._flags[1, 0]), bool(self._flags[2, 0])
+        info: dict[str, Any] = {"action_mask": self.v._mask[0].view(np.int8).copy(), "illegal_action": illegal}
+        if term:
+            info["final_score"] = int(fc[0, -1])
+        return (fo[0].copy() if term or trunc else obs[0]), float(self._reward[0]), term, trunc, info
+
+
+def bench_kernel_single(rules: str, seconds: float) -> Row:
+    env = KernelSingleGame(rules)
+    steps, dt, cpu = _timed(_single_env_batch(env, seed=0), seconds)  # type: ignore[arg-type]
+    return Row("prototype: 1 game on the vector kernels, minimal Python", rules, 1, steps, dt, cpu,
+               env.v.memory_per_game()["total"])
+
+
+def bench_sb3(rules: str, n: int, seconds: float) -> Row | None:
+    try:
+        from agents.sb3_vec_env import YachtSB3VecEnv
+    except ImportError:
+        print("stable-baselines3 is not installed: the SB3 adapter row is skipped", file=sys.stderr)
+        return None
+    venv = YachtSB3VecEnv(n, rules=rules, seed=0)
+    venv.reset()
+    sampler = LegalActionSampler(n, seed=0)
+
+    def batch() -> int:
+        for _ in range(5):
+            venv.step(sampler(venv.action_masks()))
+        return 5 * n
+
+    steps, dt, cpu = _timed(batch, seconds)
+    return Row(f"YachtSB3VecEnv (SB3 VecEnv adapter), N={n}", rules, n, steps, dt, cpu,
+               venv.venv.memory_per_game()["total"])
+
+
+# ---- output -------------------------------------------------------------------------------------------------------
+
+
+def markdown(rows: list[Row], base: float | None) -> str:
+    """The rows as a Markdown table; ``base`` is pyhtzee's steps/s (wall) for the ratio column."""
+    lines = ["| engine | rules | games | steps/s (wall) | × pyhtzee | steps per CPU-s | memory/game |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        ratio = f"{r.steps_per_s / base:,.1f}" if base else "n/a"
+        mem = f"{r.bytes_per_game / 1024:,.1f} KiB" if r.bytes_per_game >= 4096 else f"{r.bytes_per_game:,.0f} B"
+        lines.append(f"| {r.engine} | {r.rules} | {r.num_envs} | {r.steps_per_s:,.0f} | {ratio} | "
+                     f"{r.steps_per_cpu_s:,.0f} | {mem} |")
+    return "\n".join(lines)
+
+
+def machine() -> dict[str, Any]:
+    import numba
+
+    return {"python": platform.python_version(), "cpus": os.cpu_count(), "numba_threads": numba.get_num_threads(),
+            "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
+            "platform": platform.platform()}
+
+
+def profile_single(rules: str, steps: int = 20000) -> str:
+    """cProfile of raw YachtEnv steps with random legal actions: the top functions by own time."""
+    batch = _single_env_batch(YachtEnv(rules), seed=0)
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(steps // 100):
+        batch()
+    prof.disable()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(18)
+    return out.getvalue()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seconds", type=float, default=2.0, help="wall time per row (default 2)")
+    ap.add_argument("--num-envs", type=int, default=4096, help="games in the vector engine (default 4096)")
+    ap.add_argument("--rules", nargs="+", default=["yacht", "yahtzee"], choices=list(RULE_IDS))
+    ap.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    ap.add_argument("--no-sb3", action="store_true", help="skip the SB3 adapter row")
+    ap.add_argument("--profile", action="store_true", help="print a cProfile of single-env steps and exit")
+    args = ap.parse_args(argv)
+
+    if args.profile:
+        print(profile_single(args.rules[0]))
+        return 0
+
+    # compile (or load) the numba kernels before any timing
+    warm = YachtVectorEnv(args.num_envs, rules=args.rules[0])
+    warm.reset(seed=0)
+    warm.step(LegalActionSampler(args.num_envs, 0)(warm.action_masks()))
+    small = YachtVectorEnv(1)
+    small.reset(seed=0)
+
+    rows: list[Row] = []
+    py = bench_pyhtzee(args.seconds)
+    if py is not None:
+        rows.append(py)
+    for rules in args.rules:
+        rows.append(bench_single(rules, args.seconds, through_make=False))
+        rows.append(bench_single(rules, args.seconds, through_make=True))
+        rows.append(bench_vector(rules, args.num_envs, args.seconds))
+        rows.append(bench_vector(rules, 1, args.seconds))
+        rows.append(bench_kernel_single(rules, args.seconds))
+        if not args.no_sb3:
+            sb3 = bench_sb3(rules, args.num_envs, args.seconds)
+            if sb3 is not None:
+                rows.append(sb3)
+    base = py.steps_per_s if py is not None else None
+    info = machine()
+    print(f"machine: {info['cpus']} CPUs, numba threads {info['numba_threads']}, load average "
+          f"{info['load_average']}, Python {info['python']}\n")
+    print(markdown(rows, base))
+    if args.json:
+        data = {"machine": info, "pyhtzee_steps_per_s": base,
+                "rows": [dict(asdict(r), steps_per_s=r.steps_per_s, steps_per_cpu_s=r.steps_per_cpu_s,
+                              vs_pyhtzee=(r.steps_per_s / base if base else None)) for r in rows]}
+        args.json.write_text(json.dumps(data, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,577 @@
+"""numba kernels of the vector engine: reset, step, legal-action masks and observations of N games at once.
+
+Every rule comes from :mod:`yacht_env.rules`: the turn logic (:func:`~yacht_env.rules.legal_bits`,
+:func:`~yacht_env.rules.box_score`, :func:`~yacht_env.rules.points_for`) is compiled here from the *same* Python
+functions the single environment runs (:func:`jit_rules`), and the score / Joker tables are passed in as arrays.
+The dice tables come from :mod:`yacht_env.dice`, dice are drawn with :mod:`yacht_env.vector.pcg64` exactly as
+:func:`yacht_env.randomness.roll` draws them, and the dice part of the observation is tabulated from
+:func:`yacht_env.observation.encode` itself; the rest of the observation follows
+:func:`yacht_env.observation.layout`, whose offsets are passed in. The differential test
+(``tests/test_vector.py``) checks all of it bit for bit against :class:`yacht_env.env.YachtEnv`.
+
+Per-game state, one row per game (see :class:`Batch`): hand index, rolls left, filled-box bits, box scores (-1 while
+open), upper total, five-of-a-kind bonus count, points so far, steps in the episode and the PCG64 generator.
+
+The kernels over the batch are *chunk kernels* (:mod:`yacht_env.vector.parallel`): they release the GIL and share
+chunks of 64 games between the calling thread and helper threads through an atomic counter.
+"""
+
+from __future__ import annotations
+
+import os
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numba
+import numpy as np
+
+from yacht_env import dice as D
+from yacht_env import observation as O
+from yacht_env import rules as R
+from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
+from yacht_env.rules import RuleSet
+from yacht_env.state import ROLLS_PER_TURN, GameState
+from yacht_env.vector import pcg64 as P
+from yacht_env.vector.parallel import CHUNK, atomic_add, default_threads, get_pool
+
+_TURN_LOGIC = ("joker_applies", "legal_bits", "box_score", "points_for")
+
+
+def _expire_stale_numba_cache() -> None:
+    """numba's on-disk cache of this module is checked against this file only, yet its kernels inline the turn logic
+    of ``rules.py``, the dice draws of ``pcg64.py``, the atomics of ``parallel.py`` and constants of ``state.py`` and
+    ``actions.py``. If one of those is newer than this file, touch this file so that numba compiles afresh instead of
+    loading kernels built on old code. (Runs before any kernel is compiled.)"""
+    from yacht_env import actions, state
+    from yacht_env.vector import parallel
+
+    try:
+        here = os.stat(__file__).st_mtime
+        deps = (R, D, P, parallel, state, actions)
+        if max(os.stat(m.__file__).st_mtime for m in deps if m.__file__) > here:
+            os.utime(__file__)
+    except OSError:  # a read-only installation: its files do not change either
+        pass
+
+
+_expire_stale_numba_cache()
+
+
+def jit_rules() -> dict[str, numba.core.registry.CPUDispatcher]:
+    """Compile the turn logic of :mod:`yacht_env.rules` with numba, unchanged.
+
+    The functions call each other through module globals, which numba cannot call as plain Python functions; so each
+    is rebuilt from its own code object over a copy of the module's globals in which its callees are the compiled
+    versions. The source, and so every rule, stays the one in ``rules.py``. They are inlined into the kernels (numba
+    IR), never called on their own, so they are not cached (the solver caches its own compiled copies of the same
+    functions under the same names)."""
+    glob = dict(vars(R))
+    out = {}
+    for name in _TURN_LOGIC:
+        f = getattr(R, name)
+        g = types.FunctionType(f.__code__, glob, name, f.__defaults__, f.__closure__)
+        g.__qualname__ = f.__qualname__
+        g.__module__ = f.__module__
+        g.__doc__ = f.__doc__
+        glob[name] = out[name] = numba.njit(inline="always")(g)
+    return out
+
+
+_J = jit_rules()
+legal_bits = _J["legal_bits"]
+box_score = _J["box_score"]
+points_for = _J["points_for"]
+
+# cfg: integer configuration of a batch (one int64 array, so the kernels take few arguments)
+(C_NUM_CAT, C_NUM_ACT, C_OBS, C_ROLLS, C_OPEN, C_POINTS, C_TURN, C_UPPER_TOTAL, C_UPPER_BONUS, C_YBOX, C_YCAT,
+ C_MAX_STEPS, C_STRICT) = range(13)
+_CFG_LEN = 13
+
+F_POINTS, F_TURN, F_UPPER = range(3)
+_FLOAT_TABLE = 256  # points one box adds (box + bonuses, checked in make_tables), turns and upper totals stay below
+
+_HAND_OBS = D.NUM_FACES + D.NUM_DICE * D.NUM_FACES  # dice_counts + dice_onehot, the start of every observation
+EMPTY_KEEP = int(D.KEY_TO_KEEP[0])  # keep index of "no dice kept" (0)
+_FULL_HAND = D.NUM_DICE
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Read-only arrays the kernels read, built once per (rules, unique_keeps, max_steps, strict)."""
+
+    params: np.ndarray  # RuleSet.params
+    cfg: np.ndarray  # int64 configuration, indices C_*
+    score_table: np.ndarray  # (252, C) int32
+    joker_table: np.ndarray  # (252, C) int32
+    five_face: np.ndarray  # (252,) int64
+    keep_mask: np.ndarray  # (252, 32) bool
+    pattern_keep: np.ndarray  # (252, 32) int32
+    keep_size: np.ndarray  # (462,) int8
+    keep_add: np.ndarray  # (462, 6) int32
+    keep_to_hand: np.ndarray  # (462,) int32
+    hand_obs: np.ndarray  # (252, 36) float32: the dice part of the observation of each hand
+    floats: np.ndarray  # (3, 256) float32: see float_tables
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays in the order the kernels take them."""
+        return (self.params, self.cfg, self.score_table, self.joker_table, self.five_face, self.keep_mask,
+                self.pattern_keep, self.keep_size, self.keep_add, self.keep_to_hand, self.hand_obs, self.floats)
+
+
+def hand_obs_table(rules: RuleSet) -> np.ndarray:
+    """The dice slices of the observation (``dice_counts`` then ``dice_onehot``) of each hand, taken from
+    :func:`yacht_env.observation.encode` so that they are its float32 values exactly."""
+    lay = O.layout(rules)
+    if lay["dice_counts"].start != 0 or lay["dice_onehot"].start != lay["dice_counts"].stop:
+        raise AssertionError("the vector engine expects the observation to start with dice_counts, dice_onehot")
+    n = lay["dice_onehot"].stop
+    if n != _HAND_OBS:
+        raise AssertionError(f"the vector engine expects {_HAND_OBS} dice values at the start of the observation")
+    out = np.empty((D.NUM_HANDS, n), dtype=np.float32)
+    empty = (None,) * rules.num_categories
+    for h in range(D.NUM_HANDS):
+        st = GameState(rules.name, tuple(int(x) for x in D.HANDS[h]), ROLLS_PER_TURN - 1, empty)
+        out[h] = O.encode(st)[:n]
+    out.setflags(write=False)
+    return out
+
+
+def float_tables(rules: RuleSet) -> np.ndarray:
+    """(3, 256) float32: row F_POINTS holds ``pts / POINTS_SCALE``, F_TURN ``turn / C``, F_UPPER
+    ``min(u, thr) / thr``, each computed in float64 and rounded to float32 as :func:`~yacht_env.observation.encode`
+    does (so a table read equals the division, bit for bit, and is cheaper)."""
+    x = np.arange(_FLOAT_TABLE, dtype=np.int64)
+    out = np.zeros((3, _FLOAT_TABLE), dtype=np.float32)
+    out[F_POINTS] = np.array([int(v) / O.POINTS_SCALE for v in x])
+    out[F_TURN] = np.array([int(v) / rules.num_categories for v in x])
+    thr = rules.upper_bonus_threshold
+    if thr:
+        out[F_UPPER] = np.array([min(int(v), thr) / thr for v in x])
+    out.setflags(write=False)
+    return out
+
+
+def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, strict: bool) -> Tables:
+    """The kernels' tables and configuration for a rule set and the env's options."""
+    lay = O.layout(rules)
+    known = {"dice_counts", "dice_onehot", "rolls_left", "open", "points", "turn", "upper_total", "upper_bonus",
+             "yahtzee_box"}
+    if not set(lay) <= known:
+        raise AssertionError(f"the vector engine does not write observation slices {sorted(set(lay) - known)}")
+    most = int(max(rules.score_table.max(), rules.joker_table.max())) + rules.upper_bonus + rules.five_kind_bonus
+    if rules.upper_bonus_threshold >= _FLOAT_TABLE or most >= _FLOAT_TABLE or rules.num_categories >= _FLOAT_TABLE:
+        raise AssertionError(f"rules {rules.name!r} exceed the vector engine's float tables ({_FLOAT_TABLE} entries)")
+    cfg = np.zeros(_CFG_LEN, dtype=np.int64)
+    cfg[C_NUM_CAT] = rules.num_categories
+    cfg[C_NUM_ACT] = NUM_KEEP_ACTIONS + rules.num_categories
+    cfg[C_OBS] = O.size(rules)
+    cfg[C_ROLLS] = lay["rolls_left"].start
+    cfg[C_OPEN] = lay["open"].start
+    cfg[C_POINTS] = lay["points"].start
+    cfg[C_TURN] = lay["turn"].start
+    cfg[C_UPPER_TOTAL] = lay["upper_total"].start if "upper_total" in lay else -1
+    cfg[C_UPPER_BONUS] = lay["upper_bonus"].start if "upper_bonus" in lay else -1
+    cfg[C_YBOX] = lay["yahtzee_box"].start if "yahtzee_box" in lay else -1
+    cfg[C_YCAT] = rules.five_kind_category
+    cfg[C_MAX_STEPS] = max_steps
+    cfg[C_STRICT] = int(strict)
+    cfg.setflags(write=False)
+    return Tables(
+        params=np.ascontiguousarray(rules.params),
+        cfg=cfg,
+        score_table=np.ascontiguousarray(rules.score_table),
+        joker_table=np.ascontiguousarray(rules.joker_table),
+        five_face=np.ascontiguousarray(R.FIVE_KIND_FACE),
+        keep_mask=np.ascontiguousarray(KEEP_MASK_UNIQUE if unique_keeps else KEEP_MASK_ALL),
+        pattern_keep=np.ascontiguousarray(D.PATTERN_KEEP),
+        keep_size=np.ascontiguousarray(D.KEEP_SIZE),
+        keep_add=np.ascontiguousarray(D.KEEP_ADD),
+        keep_to_hand=np.ascontiguousarray(D.KEEP_TO_HAND),
+        hand_obs=hand_obs_table(rules),
+        floats=float_tables(rules),
+    )
+
+
+@dataclass
+class Batch:
+    """The state of N games as arrays (row i is game i). ``scores`` holds -1 for an open box."""
+
+    hand: np.ndarray  # (N,) int16: hand index 0..251 of the sorted dice
+    rolls: np.ndarray  # (N,) int8: rolls left in the turn (0..2)
+    filled: np.ndarray  # (N,) int32: bit k set once box k is filled
+    scores: np.ndarray  # (N, C) int16: box scores, -1 while open
+    upper: np.ndarray  # (N,) int16: upper-section total
+    bonus: np.ndarray  # (N,) int16: count of five-of-a-kind bonuses
+    total: np.ndarray  # (N,) int32: points so far (the sum of the rewards)
+    steps: np.ndarray  # (N,) int32: steps taken in the current episode
+    rng: np.ndarray  # (N, 4) uint64: PCG64 rows, see yacht_env.vector.pcg64
+
+    @classmethod
+    def empty(cls, n: int, num_categories: int) -> Batch:
+        return cls(
+            hand=np.zeros(n, dtype=np.int16),
+            rolls=np.zeros(n, dtype=np.int8),
+            filled=np.zeros(n, dtype=np.int32),
+            scores=np.full((n, num_categories), -1, dtype=np.int16),
+            upper=np.zeros(n, dtype=np.int16),
+            bonus=np.zeros(n, dtype=np.int16),
+            total=np.zeros(n, dtype=np.int32),
+            steps=np.zeros(n, dtype=np.int32),
+            rng=np.zeros((n, 4), dtype=np.uint64),
+        )
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays in the order the kernels take them."""
+        return (self.hand, self.rolls, self.filled, self.scores, self.upper, self.bonus, self.total, self.steps,
+                self.rng)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.arrays())
+
+
+# ---- per-game helpers (inlined into the kernels) ------------------------------------------------------------------
+# ``st`` is Batch.arrays(): (hand, rolls, filled, scores, upper, bonus, total, steps, rng)
+# ``tb`` is Tables.arrays(): (params, cfg, score, joker, five, keep_mask, pattern_keep, keep_size, keep_add,
+#                             keep_to_hand, hand_obs, floats)
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _roll_into(keep, n, rng, i, keep_add, keep_to_hand):
+    """Roll ``n`` dice from game i's generator onto keep index ``keep``; return the hand index."""
+    s_hi = rng[i, P.S_HI]
+    s_lo = rng[i, P.S_LO]
+    i_hi = rng[i, P.I_HI]
+    i_lo = rng[i, P.I_LO]
+    for _ in range(n):
+        f, s_hi, s_lo = P.die(s_hi, s_lo, i_hi, i_lo)
+        keep = keep_add[keep, f - 1]
+    rng[i, P.S_HI] = s_hi
+    rng[i, P.S_LO] = s_lo
+    return keep_to_hand[keep]
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _legal(i, st, tb):
+    """Legal score bits of game i (0 once the game is over: nothing is legal then)."""
+    hand, filled = st[0], st[2]
+    params, cfg, five = tb[0], tb[1], tb[4]
+    f = np.int64(filled[i])
+    if f == (np.int64(1) << cfg[C_NUM_CAT]) - 1:
+        return np.int64(0)
+    return np.int64(legal_bits(params, five[hand[i]], f))
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _is_legal(a, i, lbits, st, tb):
+    """Whether action ``a`` is legal for game i, as :func:`yacht_env.actions.action_mask` has it."""
+    if a < NUM_KEEP_ACTIONS:
+        return st[1][i] > 0 and lbits != 0 and tb[5][st[0][i], a]
+    return (lbits >> (a - NUM_KEEP_ACTIONS)) & 1 == 1
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _write_mask(i, lbits, out, st, tb) -> None:
+    """Legal-action mask of game i into ``out[i]``."""
+    keep_mask, c = tb[5], tb[1][C_NUM_CAT]
+    row = out[i]
+    if st[1][i] > 0 and lbits != 0:
+        krow = keep_mask[st[0][i]]
+        for a in range(NUM_KEEP_ACTIONS):
+            row[a] = krow[a]
+    else:
+        for a in range(NUM_KEEP_ACTIONS):
+            row[a] = False
+    for k in range(c):
+        row[NUM_KEEP_ACTIONS + k] = (lbits >> k) & 1 == 1
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _write_obs(i, lbits, out, st, tb) -> None:
+    """Observation of game i into ``out[i]``, as :func:`yacht_env.observation.encode` computes it. Every slot is
+    written once; the float32 values of ``points / 50``, ``turn / C`` and ``min(upper, thr) / thr`` are read from
+    ``floats`` (tabulated by :func:`float_tables` with the same float64 expressions)."""
+    hand, rolls, filled, scores, upper_a = st[0], st[1], st[2], st[3], st[4]
+    params, cfg, score, joker, five, hand_obs, floats = tb[0], tb[1], tb[2], tb[3], tb[4], tb[10], tb[11]
+    c = cfg[C_NUM_CAT]
+    h = hand[i]
+    row = out[i]
+    hrow = hand_obs[h]
+    for j in range(_HAND_OBS):  # a constant trip count, so the copy is unrolled / vectorised
+        row[j] = hrow[j]
+    ro = cfg[C_ROLLS]
+    r = rolls[i]
+    for j in range(ROLLS_PER_TURN):
+        row[ro + j] = 1.0 if j == r else 0.0
+    f = np.int64(filled[i])
+    face = five[h]
+    upper = np.int64(upper_a[i])
+    ycat = cfg[C_YCAT]
+    y50 = ycat >= 0 and scores[i, ycat] == 50
+    o = cfg[C_OPEN]
+    p = cfg[C_POINTS]
+    srow = score[h]
+    jrow = joker[h]
+    turn = 0
+    for k in range(c):
+        # branch-free on the (unpredictable) filled / legal bits: points_for is pure, so it is evaluated for every
+        # box and kept only where the box is legal
+        filled_k = (f >> k) & 1
+        turn += filled_k
+        row[o + k] = np.float32(1 - filled_k)
+        pts = points_for(params, srow, jrow, face, f, upper, y50, k)
+        val = floats[F_POINTS, min(pts, _FLOAT_TABLE - 1)]
+        row[p + k] = val if (lbits >> k) & 1 == 1 else np.float32(0.0)
+    row[cfg[C_TURN]] = floats[F_TURN, turn]
+    ut = cfg[C_UPPER_TOTAL]
+    if ut >= 0:
+        thr = params[R.P_UPPER_THRESHOLD]
+        row[ut] = floats[F_UPPER, min(upper, thr)]
+        row[cfg[C_UPPER_BONUS]] = 1.0 if upper >= thr else 0.0
+    yb = cfg[C_YBOX]
+    if yb >= 0:
+        box = scores[i, ycat]
+        row[yb] = 1.0 if box < 0 else 0.0
+        row[yb + 1] = 1.0 if box > 0 else 0.0
+        row[yb + 2] = 1.0 if box == 0 else 0.0
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _new_game(i, st, tb) -> None:
+    """Game i starts over: empty scorecard, first roll from its own generator."""
+    hand, rolls, filled, scores, upper, bonus, total, steps, rng = st
+    for k in range(tb[1][C_NUM_CAT]):
+        scores[i, k] = -1
+    filled[i] = 0
+    upper[i] = 0
+    bonus[i] = 0
+    total[i] = 0
+    steps[i] = 0
+    rolls[i] = ROLLS_PER_TURN - 1
+    hand[i] = _roll_into(EMPTY_KEEP, _FULL_HAND, rng, i, tb[8], tb[9])
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _reset_game(i, st, tb, obs, mask) -> None:
+    _new_game(i, st, tb)
+    lbits = _legal(i, st, tb)
+    _write_mask(i, lbits, mask, st, tb)
+    _write_obs(i, lbits, obs, st, tb)
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _step_game(i, a, st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask,
+               final_card) -> int:
+    """Step game i with action ``a`` as :meth:`yacht_env.env.YachtEnv.step` does (an illegal action is a no-op),
+    then restart it if it ended. Returns 1 if it ended."""
+    hand, rolls, filled, scores, upper, bonus, total, steps, rng = st
+    params, cfg, score, joker, five = tb[0], tb[1], tb[2], tb[3], tb[4]
+    pattern_keep, keep_size, keep_add, keep_to_hand = tb[6], tb[7], tb[8], tb[9]
+    c = cfg[C_NUM_CAT]
+    all_bits = (np.int64(1) << c) - 1
+    ycat = cfg[C_YCAT]
+    steps[i] += 1
+    pts = 0
+    bad = not mask[i, a]  # the mask row is the current game's (the kernels keep it so)
+    if not bad:
+        h = hand[i]
+        if a < NUM_KEEP_ACTIONS:
+            keep = pattern_keep[h, a]
+            hand[i] = _roll_into(keep, _FULL_HAND - keep_size[keep], rng, i, keep_add, keep_to_hand)
+            rolls[i] -= 1
+        else:
+            k = a - NUM_KEEP_ACTIONS
+            f = np.int64(filled[i])
+            face = five[h]
+            y50 = ycat >= 0 and scores[i, ycat] == 50
+            pts = points_for(params, score[h], joker[h], face, f, np.int64(upper[i]), y50, k)
+            box = box_score(params, score[h], joker[h], face, f, k)
+            if face > 0 and y50 and params[R.P_FIVE_BONUS] > 0:
+                bonus[i] += 1
+            scores[i, k] = box
+            f |= np.int64(1) << k
+            filled[i] = f
+            if k < R.NUM_UPPER:
+                upper[i] += box
+            total[i] += pts
+            if f == all_bits:
+                rolls[i] = 0
+            else:
+                rolls[i] = ROLLS_PER_TURN - 1
+                hand[i] = _roll_into(EMPTY_KEEP, _FULL_HAND, rng, i, keep_add, keep_to_hand)
+    reward[i] = pts
+    illegal[i] = bad
+    term = np.int64(filled[i]) == all_bits
+    trunc = (not term) and steps[i] >= cfg[C_MAX_STEPS]
+    terminated[i] = term
+    truncated[i] = trunc
+    lbits = _legal(i, st, tb)
+    ended = 0
+    if term or trunc:
+        ended = 1
+        _write_mask(i, lbits, final_mask, st, tb)
+        _write_obs(i, lbits, final_obs, st, tb)
+        for k in range(c):
+            final_card[i, k] = scores[i, k]
+        ub = params[R.P_UPPER_BONUS]
+        final_card[i, c] = ub if ub > 0 and upper[i] >= params[R.P_UPPER_THRESHOLD] else 0
+        final_card[i, c + 1] = bonus[i] * params[R.P_FIVE_BONUS]
+        final_card[i, c + 2] = total[i]
+        _new_game(i, st, tb)
+        lbits = _legal(i, st, tb)
+    _write_mask(i, lbits, mask, st, tb)
+    _write_obs(i, lbits, obs, st, tb)
+    return ended
+
+
+# ---- kernels over the batch ------------------------------------------------------------------------------------------
+# Chunk kernels (see yacht_env.vector.parallel): the calling thread and helper threads take chunks of games from an
+# atomic counter; with no helper, the caller takes them all. They release the GIL, and are compiled without numba's
+# runtime (_nrt=False): they allocate nothing, and with it every array view handed to an inlined rules function
+# cost atomic reference-count updates (points_for ran 20 times slower).
+
+
+PARALLEL_MIN_GAMES = 512  # below this many games one thread does it all (handing work over costs more)
+
+
+def run_chunks(fn: Callable[..., None], n: int, args: tuple[Any, ...], threads: int) -> None:
+    """Run chunk kernel ``fn`` over ``n`` games on up to ``threads`` threads (one below PARALLEL_MIN_GAMES)."""
+    if threads <= 1 or n < PARALLEL_MIN_GAMES:
+        fn(np.zeros(2, dtype=np.int64), 1, n, *args)
+    else:
+        get_pool(threads).run(fn, n, args, CHUNK)
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def reset_chunks(counter, n_chunks, chunk, st, tb, obs, mask) -> None:
+    """Start a new game in every row (first roll from each row's generator); write obs and masks."""
+    n = obs.shape[0]
+    while True:
+        c = atomic_add(counter, 0, 1)
+        if c >= n_chunks:
+            return
+        for i in range(c * chunk, min(n, (c + 1) * chunk)):
+            _reset_game(i, st, tb, obs, mask)
+        atomic_add(counter, 1, 1)
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def step_chunks(counter, n_chunks, chunk, actions, st, tb, obs, mask, reward, terminated, truncated, illegal,
+                final_obs, final_mask, final_card) -> None:
+    """Step every game with its action (validated by :func:`check_actions`), restarting finished games in the same
+    step. Writes obs / mask of the current (possibly new) games, rewards, flags, and for games that ended their
+    final obs, mask and scorecard (boxes, upper bonus, five-of-a-kind bonus, total)."""
+    n = actions.shape[0]
+    while True:
+        c = atomic_add(counter, 0, 1)
+        if c >= n_chunks:
+            return
+        for i in range(c * chunk, min(n, (c + 1) * chunk)):
+            _step_game(i, actions[i], st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs,
+                       final_mask, final_card)
+        atomic_add(counter, 1, 1)
+
+
+@numba.njit(cache=True, _nrt=False)
+def check_actions(actions, st, tb) -> tuple[int, int]:
+    """Validate a batch of actions before any game moves. Returns (0, -1) if fine, (1, i) if action i is outside
+    the action space, (2, i) if it is illegal and the env is strict."""
+    cfg = tb[1]
+    n_act = cfg[C_NUM_ACT]
+    strict = cfg[C_STRICT] != 0
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= n_act:
+            return 1, i
+        if strict and not _is_legal(a, i, _legal(i, st, tb), st, tb):
+            return 2, i
+    return 0, -1
+
+
+# ---- random legal actions -------------------------------------------------------------------------------------------
+
+
+_SM_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_SM_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_SM_M2 = np.uint64(0x94D049BB133111EB)
+_U27 = np.uint64(27)
+_U30 = np.uint64(30)
+_U31 = np.uint64(31)
+_REJECTION_TRIES = 4
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _splitmix64(x: np.uint64) -> tuple[np.uint64, np.uint64]:
+    x = x + _SM_GAMMA
+    z = x
+    z = (z ^ (z >> _U30)) * _SM_M1
+    z = (z ^ (z >> _U27)) * _SM_M2
+    return x, z ^ (z >> _U31)
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _random_legal(i, mask, state, out) -> None:
+    """One uniformly random legal action of row i: a few rejection tries (uniform over the legal actions, and cheap
+    when most actions are legal), then an exact pick by counting; -1 if none is legal."""
+    a_n = mask.shape[1]
+    s = state[i]
+    found = -1
+    for _ in range(_REJECTION_TRIES):
+        s, z = _splitmix64(s)
+        a = np.int64(P.mulhi64(z, np.uint64(a_n)))
+        if mask[i, a]:
+            found = a
+            break
+    if found < 0:
+        cnt = 0
+        for a in range(a_n):
+            cnt += mask[i, a]
+        if cnt > 0:
+            s, z = _splitmix64(s)
+            r = np.int64(P.mulhi64(z, np.uint64(cnt)))
+            for a in range(a_n):
+                if mask[i, a]:
+                    if r == 0:
+                        found = a
+                        break
+                    r -= 1
+    state[i] = s
+    out[i] = found
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def random_legal_chunks(counter, n_chunks, chunk, mask, state, out) -> None:
+    """One uniformly random legal action per row of ``mask`` into ``out`` (-1 for a row with none); ``state`` holds
+    a splitmix64 counter per row, advanced in place. A chunk kernel (see :mod:`yacht_env.vector.parallel`)."""
+    n = mask.shape[0]
+    while True:
+        c = atomic_add(counter, 0, 1)
+        if c >= n_chunks:
+            return
+        for i in range(c * chunk, min(n, (c + 1) * chunk)):
+            _random_legal(i, mask, state, out)
+        atomic_add(counter, 1, 1)
+
+
+class LegalActionSampler:
+    """Uniformly random legal actions for a batch of masks, in numba (for benchmarks and random agents).
+
+    >>> sampler = LegalActionSampler(n=4096, seed=0)
+    >>> actions = sampler(masks)   # masks: (4096, A) bool
+    """
+
+    def __init__(self, n: int, seed: int | None = None, threads: int | None = None) -> None:
+        ss = np.random.SeedSequence(seed)
+        self.state = ss.generate_state(n, dtype=np.uint64)
+        self.threads = default_threads() if threads is None else max(1, int(threads))
+
+    def __call__(self, masks: np.ndarray) -> np.ndarray:
+        """A fresh (N,) int64 array of actions, -1 where a row allows none."""
+        masks = np.ascontiguousarray(masks, dtype=np.bool_)
+        if masks.ndim != 2 or masks.shape[0] != self.state.shape[0]:
+            raise ValueError(f"masks must have shape ({self.state.shape[0]}, A), got {masks.shape}")
+        out = np.empty(masks.shape[0], dtype=np.int64)
+        run_chunks(random_legal_chunks, masks.shape[0], (masks, self.state, out), self.threads)
+        return out

@@ -1,0 +1,156 @@
+"""numpy's PCG64 (XSL-RR 128/64) in numba, so the vector engine draws the same dice as the single environment.
+
+The single environment draws every die from one raw 64-bit output of ``np_random.bit_generator`` (see
+:mod:`yacht_env.randomness`). numpy's PCG64 advances a 128-bit LCG, ``state = state * MULT + inc (mod 2**128)``, and
+outputs ``rotr64(hi ^ lo, hi >> 58)`` of the *new* state. Here a generator is a row of four uint64 words
+``[state_hi, state_lo, inc_hi, inc_lo]``; the 128-bit arithmetic is done on the 64-bit halves.
+
+Seeding goes through numpy itself (:func:`seed_states`), exactly as gymnasium seeds ``Env.np_random``:
+``np.random.PCG64(np.random.SeedSequence(seed))``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+MASK64 = (1 << 64) - 1
+MULT = 0x2360ED051FC65DA44385DF649FCCF645  # PCG_DEFAULT_MULTIPLIER_128, as in numpy's pcg64.h
+
+_MULT_HI = np.uint64(MULT >> 64)
+_MULT_LO = np.uint64(MULT & MASK64)
+_M32 = np.uint64(0xFFFFFFFF)
+_U0 = np.uint64(0)
+_U1 = np.uint64(1)
+_U6 = np.uint64(6)
+_U32 = np.uint64(32)
+_U58 = np.uint64(58)
+_U63 = np.uint64(63)
+_U64 = np.uint64(64)
+_REJECT_BELOW = np.uint64((1 << 64) % 6)  # 4, as in yacht_env.randomness
+
+# columns of a generator row
+S_HI, S_LO, I_HI, I_LO = range(4)
+
+
+def seed_states(seeds: Sequence[int]) -> np.ndarray:
+    """(N, 4) uint64 generator rows for ``PCG64(SeedSequence(seed))`` of each seed (what gymnasium's
+    ``reset(seed=seed)`` makes)."""
+    out = np.empty((len(seeds), 4), dtype=np.uint64)
+    for i, s in enumerate(seeds):
+        out[i] = state_row(np.random.PCG64(np.random.SeedSequence(int(s))))
+    return out
+
+
+def state_row(bit_generator: np.random.PCG64) -> np.ndarray:
+    """The (4,) uint64 row of a numpy PCG64 bit generator's current state."""
+    st = bit_generator.state
+    if st["bit_generator"] != "PCG64":
+        raise ValueError(f"expected a PCG64 bit generator, got {st['bit_generator']}")
+    s, inc = int(st["state"]["state"]), int(st["state"]["inc"])
+    return np.array([s >> 64, s & MASK64, inc >> 64, inc & MASK64], dtype=np.uint64)
+
+
+def to_generator(row: np.ndarray) -> np.random.Generator:
+    """A numpy Generator whose PCG64 continues from generator row ``row`` (for handing a game to a single env)."""
+    bg = np.random.PCG64()
+    s = (int(row[S_HI]) << 64) | int(row[S_LO])
+    inc = (int(row[I_HI]) << 64) | int(row[I_LO])
+    bg.state = {"bit_generator": "PCG64", "state": {"state": s, "inc": inc}, "has_uint32": 0, "uinteger": 0}
+    return np.random.Generator(bg)
+
+
+@intrinsic
+def _mulhi64_i128(typingctx, a, b):
+    """High 64 bits of ``a * b`` through LLVM's 128-bit multiply (one ``mul`` on x86-64, ``umulh`` on arm64)."""
+    if a != types.uint64 or b != types.uint64:
+        return None
+    sig = types.uint64(types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        i128 = ir.IntType(128)
+        p = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
+        return builder.trunc(builder.lshr(p, ir.Constant(i128, 64)), ir.IntType(64))
+
+    return sig, codegen
+
+
+@numba.njit(cache=True, inline="always")
+def mulhi64(a: np.uint64, b: np.uint64) -> np.uint64:
+    """High 64 bits of the 128-bit product ``a * b`` (both uint64)."""
+    return _mulhi64_i128(a, b)
+
+
+@numba.njit(cache=True)
+def mulhi64_portable(a: np.uint64, b: np.uint64) -> np.uint64:
+    """:func:`mulhi64` on 32-bit halves (a cross-check for the tests)."""
+    a0 = a & _M32
+    a1 = a >> _U32
+    b0 = b & _M32
+    b1 = b >> _U32
+    p00 = a0 * b0
+    p01 = a0 * b1
+    p10 = a1 * b0
+    p11 = a1 * b1
+    mid = (p00 >> _U32) + (p01 & _M32) + (p10 & _M32)
+    return p11 + (p01 >> _U32) + (p10 >> _U32) + (mid >> _U32)
+
+
+@numba.njit(cache=True, inline="always")
+def advance(s_hi: np.uint64, s_lo: np.uint64, i_hi: np.uint64, i_lo: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """One LCG step: ``state * MULT + inc (mod 2**128)`` on 64-bit halves."""
+    lo = s_lo * _MULT_LO
+    hi = mulhi64(s_lo, _MULT_LO) + s_lo * _MULT_HI + s_hi * _MULT_LO
+    lo2 = lo + i_lo
+    carry = _U1 if lo2 < lo else _U0
+    return hi + i_hi + carry, lo2
+
+
+@numba.njit(cache=True, inline="always")
+def output(s_hi: np.uint64, s_lo: np.uint64) -> np.uint64:
+    """XSL-RR output of a state: ``rotr64(hi ^ lo, hi >> 58)``."""
+    x = s_hi ^ s_lo
+    rot = s_hi >> _U58
+    return (x >> rot) | (x << ((_U64 - rot) & _U63))
+
+
+@numba.njit(cache=True)
+def random_raw(row: np.ndarray, n: int) -> np.ndarray:
+    """``n`` raw outputs from generator ``row`` (advanced in place); equals ``bit_generator.random_raw(n)``."""
+    out = np.empty(n, dtype=np.uint64)
+    s_hi, s_lo, i_hi, i_lo = row[S_HI], row[S_LO], row[I_HI], row[I_LO]
+    for j in range(n):
+        s_hi, s_lo = advance(s_hi, s_lo, i_hi, i_lo)
+        out[j] = output(s_hi, s_lo)
+    row[S_HI] = s_hi
+    row[S_LO] = s_lo
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def die(s_hi: np.uint64, s_lo: np.uint64, i_hi: np.uint64, i_lo: np.uint64) -> tuple[np.int64, np.uint64, np.uint64]:
+    """One die as :func:`yacht_env.randomness.roll` draws it: ``1 + floor(6x / 2**64)`` of the next raw ``x``,
+    skipping the raw values whose low product word is below ``2**64 mod 6``. Returns (face, new state)."""
+    while True:
+        s_hi, s_lo = advance(s_hi, s_lo, i_hi, i_lo)
+        x = output(s_hi, s_lo)
+        if x * _U6 >= _REJECT_BELOW:
+            return np.int64(mulhi64(x, _U6)) + 1, s_hi, s_lo
+
+
+@numba.njit(cache=True)
+def roll_dice(row: np.ndarray, n: int) -> np.ndarray:
+    """``n`` dice from generator ``row`` (advanced in place), in draw order; equals ``randomness.roll``."""
+    out = np.empty(n, dtype=np.int64)
+    s_hi, s_lo, i_hi, i_lo = row[S_HI], row[S_LO], row[I_HI], row[I_LO]
+    for j in range(n):
+        f, s_hi, s_lo = die(s_hi, s_lo, i_hi, i_lo)
+        out[j] = f
+    row[S_HI] = s_hi
+    row[S_LO] = s_lo
+    return out
