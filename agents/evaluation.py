@@ -47,30 +47,29 @@ DecisionHook = Callable[[int, GameState, int], None]
 # ---- checks -----------------------------------------------------------------------------------------------------
 
 
-def check_episodes(episodes: Any) -> int:
-    """``episodes`` as an int if it is an integer >= 1 (an int, or a string of digits), else ``ValueError``."""
-    value = episodes
-    if isinstance(value, str):
+def _check_int(value: Any, what: str, minimum: int) -> int:
+    """``value`` as an int if it is an integer >= ``minimum`` (an int, or a string of digits), else ``ValueError``
+    naming ``what`` and what is accepted."""
+    accepted = "a positive integer" if minimum == 1 else "a non-negative integer"
+    v = value
+    if isinstance(v, str):
         try:
-            value = int(value.strip())
+            v = int(v.strip())
         except ValueError:
-            raise ValueError(f"episodes must be a positive integer, got {episodes!r}") from None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"episodes must be a positive integer, got {episodes!r}")
-    return int(value)
+            raise ValueError(f"{what} must be {accepted}, got {value!r}") from None
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < minimum:
+        raise ValueError(f"{what} must be {accepted}, got {value!r}")
+    return int(v)
+
+
+def check_episodes(episodes: Any) -> int:
+    """``episodes`` as an int if it is an integer >= 1, else ``ValueError``."""
+    return _check_int(episodes, "episodes", 1)
 
 
 def check_seed(seed: Any) -> int:
-    """``seed`` as an int if it is an integer >= 0 (an int, or a string of digits), else ``ValueError``."""
-    value = seed
-    if isinstance(value, str):
-        try:
-            value = int(value.strip())
-        except ValueError:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}") from None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return int(value)
+    """``seed`` as an int if it is an integer >= 0, else ``ValueError``."""
+    return _check_int(seed, "seed", 0)
 
 
 def game_seed(seed: int, game: int) -> int:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.evaluation import check_seed
 from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.i18n import LANGUAGES, category_name, check_lang, fmt, text
@@ -29,19 +30,6 @@ from yacht_env.rules import RULESETS, RuleSet, get_rules
 from yacht_env.state import GameState
 
 FORMATS = ("text", "json")
-
-
-def check_seed(seed: Any) -> int:
-    """``seed`` as an int if it is an integer >= 0 (an int, or a string of digits), else ``ValueError``."""
-    value = seed
-    if isinstance(value, str):
-        try:
-            value = int(value.strip())
-        except ValueError:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}") from None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return int(value)
 
 
 def solver_solution(rules: RuleSet) -> Any:

@@ -1,0 +1,215 @@
+"""Training configuration: a typed schema for the YAML files in ``configs/``, validated strictly.
+
+An unknown key or a value of the wrong type fails at once with a message naming the key and what is accepted.
+Learning rates and clip ranges accept a number or a linear schedule written ``lin_<start>`` (decays to 0 over the
+run), in the spirit of rl-baselines3-zoo.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+import yaml
+
+from yacht_env.rules import RULESETS
+
+ALGOS = ("maskable_ppo", "td")
+ACTIVATIONS = ("tanh", "relu", "elu", "gelu")
+
+
+@dataclass
+class PolicyConfig:
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    activation_fn: str = "tanh"
+    ortho_init: bool = True
+
+
+@dataclass
+class PPOConfig:
+    learning_rate: Union[float, str] = "lin_3e-4"  # noqa: UP007 - the validator reads this annotation
+    n_steps: int = 128
+    batch_size: int = 2048
+    n_epochs: int = 4
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    clip_range: Union[float, str] = 0.2  # noqa: UP007
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: Union[float, None] = None  # noqa: UP007
+
+
+@dataclass
+class TDConfig:
+    """Settings of the model-based TD learner (agents/td.py): a value network over turn-start states, exact
+    expectimax within the turn, self-play with exact TD targets."""
+
+    hidden: list[int] = field(default_factory=lambda: [128, 128])
+    activation: str = "relu"  # relu, tanh, elu, gelu, silu
+    learning_rate: Union[float, str] = "lin_3e-3"  # noqa: UP007 - a number or lin_<start>
+    games_per_iteration: int = 256  # self-play games in lockstep between network updates
+    td_lambda: float = 0.0  # 0: exact TD(0) targets; up to 1: mixed with the realised points (lambda-return)
+    epochs_per_iteration: int = 2  # passes over an iteration's turn-start states
+    batch_size: int = 256
+    value_scale: float = 100.0  # the network predicts points / value_scale
+    explore: float = 0.0  # fraction of turns that score a random legal category (states off the greedy path)
+    final_model: str = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
+
+    ACTIVATIONS: typing.ClassVar[tuple[str, ...]] = ("relu", "tanh", "elu", "gelu", "silu")
+
+    def __post_init__(self) -> None:
+        """Check values beyond their types, naming the key (runs when a config is read)."""
+        if self.activation not in self.ACTIVATIONS:
+            raise ValueError(f"config key 'td.activation': {self.activation!r}; accepted: "
+                             f"{', '.join(self.ACTIVATIONS)}")
+        if not self.hidden or any(w < 1 for w in self.hidden):
+            raise ValueError(f"config key 'td.hidden' must list positive layer widths, got {self.hidden!r}")
+        for key in ("games_per_iteration", "epochs_per_iteration", "batch_size"):
+            if getattr(self, key) < 1:
+                raise ValueError(f"config key 'td.{key}' must be a positive integer, got {getattr(self, key)!r}")
+        if not 0.0 <= self.td_lambda <= 1.0:
+            raise ValueError(f"config key 'td.td_lambda' must be in [0, 1], got {self.td_lambda!r}")
+        if not 0.0 <= self.explore < 1.0:
+            raise ValueError(f"config key 'td.explore' must be in [0, 1), got {self.explore!r}")
+        if self.final_model not in ("final", "best"):
+            raise ValueError(f"config key 'td.final_model': {self.final_model!r}; accepted: final, best")
+        if self.value_scale <= 0:
+            raise ValueError(f"config key 'td.value_scale' must be > 0, got {self.value_scale!r}")
+
+
+@dataclass
+class EvalConfig:
+    freq: int = 100_000  # environment steps between evaluations
+    episodes: int = 1000
+    final_episodes: int = 10_000
+    seed: int = 1_000_000_000  # evaluation seeds start here: never used by training envs
+
+
+@dataclass
+class TrainConfig:
+    rules: str = "yacht"
+    algo: str = "maskable_ppo"
+    total_timesteps: int = 1_000_000
+    seed: int = 0
+    device: str = "cpu"
+    n_envs: int = 64
+    reward_scale: float = 0.02
+    unique_keeps: bool = True
+    checkpoint_freq: int = 250_000
+    torch_threads: int = 2
+    policy: PolicyConfig = field(default_factory=PolicyConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    td: TDConfig = field(default_factory=TDConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _type_name(tp: Any) -> str:
+    if typing.get_origin(tp) in (Union, types.UnionType):
+        return " or ".join(_type_name(a) for a in typing.get_args(tp))
+    if typing.get_origin(tp) is list:
+        return f"a list of {_type_name(typing.get_args(tp)[0])}"
+    return {type(None): "null", float: "a number", int: "an integer", str: "a string", bool: "true/false"}.get(
+        tp, getattr(tp, "__name__", str(tp)))
+
+
+def _check(value: Any, tp: Any, key: str) -> Any:
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        for arg in typing.get_args(tp):
+            try:
+                return _check(value, arg, key)
+            except ValueError:
+                continue
+        raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {value!r}")
+    if origin is list:
+        if not isinstance(value, list):
+            raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {value!r}")
+        return [_check(v, typing.get_args(tp)[0], f"{key}[{i}]") for i, v in enumerate(value)]
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise ValueError(f"config key {key!r}: expected a mapping, got {value!r}")
+        return _build(tp, value, key + ".")
+    if tp is type(None):
+        if value is None:
+            return None
+    elif tp is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    elif tp is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif isinstance(value, tp):
+        return value
+    raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {value!r}")
+
+
+def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    unknown = [k for k in data if k not in names]
+    if unknown:
+        raise ValueError(f"unknown config key {prefix + str(unknown[0])!r}; accepted keys"
+                         f"{' under ' + prefix.rstrip('.') if prefix else ''}: {', '.join(names)}")
+    kwargs = {k: _check(v, hints[k], prefix + k) for k, v in data.items()}
+    return cls(**kwargs)
+
+
+def schedule_value(value: float | str, key: str) -> float:
+    """Start value of a number or ``lin_<start>`` schedule (validating it)."""
+    if isinstance(value, str):
+        if not value.startswith("lin_"):
+            raise ValueError(f"config key {key!r}: a schedule is a number or 'lin_<start>', got {value!r}")
+        try:
+            return float(value[4:])
+        except ValueError:
+            raise ValueError(f"config key {key!r}: cannot read the start of schedule {value!r}") from None
+    return float(value)
+
+
+def validate(cfg: TrainConfig) -> TrainConfig:
+    """Check values beyond their types."""
+    if cfg.rules not in RULESETS:
+        raise ValueError(f"config key 'rules': unknown rules {cfg.rules!r}; accepted: {', '.join(RULESETS)}")
+    if cfg.algo not in ALGOS:
+        raise ValueError(f"config key 'algo': unknown algorithm {cfg.algo!r}; accepted: {', '.join(ALGOS)}")
+    if cfg.policy.activation_fn not in ACTIVATIONS:
+        raise ValueError(f"config key 'policy.activation_fn': {cfg.policy.activation_fn!r}; accepted: "
+                         f"{', '.join(ACTIVATIONS)}")
+    for key, v in (("total_timesteps", cfg.total_timesteps), ("n_envs", cfg.n_envs), ("eval.freq", cfg.eval.freq),
+                   ("eval.episodes", cfg.eval.episodes), ("eval.final_episodes", cfg.eval.final_episodes),
+                   ("ppo.n_steps", cfg.ppo.n_steps), ("ppo.batch_size", cfg.ppo.batch_size),
+                   ("checkpoint_freq", cfg.checkpoint_freq)):
+        if v < 1:
+            raise ValueError(f"config key {key!r} must be a positive integer, got {v}")
+    if cfg.reward_scale <= 0:
+        raise ValueError(f"config key 'reward_scale' must be > 0, got {cfg.reward_scale}")
+    schedule_value(cfg.ppo.learning_rate, "ppo.learning_rate")
+    schedule_value(cfg.ppo.clip_range, "ppo.clip_range")
+    schedule_value(cfg.td.learning_rate, "td.learning_rate")
+    return cfg
+
+
+def from_dict(data: dict[str, Any] | None) -> TrainConfig:
+    return validate(_build(TrainConfig, data or {}))
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    """Read and validate a YAML config file."""
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"config file not found: {str(p)!r}")
+    try:
+        data = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as e:
+        raise ValueError(f"config file {str(p)!r} is not valid YAML: {e}") from None
+    if data is not None and not isinstance(data, dict):
+        raise ValueError(f"config file {str(p)!r} must hold a mapping of keys, got {type(data).__name__}")
+    return from_dict(data)

@@ -1,0 +1,71 @@
+"""Every agent on every rule set in one table: mean, 95% interval, percent of optimal, regret, training time.
+
+    python benchmarks/agents_table.py --episodes 10000 --seed 0 [--json out.json] [--rules yacht yahtzee]
+
+Agents: random, greedy, the shipped learned models (ppo-<rules>, td-<rules>, where present in agents/models/) and
+optimal. Evaluation seeds come from ``--seed`` through :func:`agents.evaluation.game_seed`; the learned models were
+evaluated during training on other seeds (train.py starts evaluation seeds at 10**9). Training time comes from the
+model's sidecar JSON written when it was shipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agents.evaluation import evaluate  # noqa: E402
+from agents.loader import SHIPPED_MODELS_DIR, load_agent  # noqa: E402
+
+
+def agent_specs(rules: str) -> list[str]:
+    learned = [f"{kind}-{rules}" for kind in ("ppo", "td")
+               if any((SHIPPED_MODELS_DIR / f"{kind}-{rules}{s}").is_file() for s in (".zip", ".pt"))]
+    return ["random", "greedy", *learned, "optimal"]
+
+
+def training_info(spec: str) -> dict[str, Any]:
+    p = SHIPPED_MODELS_DIR / f"{spec}.json"
+    return json.loads(p.read_text()) if p.is_file() else {}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--episodes", type=int, default=10_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rules", nargs="+", default=["yacht", "yahtzee"])
+    p.add_argument("--json", type=Path)
+    args = p.parse_args(argv)
+
+    rows: list[dict[str, Any]] = []
+    for rules in args.rules:
+        for spec in agent_specs(rules):
+            res = evaluate(load_agent(spec, rules, seed=args.seed), rules, args.episodes, args.seed, progress=True)
+            info = training_info(spec)
+            rows.append({"rules": rules, "agent": spec, "mean": res["mean"], "ci95": res["ci95"],
+                         "percent_of_optimal": res["percent_of_optimal"],
+                         "regret_per_decision": res.get("mean_regret"),
+                         "training_wall_s": info.get("training_wall_s"), "episodes": res["episodes"]})
+            print(f"{rules:8s} {spec:12s} {res['mean']:8.2f}", file=sys.stderr)
+
+    print(f"| rules | agent | mean ({args.episodes:,} games) | 95% interval | % of optimal | "
+          "mean regret / decision | training time |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        t = r["training_wall_s"]
+        train_time = "-" if t is None else f"{t / 60:.0f} min"
+        regret = "-" if r["regret_per_decision"] is None else f"{r['regret_per_decision']:.3f}"
+        print(f"| {r['rules']} | {r['agent']} | {r['mean']:.2f} | [{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}] | "
+              f"{r['percent_of_optimal']:.2f} | {regret} | {train_time} |")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
