@@ -1,8 +1,9 @@
 """Steps per second of the game engines, side by side, with random legal actions.
 
-Rows: pyhtzee (the engine behind gym-yahtzee), our single environment (raw ``YachtEnv`` and through
-``gymnasium.make``), the vector engine (``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``) at
-N games, and the SB3 adapter over it. Each row counts environment steps (one game, one action) per second of wall
+Rows: pyhtzee (the engine behind gym-yahtzee), our single environment (raw ``YachtEnv``, which steps its one game
+on the vector engine's numba kernels, and through ``gymnasium.make``, which adds the ``PassiveEnvChecker`` and
+``OrderEnforcing`` wrappers), the vector engine (``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``)
+at N games, and the SB3 adapter over it. Each row counts environment steps (one game, one action) per second of wall
 time, random legal action selection included (for the vector engine it is done in numba too:
 :class:`yacht_env.vector.LegalActionSampler`), and memory per game.
 
@@ -172,51 +173,6 @@ def bench_vector(rules: str, n: int, seconds: float) -> Row:
     return Row(f"YachtVectorEnv via make_vec, N={n}", rules, n, steps, dt, cpu, mem)
 
 
-class KernelSingleGame:
-    """Prototype, for comparison only: ONE game stepped by the vector engine's numba kernel with minimal Python
-    around it (no vector-env bookkeeping), returning what ``YachtEnv.step`` returns. It shows how fast a
-    kernel-backed ``YachtEnv`` could step; it reaches into the vector env's arrays."""
-
-    def __init__(self, rules: str) -> None:
-        from yacht_env.vector import kernels as K
-
-        self._k = K
-        self.v = YachtVectorEnv(1, rules=rules, num_threads=1)
-        d, a, c = self.v.obs_size, self.v.num_actions, self.v.rules.num_categories
-        self.n_actions = a
-        self._a = np.zeros(1, dtype=np.int64)
-        self._counter = np.zeros(2, dtype=np.int64)
-        self._reward = np.empty(1)
-        self._flags = np.empty((3, 1), dtype=np.bool_)
-        self._final = (np.zeros((1, d), np.float32), np.zeros((1, a), np.bool_), np.zeros((1, c + 3), np.int32))
-
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        obs, info = self.v.reset(seed=None if seed is None else [seed])
-        return obs[0], {"action_mask": info["action_mask"][0]}
-
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        if not 0 <= action < self.n_actions:
-            raise ValueError(f"action {action} is outside the action space")
-        self._a[0] = action
-        self._counter[:] = 0
-        obs = np.empty((1, self.v.obs_size), dtype=np.float32)
-        fo, fm, fc = self._final
-        self._k.step_chunks(self._counter, 1, 1, self._a, self.v._st, self.v._tb, obs, self.v._mask, self._reward,
-                            self._flags[0], self._flags[1], self._flags[2], fo, fm, fc)
-        term, trunc, illegal = bool(self._flags[0, 0]), bool(self._flags[1, 0]), bool(self._flags[2, 0])
-        info: dict[str, Any] = {"action_mask": self.v._mask[0].view(np.int8).copy(), "illegal_action": illegal}
-        if term:
-            info["final_score"] = int(fc[0, -1])
-        return (fo[0].copy() if term or trunc else obs[0]), float(self._reward[0]), term, trunc, info
-
-
-def bench_kernel_single(rules: str, seconds: float) -> Row:
-    env = KernelSingleGame(rules)
-    steps, dt, cpu = _timed(_single_env_batch(env, seed=0), seconds)  # type: ignore[arg-type]
-    return Row("prototype: 1 game on the vector kernels, minimal Python", rules, 1, steps, dt, cpu,
-               env.v.memory_per_game()["total"])
-
-
 def bench_sb3(rules: str, n: int, seconds: float) -> Row | None:
     try:
         from agents.sb3_vec_env import YachtSB3VecEnv
@@ -293,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     warm.step(LegalActionSampler(args.num_envs, 0)(warm.action_masks()))
     small = YachtVectorEnv(1)
     small.reset(seed=0)
+    single = YachtEnv(args.rules[0])
+    single.reset(seed=0)
+    single.step(0)
 
     rows: list[Row] = []
     py = bench_pyhtzee(args.seconds)
@@ -303,7 +262,6 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(bench_single(rules, args.seconds, through_make=True))
         rows.append(bench_vector(rules, args.num_envs, args.seconds))
         rows.append(bench_vector(rules, 1, args.seconds))
-        rows.append(bench_kernel_single(rules, args.seconds))
         if not args.no_sb3:
             sb3 = bench_sb3(rules, args.num_envs, args.seconds)
             if sb3 is not None:

@@ -1,17 +1,22 @@
-"""The Gymnasium environment: API checks, invariants over thousands of seeded games, bad actions, rendering."""
+"""The Gymnasium environment: API checks, invariants over thousands of seeded games, bad actions, rendering, and the
+kernel-backed env against the pure transitions of yacht_env.state."""
 
 from __future__ import annotations
 
+import pickle
 import warnings
 
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.utils import seeding
 
 import yacht_env  # noqa: F401  (registers the ids)
-from yacht_env.env import YachtEnv
-from yacht_env.observation import decode, layout
-from yacht_env.state import parse
+from yacht_env.actions import action_mask
+from yacht_env.env import YachtEnv, scorecard
+from yacht_env.observation import decode, encode, layout
+from yacht_env.randomness import roll
+from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category
 
 RULE_NAMES = ["yacht", "yahtzee", "yahtzee-free-joker"]
 
@@ -185,3 +190,141 @@ def test_maskable_ppo_trains_on_gymnasium_make_without_wrappers() -> None:
     obs, _ = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
     assert env.unwrapped.action_masks()[int(action)]
+
+
+# ---- the kernel-backed env against the readable reference (yacht_env.state) -----------------------------------------
+
+
+def _reference_action(ref: GameState, mask: np.ndarray, pick: np.random.Generator, hunt: bool) -> int:
+    """A random legal action, or one that chases five of a kind (so that Joker and bonus cases are common), or now
+    and then any action at all (illegal ones must be no-ops)."""
+    if pick.random() < 0.03:
+        return int(pick.integers(len(mask)))
+    if hunt:
+        dice = ref.dice
+        face = max(set(dice), key=dice.count)
+        pattern = sum(1 << j for j in range(5) if dice[j] == face)
+        if pattern != 31 and mask[pattern]:
+            return pattern
+        ycat = ref.ruleset.five_kind_category
+        if pattern == 31 and ycat >= 0 and mask[32 + ycat]:
+            return 32 + ycat
+        if pattern == 31 or ref.rolls_left == 0:
+            return 32 + int(pick.choice(np.flatnonzero(mask[32:])))
+    return int(pick.choice(np.flatnonzero(mask)))
+
+
+@pytest.mark.parametrize("rules", RULE_NAMES)
+def test_kernel_env_plays_the_reference_transitions(rules: str) -> None:
+    """YachtEnv (numba kernels) and the pure transitions of yacht_env.state (new_game / reroll_pattern /
+    score_category) with a Generator seeded the same play identical games: dice, rewards, observations, masks,
+    final scores and the generator's state, over 600 games with random, five-of-a-kind-hunting and illegal
+    actions."""
+    unique = rules != "yahtzee-free-joker"
+    env = YachtEnv(rules, unique_keeps=unique)
+    pick = np.random.default_rng(7)
+    jokers = bonuses = 0
+    for seed in range(600):
+        obs, info = env.reset(seed=seed)
+        rng = seeding.np_random(seed)[0]
+        ref = new_game(rules, rng)
+        hunt = seed % 4 != 0
+        done = False
+        while not done:
+            mask = action_mask(ref, unique)
+            assert env.state == ref
+            assert np.array_equal(obs.view(np.uint32), encode(ref).view(np.uint32))
+            assert np.array_equal(info["action_mask"], mask.astype(np.int8))
+            a = _reference_action(ref, mask, pick, hunt)
+            points = 0
+            if mask[a] and a < 32:
+                ref = reroll_pattern(ref, a, rng)
+            elif mask[a]:
+                if ref.dice[0] == ref.dice[-1] and ref.yahtzee_box is not None:
+                    jokers += 1
+                ref, points = score_category(ref, a - 32, rng)
+            obs, reward, done, trunc, info = env.step(a)
+            assert (reward, info["illegal_action"], trunc) == (points, not mask[a], False)
+        assert ref.is_over and info["final_score"] == ref.total == env.state.total
+        assert info["scorecard"] == scorecard(ref)
+        bonuses += ref.bonus_count
+        assert env.np_random.bit_generator.state == rng.bit_generator.state
+    if rules != "yacht":
+        assert jokers >= 100 and bonuses >= 30, (jokers, bonuses)
+
+
+def test_np_random_is_the_dice_stream() -> None:
+    """Draws from env.np_random continue the dice stream, and the dice continue after them; a Generator set as
+    np_random rolls the next dice."""
+    env = YachtEnv("yahtzee")
+    env.reset(seed=3)
+    rng = seeding.np_random(3)[0]
+    ref = new_game("yahtzee", rng)
+    env.step(0)
+    ref = reroll_pattern(ref, 0, rng)
+    assert env.np_random.integers(1000, size=5).tolist() == rng.integers(1000, size=5).tolist()
+    env.step(32)
+    ref, _ = score_category(ref, 0, rng)
+    assert env.state == ref
+    env.np_random = np.random.Generator(np.random.PCG64(99))
+    rng = np.random.Generator(np.random.PCG64(99))
+    env.step(0)
+    assert env.state == reroll_pattern(ref, 0, rng)
+    assert env.np_random.bit_generator.state == rng.bit_generator.state
+    with pytest.raises(ValueError, match="PCG64"):
+        env.np_random = np.random.Generator(np.random.MT19937(1))
+    # an unseeded first reset seeds np_random at random, and the dice come from it
+    fresh = YachtEnv("yacht")
+    fresh.reset()
+    copy = np.random.Generator(np.random.PCG64())
+    copy.bit_generator.state = fresh.np_random.bit_generator.state
+    fresh.step(0)
+    assert fresh.state.dice == tuple(sorted(roll(copy, 5)))
+
+
+def test_reset_from_any_state_and_back() -> None:
+    """Loading a GameState into the kernel's arrays and reading it back gives the same state, with the observation
+    and mask of the pure encoder; play continues from it."""
+    pick = np.random.default_rng(5)
+    for rules in RULE_NAMES:
+        env = YachtEnv(rules)
+        rs = env.rules
+        for _ in range(200):
+            rng = seeding.np_random(int(pick.integers(1000)))[0]
+            ref = new_game(rules, rng)
+            for _ in range(int(pick.integers(0, 3 * rs.num_categories))):
+                mask = action_mask(ref)
+                a = _reference_action(ref, mask, pick, hunt=True)
+                if not mask[a]:
+                    continue
+                ref = reroll_pattern(ref, a, rng) if a < 32 else score_category(ref, a - 32, rng)[0]
+                if ref.is_over:
+                    break
+            if ref.is_over:
+                continue
+            obs, info = env.reset(options={"state": ref.notation() if pick.random() < 0.5 else ref})
+            assert env.state == ref and env._b.game_state(0, rs) == ref
+            assert np.array_equal(obs.view(np.uint32), encode(ref).view(np.uint32))
+            assert np.array_equal(info["action_mask"], action_mask(ref).astype(np.int8))
+            env.np_random = rng
+            a = int(np.flatnonzero(action_mask(ref))[-1])
+            _, reward, *_ = env.step(a)
+            want, pts = (reroll_pattern(ref, a, rng), 0) if a < 32 else score_category(ref, a - 32, rng)
+            assert env.state == want and reward == pts
+    env = YachtEnv("yahtzee")
+    with pytest.raises(ValueError, match="0..1000"):
+        env.reset(options={"state": "yahtzee | dice 1 2 3 4 5 | rolls 1 | filled chance=-3"})
+
+
+def test_pickle_and_state_cache() -> None:
+    env = YachtEnv("yahtzee")
+    env.reset(seed=11)
+    env.step(3)
+    st = env.state
+    assert env.state is st  # cached until the next step
+    clone = pickle.loads(pickle.dumps(env))
+    assert clone.state == st
+    for a in (32, 0, 44, 31, 40):
+        r1, r2 = env.step(a), clone.step(a)
+        assert np.array_equal(r1[0], r2[0]) and r1[1:4] == r2[1:4]
+    assert env.state == clone.state and env.state is not st

@@ -1,4 +1,11 @@
-"""The Gymnasium environment: a thin layer over :mod:`yacht_env.state`."""
+"""The Gymnasium environment: one game held in arrays and stepped by the vector engine's numba kernels.
+
+:class:`YachtEnv` keeps its game as a one-game batch of :mod:`yacht_env.vector.kernels` and steps it with the
+same compiled rules as :class:`~yacht_env.vector.YachtVectorEnv`, with little Python around the call. The readable
+reference of the game is :mod:`yacht_env.state` (:func:`~yacht_env.state.new_game`,
+:func:`~yacht_env.state.reroll_pattern`, :func:`~yacht_env.state.score_category`); ``tests/test_env.py`` holds the
+two to the same games, die for die. ``env.state`` builds the :class:`~yacht_env.state.GameState` on demand.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +14,25 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
 
 from yacht_env import observation as O
-from yacht_env.actions import KEEP_ALL, NUM_KEEP_ACTIONS, action_mask, describe_action
+from yacht_env.actions import KEEP_ALL, NUM_KEEP_ACTIONS, describe_action
 from yacht_env.i18n import check_lang
 from yacht_env.render import render_text
-from yacht_env.rules import get_rules
-from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category
+from yacht_env.rules import RuleSet, get_rules
+from yacht_env.state import GameState, parse
+from yacht_env.vector import kernels as K
+from yacht_env.vector import pcg64 as P
+
+_SHIFT, _TERM, _TRUNC, _ILLEGAL = K.SINGLE_POINTS_SHIFT, K.SINGLE_TERMINATED, K.SINGLE_TRUNCATED, K.SINGLE_ILLEGAL
+_NOT_STARTED, _PLAYING, _OVER = range(3)
 
 
 def check_action(action: Any, n: int) -> int:
     """Return ``action`` as an int if it is an integer in ``0..n-1``, else raise ``ValueError``."""
+    if type(action) is int and 0 <= action < n:  # the common case, first
+        return action
     a = action
     if isinstance(a, np.ndarray) and a.shape in ((), (1,)):
         a = a.reshape(())[()]
@@ -56,6 +71,17 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     0 for a keep; for a score action the points it adds, bonuses included (upper bonus when reached, 100 per extra
     Yahtzee). The rewards of an episode sum exactly to the final score.
 
+    ## Engine and randomness
+    The game lives in arrays and is stepped by the numba kernels of the vector engine
+    (:mod:`yacht_env.vector.kernels`); :mod:`yacht_env.state` is the readable reference of the same transitions.
+    ``env.state`` is the current :class:`~yacht_env.state.GameState`, built on demand (and kept until the next
+    step). The dice come from ``env.np_random`` exactly as :func:`yacht_env.randomness.roll` draws them: at reset
+    (and at the first step after ``np_random`` was read or replaced) the kernel takes over the state of its PCG64
+    bit generator, and reading ``env.np_random`` writes the state the kernel advanced to back into that Generator.
+    So whoever draws from ``env.np_random`` continues the very stream of the dice, and the kernel continues after
+    those draws; read ``env.np_random`` anew after steps rather than keeping the Generator across them (a kept one
+    is not advanced by the steps). A Generator set with ``env.np_random = g`` must have a PCG64 bit generator.
+
     ## Episode End
     Terminated when every category is filled. Truncated after ``max_steps`` steps, which only illegal actions can
     reach (a legal game takes at most 3 steps a turn).
@@ -93,65 +119,134 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         self.lang = check_lang(lang)
         self.action_space = spaces.Discrete(NUM_KEEP_ACTIONS + self.rules.num_categories)
         self.observation_space = spaces.Box(0.0, O.high(self.rules), dtype=np.float32)
-        self.state: GameState | None = None
-        self._mask = np.zeros(self.action_space.n, dtype=np.bool_)
-        self._steps = 0
+        # the game: a one-game batch of the vector engine, and the kernels' read-only tables
+        self._b = K.Batch.empty(1, self.rules.num_categories)
+        self._st = self._b.arrays()
+        self._tb = K.make_tables(self.rules, self.unique_keeps, self.max_steps, self.strict).arrays()
+        self._n_actions = int(self.action_space.n)
+        self._obs_size = O.size(self.rules)
+        self._mask2 = np.zeros((1, self._n_actions), dtype=np.bool_)  # what the kernels write
+        self._mask = self._mask2[0]
+        self._mask8 = self._mask.view(np.int8)
+        self._bind_kernels()
+        self._status = _NOT_STARTED
+        self._state: GameState | None = None  # env.state, built on demand, dropped at every step
+        self._rng_loaded = False  # the kernel's generator row continues self._np_random, untouched since
 
     # ---- Gymnasium API -------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
+        if seed is not None:
+            self._rng_loaded = False
         start = (options or {}).get("state")
+        obs = np.empty(self._obs_size, dtype=np.float32)
         if start is None:
-            self.state = new_game(self.rules, self.np_random)
+            if not self._rng_loaded:
+                self._load_rng()
+            self._k_reset(self._st, self._tb, obs, self._mask2)
+            self._state = None
         else:
             st = parse(start, self.rules.name) if isinstance(start, str) else start
             if not isinstance(st, GameState) or st.rules != self.rules.name or st.is_over:
                 raise ValueError(f"options['state'] must be an unfinished {self.rules.name} GameState or notation, "
                                  f"got {start!r}")
-            self.state = st
-        self._steps = 0
-        self._mask = action_mask(self.state, self.unique_keeps)
+            self._b.load_state(0, st)
+            self._k_show(self._st, self._tb, obs, self._mask2)
+            self._state = st
+        self._status = _PLAYING
         if self.render_mode == "human":
             self.render()
-        return O.encode(self.state), {"action_mask": self._mask.astype(np.int8)}
+        return obs, {"action_mask": self._mask8.copy()}
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
-        if self.state is None:
-            raise RuntimeError("call reset() before step()")
-        a = check_action(action, int(self.action_space.n))
-        if self.state.is_over:
-            raise RuntimeError("the game is over: call reset() before step()")
-        self._steps += 1
-        reward = 0
-        illegal = not self._mask[a]
-        if illegal:
-            if self.strict:
-                raise ValueError(f"action {a} ({describe_action(a, self.state)}) is illegal: "
-                                 f"{self.illegal_reason(a)}")
-        elif a < NUM_KEEP_ACTIONS:
-            self.state = reroll_pattern(self.state, a, self.np_random)
-        else:
-            self.state, reward = score_category(self.state, a - NUM_KEEP_ACTIONS, self.np_random)
-        terminated = self.state.is_over
-        truncated = not terminated and self._steps >= self.max_steps
-        self._mask = action_mask(self.state, self.unique_keeps)
-        info: dict[str, Any] = {"action_mask": self._mask.astype(np.int8), "illegal_action": illegal}
+        if self._status != _PLAYING:
+            self._not_playing(action)
+        a = action if type(action) is int and 0 <= action < self._n_actions else check_action(action, self._n_actions)
+        if not self._rng_loaded:
+            self._load_rng()
+        if self.strict and not self._mask[a]:
+            raise ValueError(f"action {a} ({describe_action(a, self.state)}) is illegal: {self.illegal_reason(a)}")
+        obs = np.empty(self._obs_size, dtype=np.float32)
+        code = self._k_step(a, self._st, self._tb, obs, self._mask2)
+        self._state = None
+        terminated = code & _TERM != 0
+        info: dict[str, Any] = {"action_mask": self._mask8.copy(), "illegal_action": code & _ILLEGAL != 0}
         if terminated:
-            info["final_score"] = self.state.total
-            info["scorecard"] = scorecard(self.state)
+            self._status = _OVER
+            st = self.state
+            info["final_score"] = st.total
+            info["scorecard"] = scorecard(st)
         if self.render_mode == "human":
             self.render()
-        return O.encode(self.state), float(reward), terminated, truncated, info
+        return obs, float(code >> _SHIFT), terminated, code & _TRUNC != 0, info
 
     def render(self) -> str | None:
-        if self.state is None:
+        if self._status == _NOT_STARTED:
             return None
         text = render_text(self.state, self.lang)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    # ---- state and randomness ------------------------------------------------------------------------------
+    @property
+    def state(self) -> GameState | None:
+        """The current :class:`~yacht_env.state.GameState` (None before the first reset), built from the arrays on
+        demand and kept until the next step."""
+        if self._state is None and self._status != _NOT_STARTED:
+            self._state = self._b.game_state(0, self.rules)
+        return self._state
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The environment's Generator, brought up to date with the dice drawn so far (see the class docstring)."""
+        gen = gym.Env.np_random.fget(self)  # type: ignore[attr-defined]
+        if self._rng_loaded:
+            P.write_state(self._b.rng[0], gen.bit_generator)
+            self._rng_loaded = False  # the caller may draw from it: the kernel reloads it before the next dice
+        return gen
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        if not isinstance(value, np.random.Generator) or not isinstance(value.bit_generator, np.random.PCG64):
+            raise ValueError(f"np_random must be a numpy Generator over a PCG64 bit generator, got {value!r}")
+        gym.Env.np_random.fset(self, value)  # type: ignore[attr-defined]
+        self._rng_loaded = False
+
+    def _load_rng(self) -> None:
+        """The kernel takes over the current state of ``np_random`` (seeding it at random first if unset)."""
+        if self._np_random is None:
+            self._np_random, self._np_random_seed = seeding.np_random()
+        self._b.rng[0] = P.state_row(self._np_random.bit_generator)
+        self._rng_loaded = True
+
+    def _bind_kernels(self) -> None:
+        """The one-game kernels compiled for this env's arrays, called without numba's type dispatch
+        (:func:`yacht_env.vector.kernels.compiled`: the arrays keep their types for the env's life; ``obs`` is always
+        a fresh 1-d float32 array and the action a Python int)."""
+        obs = np.empty(self._obs_size, dtype=np.float32)
+        self._k_step = K.compiled(K.single_step, 0, self._st, self._tb, obs, self._mask2)
+        self._k_reset = K.compiled(K.single_reset, self._st, self._tb, obs, self._mask2)
+        self._k_show = K.compiled(K.single_show, self._st, self._tb, obs, self._mask2)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_k_")}  # compiled functions don't pickle
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._st = self._b.arrays()  # the unpickled batch's arrays, not copies of them
+        self._tb = K.make_tables(self.rules, self.unique_keeps, self.max_steps, self.strict).arrays()  # read-only
+        self._mask = self._mask2[0]
+        self._mask8 = self._mask.view(np.int8)
+        self._bind_kernels()
+
+    def _not_playing(self, action: Any) -> None:
+        if self._status == _NOT_STARTED:
+            raise RuntimeError("call reset() before step()")
+        check_action(action, self._n_actions)
+        raise RuntimeError("the game is over: call reset() before step()")
 
     # ---- masks ---------------------------------------------------------------------------------------------
     def action_masks(self) -> np.ndarray:
@@ -160,21 +255,25 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
 
     def illegal_reason(self, action: int) -> str:
         """Why ``action`` is illegal now ("" if it is legal)."""
-        st = self.state
-        if st is None or self._mask[action]:
-            return ""
-        if action < NUM_KEEP_ACTIONS:
-            if st.rolls_left == 0:
-                return "no rolls left this turn; score a category"
-            if action == KEEP_ALL:
-                return "keeping all five dice wastes a roll; score a category instead"
-            return "another keep action keeps the same dice (unique_keeps=True)"
-        k = action - NUM_KEEP_ACTIONS
-        cid = self.rules.category_ids[k]
-        if st.scores[k] is not None:
-            return f"category {cid!r} is already filled"
-        allowed = ", ".join(self.rules.category_ids[i] for i in st.legal_categories())
-        return f"the Joker rule forbids {cid!r} with this Yahtzee; allowed: {allowed}"
+        return illegal_reason(self.state, self._mask, self.rules, action)
+
+
+def illegal_reason(state: GameState | None, mask: np.ndarray, rules: RuleSet, action: int) -> str:
+    """Why ``action`` is illegal in ``state`` whose legal-action mask is ``mask`` ("" if it is legal)."""
+    if state is None or mask[action]:
+        return ""
+    if action < NUM_KEEP_ACTIONS:
+        if state.rolls_left == 0:
+            return "no rolls left this turn; score a category"
+        if action == KEEP_ALL:
+            return "keeping all five dice wastes a roll; score a category instead"
+        return "another keep action keeps the same dice (unique_keeps=True)"
+    k = action - NUM_KEEP_ACTIONS
+    cid = rules.category_ids[k]
+    if state.scores[k] is not None:
+        return f"category {cid!r} is already filled"
+    allowed = ", ".join(rules.category_ids[i] for i in state.legal_categories())
+    return f"the Joker rule forbids {cid!r} with this Yahtzee; allowed: {allowed}"
 
 
 def scorecard(state: GameState) -> dict[str, Any]:

@@ -284,7 +284,7 @@ def score(category: str, dice: Sequence[int], rules: str = "yacht") -> int:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Turn logic on plain integers. numba compiles these same functions (see yacht_env._jit); keep them to ints,
+# Turn logic on plain integers. numba compiles these same functions (see yacht_env.jit); keep them to ints,
 # int arrays and simple control flow.
 # ----------------------------------------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Compiled kernels of the exact solver: the turn rules compiled by numba, the keep tree and the layer sweep.
 
 The rules are not rewritten here: :func:`legal_bits`, :func:`box_score` and :func:`points_for` are the functions of
-:mod:`yacht_env.rules`, compiled by numba with their calls to one another bound to the compiled versions.
+:mod:`yacht_env.rules`, compiled once by :mod:`yacht_env.jit` (inlined into the kernels below).
 
 The keep tree. Keeps are numbered by size (:mod:`yacht_env.dice`), and the 252 keeps of five dice are the hands in
 order (keep ``HAND0 + h`` is hand ``h``). Given the value ``V[h]`` of holding hand ``h`` after a roll:
@@ -23,49 +23,19 @@ not five of a kind through small per-category tables of box-score classes (:func
 
 from __future__ import annotations
 
-import os
-import types
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 from numba import njit, prange
 
 from yacht_env import dice as D
+from yacht_env import jit
 from yacht_env import rules as R
 
+jit.expire_stale_numba_cache(__file__)  # before any njit below: the kernels contain the rules and dice tables
 
-def _expire_stale_numba_cache() -> None:
-    """numba's on-disk cache notices changes to this file only, yet the kernels compiled here contain the rules'
-    turn logic and the dice tables. So if ``rules.py`` or ``dice.py`` is newer than this file, touch this file:
-    numba then compiles afresh instead of loading kernels built on the old rules. (Runs before any ``njit``.)"""
-    try:
-        here = os.stat(__file__).st_mtime
-        if max(os.stat(m.__file__).st_mtime for m in (R, D) if m.__file__) > here:
-            os.utime(__file__)
-    except OSError:  # read-only installation: its files do not change either
-        pass
-
-
-_expire_stale_numba_cache()
-
-
-def _rebind(fn: Callable[..., Any], **env: Any) -> Callable[..., Any]:
-    """A copy of ``fn`` (same code, same source file) whose global names in ``env`` are bound to other objects:
-    here, rules functions calling one another see each other's compiled versions."""
-    g = dict(fn.__globals__)
-    g.update(env)
-    new = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
-    new.__qualname__ = fn.__qualname__
-    new.__module__ = fn.__module__
-    new.__doc__ = fn.__doc__
-    return new
-
-
-joker_applies = njit(cache=True)(R.joker_applies)
-legal_bits = njit(cache=True)(_rebind(R.legal_bits, joker_applies=joker_applies))
-box_score = njit(cache=True)(_rebind(R.box_score, joker_applies=joker_applies))
-points_for = njit(cache=True)(_rebind(R.points_for, box_score=box_score))
+joker_applies = jit.joker_applies
+legal_bits = jit.legal_bits
+box_score = jit.box_score
+points_for = jit.points_for
 
 # ---- dice tables, frozen into the compiled code ---------------------------------------------------------------
 

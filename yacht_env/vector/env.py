@@ -11,7 +11,6 @@ every episode: same dice, float32-identical observations, masks, rewards, flags 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -20,10 +19,9 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from yacht_env import dice as D
+from yacht_env import env as single_env  # a module, not its names: yacht_env.env imports the kernels of this package
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, describe_action
-from yacht_env.env import YachtEnv
 from yacht_env.i18n import check_lang
 from yacht_env.render import render_text
 from yacht_env.rules import RuleSet, get_rules
@@ -180,11 +178,7 @@ class YachtVectorEnv(VectorEnv):
 
     def state(self, i: int) -> GameState:
         """The :class:`~yacht_env.state.GameState` of game ``i`` now (built on demand)."""
-        i = self._check_index(i)
-        b = self._b
-        scores = tuple(None if s < 0 else int(s) for s in b.scores[i])
-        return GameState(self.rules.name, tuple(int(x) for x in D.HANDS[b.hand[i]]), int(b.rolls[i]), scores,
-                         int(b.bonus[i]))
+        return self._b.game_state(self._check_index(i), self.rules)
 
     def states(self) -> list[GameState]:
         """The states of all games (a Python loop: for agents that need states, not for the hot path)."""
@@ -256,6 +250,5 @@ class YachtVectorEnv(VectorEnv):
 
     def _illegal_reason(self, st: GameState, action: int, i: int) -> str:
         """The single env's explanation of an illegal action (same message)."""
-        view = SimpleNamespace(state=st, _mask=self._mask[i], rules=self.rules)
-        return YachtEnv.illegal_reason(view, action)  # type: ignore[arg-type]
+        return single_env.illegal_reason(st, self._mask[i], self.rules, action)
 

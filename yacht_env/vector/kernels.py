@@ -1,13 +1,15 @@
 """numba kernels of the vector engine: reset, step, legal-action masks and observations of N games at once.
 
 Every rule comes from :mod:`yacht_env.rules`: the turn logic (:func:`~yacht_env.rules.legal_bits`,
-:func:`~yacht_env.rules.box_score`, :func:`~yacht_env.rules.points_for`) is compiled here from the *same* Python
-functions the single environment runs (:func:`jit_rules`), and the score / Joker tables are passed in as arrays.
+:func:`~yacht_env.rules.box_score`, :func:`~yacht_env.rules.points_for`) is the *same* Python functions, compiled
+once by :mod:`yacht_env.jit` (LLVM inlines them here), and the score / Joker tables are passed in as arrays.
 The dice tables come from :mod:`yacht_env.dice`, dice are drawn with :mod:`yacht_env.vector.pcg64` exactly as
 :func:`yacht_env.randomness.roll` draws them, and the dice part of the observation is tabulated from
 :func:`yacht_env.observation.encode` itself; the rest of the observation follows
 :func:`yacht_env.observation.layout`, whose offsets are passed in. The differential test
-(``tests/test_vector.py``) checks all of it bit for bit against :class:`yacht_env.env.YachtEnv`.
+(``tests/test_vector.py``) checks all of it bit for bit against :class:`yacht_env.env.YachtEnv`, which steps its one
+game with the ``single_*`` kernels below, and ``tests/test_env.py`` holds that env to the pure transitions of
+:mod:`yacht_env.state`.
 
 Per-game state, one row per game (see :class:`Batch`): hand index, rolls left, filled-box bits, box scores (-1 while
 open), upper total, five-of-a-kind bonus count, points so far, steps in the episode and the PCG64 generator.
@@ -18,8 +20,7 @@ chunks of 64 games between the calling thread and helper threads through an atom
 
 from __future__ import annotations
 
-import os
-import types
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,7 @@ import numba
 import numpy as np
 
 from yacht_env import dice as D
+from yacht_env import jit
 from yacht_env import observation as O
 from yacht_env import rules as R
 from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
@@ -36,53 +38,22 @@ from yacht_env.state import ROLLS_PER_TURN, GameState
 from yacht_env.vector import pcg64 as P
 from yacht_env.vector.parallel import CHUNK, atomic_add, default_threads, get_pool
 
-_TURN_LOGIC = ("joker_applies", "legal_bits", "box_score", "points_for")
-
 
 def _expire_stale_numba_cache() -> None:
-    """numba's on-disk cache of this module is checked against this file only, yet its kernels inline the turn logic
-    of ``rules.py``, the dice draws of ``pcg64.py``, the atomics of ``parallel.py`` and constants of ``state.py`` and
-    ``actions.py``. If one of those is newer than this file, touch this file so that numba compiles afresh instead of
-    loading kernels built on old code. (Runs before any kernel is compiled.)"""
+    """Drop this module's cached kernels if a source they contain changed (see
+    :func:`yacht_env.jit.expire_stale_numba_cache`): besides the rules and dice tables, the dice draws of
+    ``pcg64.py``, the atomics of ``parallel.py`` and constants of ``state.py`` and ``actions.py``."""
     from yacht_env import actions, state
     from yacht_env.vector import parallel
 
-    try:
-        here = os.stat(__file__).st_mtime
-        deps = (R, D, P, parallel, state, actions)
-        if max(os.stat(m.__file__).st_mtime for m in deps if m.__file__) > here:
-            os.utime(__file__)
-    except OSError:  # a read-only installation: its files do not change either
-        pass
+    jit.expire_stale_numba_cache(__file__, (P, parallel, state, actions))
 
 
-_expire_stale_numba_cache()
+_expire_stale_numba_cache()  # before any kernel below is compiled
 
-
-def jit_rules() -> dict[str, numba.core.registry.CPUDispatcher]:
-    """Compile the turn logic of :mod:`yacht_env.rules` with numba, unchanged.
-
-    The functions call each other through module globals, which numba cannot call as plain Python functions; so each
-    is rebuilt from its own code object over a copy of the module's globals in which its callees are the compiled
-    versions. The source, and so every rule, stays the one in ``rules.py``. They are inlined into the kernels (numba
-    IR), never called on their own, so they are not cached (the solver caches its own compiled copies of the same
-    functions under the same names)."""
-    glob = dict(vars(R))
-    out = {}
-    for name in _TURN_LOGIC:
-        f = getattr(R, name)
-        g = types.FunctionType(f.__code__, glob, name, f.__defaults__, f.__closure__)
-        g.__qualname__ = f.__qualname__
-        g.__module__ = f.__module__
-        g.__doc__ = f.__doc__
-        glob[name] = out[name] = numba.njit(inline="always")(g)
-    return out
-
-
-_J = jit_rules()
-legal_bits = _J["legal_bits"]
-box_score = _J["box_score"]
-points_for = _J["points_for"]
+legal_bits = jit.legal_bits
+box_score = jit.box_score
+points_for = jit.points_for
 
 # cfg: integer configuration of a batch (one int64 array, so the kernels take few arguments)
 (C_NUM_CAT, C_NUM_ACT, C_OBS, C_ROLLS, C_OPEN, C_POINTS, C_TURN, C_UPPER_TOTAL, C_UPPER_BONUS, C_YBOX, C_YCAT,
@@ -153,8 +124,10 @@ def float_tables(rules: RuleSet) -> np.ndarray:
     return out
 
 
+@functools.cache
 def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, strict: bool) -> Tables:
-    """The kernels' tables and configuration for a rule set and the env's options."""
+    """The kernels' tables and configuration for a rule set and the env's options (built once per combination and
+    shared: every array is read-only)."""
     lay = O.layout(rules)
     known = {"dice_counts", "dice_onehot", "rolls_left", "open", "points", "turn", "upper_total", "upper_bonus",
              "yahtzee_box"}
@@ -194,6 +167,9 @@ def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, strict: bool
     )
 
 
+MAX_BOX = 1000  # largest box score (and bonus count) a loaded state may hold: int16 upper totals cannot overflow
+
+
 @dataclass
 class Batch:
     """The state of N games as arrays (row i is game i). ``scores`` holds -1 for an open box."""
@@ -230,6 +206,30 @@ class Batch:
     @property
     def nbytes(self) -> int:
         return sum(a.nbytes for a in self.arrays())
+
+    # ---- GameState <-> row: the one mapping, used by the vector env and the single env ---------------------------
+    def game_state(self, i: int, rules: RuleSet) -> GameState:
+        """The :class:`~yacht_env.state.GameState` of row i (built anew from the arrays)."""
+        scores = tuple(None if s < 0 else s for s in self.scores[i].tolist())
+        return GameState(rules.name, tuple(D.HANDS[self.hand[i]].tolist()), int(self.rolls[i]), scores,
+                         int(self.bonus[i]))
+
+    def load_state(self, i: int, state: GameState) -> None:
+        """Row i becomes ``state``, its episode's step count 0; its generator row is left as it is. Raises
+        ``ValueError`` for a state the arrays cannot hold (a box score outside 0..MAX_BOX, a bonus count above it)."""
+        c = self.scores.shape[1]
+        if len(state.scores) != c:
+            raise ValueError(f"state has {len(state.scores)} boxes, the batch {c}")
+        if any(s is not None and not 0 <= s <= MAX_BOX for s in state.scores) or not 0 <= state.bonus_count <= MAX_BOX:
+            raise ValueError(f"box scores and the bonus count must be in 0..{MAX_BOX} here, got {state}")
+        self.hand[i] = state.hand
+        self.rolls[i] = state.rolls_left
+        self.filled[i] = state.filled_bits
+        self.scores[i] = [-1 if s is None else s for s in state.scores]
+        self.upper[i] = state.upper_total
+        self.bonus[i] = state.bonus_count
+        self.total[i] = state.total
+        self.steps[i] = 0
 
 
 # ---- per-game helpers (inlined into the kernels) ------------------------------------------------------------------
@@ -290,14 +290,19 @@ def _write_mask(i, lbits, out, st, tb) -> None:
 
 @numba.njit(cache=True, inline="always", _nrt=False)
 def _write_obs(i, lbits, out, st, tb) -> None:
-    """Observation of game i into ``out[i]``, as :func:`yacht_env.observation.encode` computes it. Every slot is
-    written once; the float32 values of ``points / 50``, ``turn / C`` and ``min(upper, thr) / thr`` are read from
+    """Observation of game i into ``out[i]``."""
+    _write_obs_row(out[i], i, lbits, st, tb)
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _write_obs_row(row, i, lbits, st, tb) -> None:
+    """Observation of game i into the 1-d ``row``, as :func:`yacht_env.observation.encode` computes it. Every slot
+    is written once; the float32 values of ``points / 50``, ``turn / C`` and ``min(upper, thr) / thr`` are read from
     ``floats`` (tabulated by :func:`float_tables` with the same float64 expressions)."""
     hand, rolls, filled, scores, upper_a = st[0], st[1], st[2], st[3], st[4]
     params, cfg, score, joker, five, hand_obs, floats = tb[0], tb[1], tb[2], tb[3], tb[4], tb[10], tb[11]
     c = cfg[C_NUM_CAT]
     h = hand[i]
-    row = out[i]
     hrow = hand_obs[h]
     for j in range(_HAND_OBS):  # a constant trip count, so the copy is unrolled / vectorised
         row[j] = hrow[j]
@@ -362,15 +367,12 @@ def _reset_game(i, st, tb, obs, mask) -> None:
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
-def _step_game(i, a, st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask,
-               final_card) -> int:
-    """Step game i with action ``a`` as :meth:`yacht_env.env.YachtEnv.step` does (an illegal action is a no-op),
-    then restart it if it ended. Returns 1 if it ended."""
+def _play(i, a, st, tb, mask) -> tuple[int, bool]:
+    """Game i takes action ``a`` as :meth:`yacht_env.env.YachtEnv.step` does (an illegal action is a no-op) and
+    counts the step. Returns (points added, whether the action was illegal)."""
     hand, rolls, filled, scores, upper, bonus, total, steps, rng = st
     params, cfg, score, joker, five = tb[0], tb[1], tb[2], tb[3], tb[4]
     pattern_keep, keep_size, keep_add, keep_to_hand = tb[6], tb[7], tb[8], tb[9]
-    c = cfg[C_NUM_CAT]
-    all_bits = (np.int64(1) << c) - 1
     ycat = cfg[C_YCAT]
     steps[i] += 1
     pts = 0
@@ -396,14 +398,25 @@ def _step_game(i, a, st, tb, obs, mask, reward, terminated, truncated, illegal, 
             if k < R.NUM_UPPER:
                 upper[i] += box
             total[i] += pts
-            if f == all_bits:
+            if f == (np.int64(1) << cfg[C_NUM_CAT]) - 1:
                 rolls[i] = 0
             else:
                 rolls[i] = ROLLS_PER_TURN - 1
                 hand[i] = _roll_into(EMPTY_KEEP, _FULL_HAND, rng, i, keep_add, keep_to_hand)
+    return pts, bad
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _step_game(i, a, st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask,
+               final_card) -> int:
+    """Step game i with action ``a`` (:func:`_play`), then restart it if it ended. Returns 1 if it ended."""
+    filled, scores, upper, bonus, total, steps = st[2], st[3], st[4], st[5], st[6], st[7]
+    params, cfg = tb[0], tb[1]
+    c = cfg[C_NUM_CAT]
+    pts, bad = _play(i, a, st, tb, mask)
     reward[i] = pts
     illegal[i] = bad
-    term = np.int64(filled[i]) == all_bits
+    term = np.int64(filled[i]) == (np.int64(1) << c) - 1
     trunc = (not term) and steps[i] >= cfg[C_MAX_STEPS]
     terminated[i] = term
     truncated[i] = trunc
@@ -488,6 +501,76 @@ def check_actions(actions, st, tb) -> tuple[int, int]:
         if strict and not _is_legal(a, i, _legal(i, st, tb), st, tb):
             return 2, i
     return 0, -1
+
+
+# ---- one game, for the single environment ---------------------------------------------------------------------------
+# yacht_env.env.YachtEnv holds its game as a one-game batch and steps it with these (plain kernels, no autoreset):
+# ``obs`` is the 1-d observation to fill, ``mask`` the (1, A) bool mask of the game.
+
+SINGLE_ILLEGAL, SINGLE_TRUNCATED, SINGLE_TERMINATED = 1, 2, 4
+SINGLE_POINTS_SHIFT = 3
+
+
+def _fingerprint(x: Any) -> Any:
+    """What numba's type of an argument depends on, cheaply (arrays, tuples of them, scalars)."""
+    if isinstance(x, np.ndarray):
+        f = x.flags
+        return x.dtype.str, x.ndim, f.c_contiguous, f.f_contiguous, f.writeable, f.aligned
+    if isinstance(x, tuple):
+        return tuple(_fingerprint(y) for y in x)
+    return type(x)
+
+
+_COMPILED: dict[tuple[Any, ...], Callable[..., Any]] = {}
+
+
+def compiled(kernel: numba.core.registry.CPUDispatcher, *args: Any) -> Callable[..., Any]:
+    """The compiled function of ``kernel`` for the types of ``args`` (compiled, or loaded from numba's cache, on
+    first use; then remembered).
+
+    Calling it skips the dispatcher's matching of the arguments' types, which costs more than the kernel itself for
+    the 20-odd arrays of a one-game step (about 0.8 of 1.4 µs). It must only be called with arguments of exactly
+    those types (same dtypes, dimensions, layouts and read-only flags): it does not check them."""
+    key = (kernel, _fingerprint(args))
+    fn = _COMPILED.get(key)
+    if fn is None:
+        fn = _COMPILED[key] = kernel.compile(tuple(numba.typeof(a) for a in args))
+    return fn
+
+
+@numba.njit(cache=True, _nrt=False)
+def single_reset(st, tb, obs, mask) -> None:
+    """Game 0 starts anew (empty scorecard, first roll from its generator); writes its observation and mask."""
+    _new_game(0, st, tb)
+    single_show(st, tb, obs, mask)
+
+
+@numba.njit(cache=True, _nrt=False)
+def single_show(st, tb, obs, mask) -> None:
+    """Write the observation and mask of game 0 as it stands (after :meth:`Batch.load_state`)."""
+    lbits = _legal(0, st, tb)
+    _write_mask(0, lbits, mask, st, tb)
+    _write_obs_row(obs, 0, lbits, st, tb)
+
+
+@numba.njit(cache=True, _nrt=False)
+def single_step(a, st, tb, obs, mask) -> int:
+    """Game 0 takes action ``a`` (in the action space; an illegal one is a no-op) as :meth:`YachtEnv.step
+    <yacht_env.env.YachtEnv.step>` does; writes the new observation and mask. Returns
+    ``points << SINGLE_POINTS_SHIFT | SINGLE_*`` flags (terminated, truncated, illegal): one int, cheap to return."""
+    filled, steps, cfg = st[2], st[7], tb[1]
+    pts, bad = _play(0, a, st, tb, mask)
+    term = np.int64(filled[0]) == (np.int64(1) << cfg[C_NUM_CAT]) - 1
+    trunc = (not term) and steps[0] >= cfg[C_MAX_STEPS]
+    single_show(st, tb, obs, mask)
+    code = np.int64(pts) << SINGLE_POINTS_SHIFT
+    if term:
+        code |= SINGLE_TERMINATED
+    if trunc:
+        code |= SINGLE_TRUNCATED
+    if bad:
+        code |= SINGLE_ILLEGAL
+    return code
 
 
 # ---- random legal actions -------------------------------------------------------------------------------------------

@@ -56,12 +56,23 @@ def state_row(bit_generator: np.random.PCG64) -> np.ndarray:
     return np.array([s >> 64, s & MASK64, inc >> 64, inc & MASK64], dtype=np.uint64)
 
 
+def write_state(row: np.ndarray, bit_generator: np.random.PCG64) -> None:
+    """Set a numpy PCG64 bit generator to generator row ``row`` (the inverse of :func:`state_row`). Its buffered
+    32-bit half, which raw draws never use, is kept."""
+    st = bit_generator.state
+    if st["bit_generator"] != "PCG64":
+        raise ValueError(f"expected a PCG64 bit generator, got {st['bit_generator']}")
+    s = (int(row[S_HI]) << 64) | int(row[S_LO])
+    inc = (int(row[I_HI]) << 64) | int(row[I_LO])
+    st["state"] = {"state": s, "inc": inc}
+    bit_generator.state = st
+
+
 def to_generator(row: np.ndarray) -> np.random.Generator:
     """A numpy Generator whose PCG64 continues from generator row ``row`` (for handing a game to a single env)."""
     bg = np.random.PCG64()
-    s = (int(row[S_HI]) << 64) | int(row[S_LO])
-    inc = (int(row[I_HI]) << 64) | int(row[I_LO])
-    bg.state = {"bit_generator": "PCG64", "state": {"state": s, "inc": inc}, "has_uint32": 0, "uinteger": 0}
+    bg.state = {"bit_generator": "PCG64", "state": {"state": 0, "inc": 1}, "has_uint32": 0, "uinteger": 0}
+    write_state(row, bg)
     return np.random.Generator(bg)
 
 
