@@ -190,10 +190,15 @@ def test_load_agent_bad_rules() -> None:
 def test_load_agent_model_files(tmp_path) -> None:
     with pytest.raises(ValueError, match="model file not found"):
         load_agent(str(tmp_path / "missing.zip"), "yacht")
-    model = tmp_path / "model.pt"
-    model.write_bytes(b"")
-    with pytest.raises(ValueError, match=r"not available yet"):
-        load_agent(str(model), "yacht")
+    for name, kind in (("model.pt", "TD model"), ("model.zip", "MaskablePPO model")):
+        model = tmp_path / name
+        model.write_bytes(b"not a model")
+        with pytest.raises(ValueError, match=f"cannot load .*{name}' as a {kind}"):
+            load_agent(str(model), "yacht")
+    other = tmp_path / "model.onnx"
+    other.write_bytes(b"")
+    with pytest.raises(ValueError, match="unknown agent"):
+        load_agent(str(other), "yacht")
 
 
 def test_register_agent_extension_point() -> None:

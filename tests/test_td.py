@@ -1,0 +1,209 @@
+"""The model-based TD learner (agents/td.py): exact expectimax, learning, run folders, model files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+torch = pytest.importorskip("torch")
+
+from agents import td  # noqa: E402 - after the torch check
+from agents.evaluation import evaluate, play_games  # noqa: E402
+from agents.loader import load_agent  # noqa: E402
+from agents.optimal import OptimalAgent  # noqa: E402
+from agents.random_agent import RandomAgent  # noqa: E402
+from yacht_env.actions import action_mask  # noqa: E402
+from yacht_env.rules import get_rules  # noqa: E402
+from yacht_env.solver import solve, successor_table  # noqa: E402
+from yacht_env.state import GameState, parse  # noqa: E402
+
+RULES = ["yacht", "yahtzee", "yahtzee-free-joker"]
+
+
+@pytest.fixture(autouse=True)
+def _one_thread() -> None:
+    torch.set_num_threads(1)
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_fast_score_table_is_successor_table(rules: str) -> None:
+    a = td.RulesArrays(get_rules(rules))
+    s = a.space
+    rng = np.random.default_rng(1)
+    E = rng.normal(100, 30, s.size)
+    G = np.empty((252, s.C))
+    for _ in range(100):
+        F, u, y = int(rng.integers(0, (1 << s.C) - 1)), int(rng.integers(0, s.U)), int(rng.integers(0, s.Y))
+        td.score_table(a.params, a.S, a.J, a.PT, E, F, u, y, *a.dims(), G)
+        assert np.array_equal(G, successor_table(a.params, a.S, a.J, E, F, u, y, *a.dims()))
+
+
+def _states(rules: str, games: int) -> list[GameState]:
+    """Decision states from random play (off the optimal path) and from optimal play."""
+    seen: list[GameState] = []
+    for agent in (RandomAgent(rules, seed=3), OptimalAgent(rules)):
+        play_games(agent, rules, list(range(games)), on_decision=lambda g, s, a: seen.append(s))
+    return seen
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_expectimax_with_exact_values_plays_optimally(rules: str) -> None:
+    sol = solve(rules)
+    exact = td.TDAgent(rules, table=sol.values)
+    states = _states(rules, 6)
+    if rules != "yacht":  # Joker and bonus situations
+        states += [parse(t) for t in (
+            f"{rules} | dice 4 4 4 4 4 | rolls 0 | filled yahtzee=50",
+            f"{rules} | dice 4 4 4 4 4 | rolls 2 | filled yahtzee=50,fours=12",
+            f"{rules} | dice 6 6 6 6 6 | rolls 1 | filled yahtzee=0,ones=3,twos=6",
+            f"{rules} | dice 2 2 2 2 2 | rolls 0 | filled yahtzee=50,twos=4,three_of_a_kind=20,four_of_a_kind=0,"
+            "full_house=25,small_straight=30,large_straight=40,chance=22",
+        )]
+    assert len(states) > 300
+    masks = np.stack([action_mask(s) for s in states])
+    got = exact.act_batch(np.zeros((len(states), 0)), masks, states)
+    want = [sol.best_action(s) for s in states]
+    assert got.tolist() == want
+
+
+def test_exact_values_play_the_same_games_as_the_optimal_agent() -> None:
+    sol = solve("yacht")
+    a = evaluate(td.TDAgent("yacht", table=sol.values), "yacht", 30, seed=4, regret=True)
+    b = evaluate(OptimalAgent("yacht"), "yacht", 30, seed=4, regret=False)
+    assert a["scores"] == b["scores"]
+    assert a["regret_per_game"] < 1e-9
+
+
+def test_short_training_improves_on_the_start() -> None:
+    torch.manual_seed(0)
+    model = td.ValueNet("yacht", [64, 64])
+    opt = torch.optim.Adam(model.net.parameters(), lr=3e-3)
+    before = evaluate(td.TDAgent("yacht", model=model), "yacht", 40, seed=7, regret=True)
+    player = td.SelfPlay(model)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        idx, targets, steps, _ = player.play(64, rng)
+        assert steps >= 64 * 12 and len(idx) == len(targets) == 64 * 12
+        td.fit(model, opt, idx, targets, 2, 128, rng)
+        player.memo.clear()
+    after = evaluate(td.TDAgent("yacht", model=model), "yacht", 40, seed=7, regret=True)
+    assert after["regret_per_game"] < 0.5 * before["regret_per_game"]
+    assert after["mean"] > before["mean"]
+    start = model.predict(np.array([0]))[0]  # the empty scorecard
+    assert abs(start - solve("yacht").start_value) < 0.1 * solve("yacht").start_value
+
+
+def test_targets_are_exact_turn_expectations() -> None:
+    """With exact values in the memo, every TD(0) target equals the solver's value of the state."""
+    sol = solve("yahtzee")
+    model = td.ValueNet("yahtzee", [8])
+    player = td.SelfPlay(model)
+    player.memo = td.ValueMemo(player.arrays, table=sol.values)
+    idx, targets, _, scores = player.play(16, np.random.default_rng(2))
+    np.testing.assert_allclose(targets, sol.values.reshape(-1)[idx], rtol=0, atol=1e-9)
+    assert targets[:16] == pytest.approx(sol.start_value)
+
+
+def test_model_for_other_rules_fails_clearly(tmp_path: Path) -> None:
+    path = tmp_path / "m.pt"
+    td.ValueNet("yacht", [16]).save(path)
+    assert isinstance(load_agent(str(path), "yacht"), td.TDAgent)
+    with pytest.raises(ValueError, match="trained for rules 'yacht', not 'yahtzee'"):
+        load_agent(str(path), "yahtzee")
+    data = torch.load(path, weights_only=True)
+    data["meta"]["feature_layout_version"] = 0
+    torch.save(data, tmp_path / "old.pt")
+    with pytest.raises(ValueError, match="feature layout version 0"):
+        load_agent(str(tmp_path / "old.pt"), "yacht")
+    torch.save({"weights": torch.zeros(3)}, tmp_path / "other.pt")
+    with pytest.raises(ValueError, match="not a TD model"):
+        load_agent(str(tmp_path / "other.pt"), "yacht")
+    (tmp_path / "junk.pt").write_bytes(b"not a model")
+    with pytest.raises(ValueError, match="cannot load"):
+        load_agent(str(tmp_path / "junk.pt"), "yacht")
+
+
+@pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
+def test_shipped_models_load_and_play(rules: str) -> None:
+    agent = load_agent(f"td-{rules}", rules, seed=0)
+    assert isinstance(agent, td.TDAgent)
+    r = evaluate(agent, rules, 20, seed=3, regret=False)
+    assert r["percent_of_optimal"] > 80
+    other = "yahtzee" if rules == "yacht" else "yacht"
+    with pytest.raises(ValueError, match=f"trained for rules '{rules}', not '{other}'"):
+        load_agent(f"td-{rules}", other)
+
+
+def _config(tmp_path: Path, **td_keys: object) -> Path:
+    cfg = {"rules": "yacht", "algo": "td", "total_timesteps": 3000, "seed": 0, "checkpoint_freq": 2000,
+           "torch_threads": 1,
+           "td": {"hidden": [32, 32], "learning_rate": "lin_3e-3", "games_per_iteration": 32, **td_keys},
+           "eval": {"freq": 1000, "episodes": 10, "final_episodes": 20}}
+    path = tmp_path / "tiny_td.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def test_train_py_run_folder_and_resume(tmp_path: Path) -> None:
+    import train
+
+    assert train.main(["--config", str(_config(tmp_path)), "--run-dir", str(tmp_path / "runs"), "--no-progress"]) == 0
+    (run,) = (tmp_path / "runs").iterdir()
+    for name in ("config.yaml", "command.txt", "checkpoints/latest.zip", "best_model.pt", "final_model.pt",
+                 "evaluations.json", "eval.json", "learning_curve.png"):
+        assert (run / name).is_file(), name
+    evals = json.loads((run / "evaluations.json").read_text())
+    assert {"timesteps", "mean", "percent_of_optimal"} <= set(evals[0])
+    result = json.loads((run / "eval.json").read_text())
+    assert result["episodes"] == 20 and result["seed"] == 1_000_000_000 + 10_000_000 and len(result["scores"]) == 20
+    assert result["agent"] == "final_model.pt" and result["percent_of_optimal"] > 0
+    assert isinstance(load_agent(str(run / "best_model.pt"), "yacht"), td.TDAgent)
+    steps = evals[-1]["timesteps"]
+
+    assert train.main(["--resume", str(run), "--timesteps", "6000", "--no-progress"]) == 0
+    evals = json.loads((run / "evaluations.json").read_text())
+    assert evals[-1]["timesteps"] >= 6000 > steps
+    assert len((run / "command.txt").read_text().splitlines()) == 2
+    ck = torch.load(run / "checkpoints" / "latest.zip", weights_only=False)
+    assert ck["counters"]["timesteps"] == evals[-1]["timesteps"]
+
+
+def test_ctrl_c_saves_and_exits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import train
+
+    calls = {"n": 0}
+    play = td.SelfPlay.play
+
+    def interrupted(self: td.SelfPlay, *args: object, **kw: object) -> object:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return play(self, *args, **kw)
+
+    monkeypatch.setattr(td.SelfPlay, "play", interrupted)
+    assert train.main(["--config", str(_config(tmp_path)), "--run-dir", str(tmp_path / "runs"), "--no-progress",
+                       "--timesteps", "100000"]) == 0
+    (run,) = (tmp_path / "runs").iterdir()
+    ck = torch.load(run / "checkpoints" / "latest.zip", weights_only=False)
+    assert ck["counters"]["iteration"] == 2
+    assert not (run / "eval.json").exists()
+
+
+def test_bad_td_settings_fail_clearly(tmp_path: Path) -> None:
+    import train
+
+    with pytest.raises(ValueError, match="td.activation"):
+        train.main(["--config", str(_config(tmp_path, activation="sigmoid")), "--run-dir", str(tmp_path / "r"),
+                    "--no-progress"])
+
+
+def test_config_and_network_agree_on_activations() -> None:
+    from agents.train_config import TDConfig
+
+    assert TDConfig.ACTIVATIONS == td.ACTIVATIONS
+    for name in td.ACTIVATIONS:
+        td.build_net(4, [3], name)
