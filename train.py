@@ -1,7 +1,7 @@
 """Train an agent for Yacht or Yahtzee and measure it against optimal play.
 
-    python train.py                                    # the default Yacht config
-    python train.py --config configs/yahtzee_maskable_ppo.yaml --timesteps 2000000 --seed 1
+    python train.py                                    # the default Yacht config: configs/yacht_td.yaml
+    python train.py --config configs/yacht_maskable_ppo.yaml --timesteps 2000000 --seed 1
     python train.py --resume runs/yacht_maskable_ppo-s0-20261130-101500     # continue an interrupted run
 
 A run folder holds: config.yaml (resolved), command.txt, tb/ (TensorBoard: mean score, percent of optimal, losses),
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agents.train_config import TrainConfig
 
-DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "yacht_maskable_ppo.yaml"
+DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "yacht_td.yaml"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -51,9 +51,11 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.resume:
         run_dir = args.resume
-        if not (run_dir / "config.yaml").is_file() or not (run_dir / ts.LATEST).is_file():
-            raise ValueError(f"--resume {str(run_dir)!r}: no config.yaml and {ts.LATEST} there to resume from")
+        if not (run_dir / "config.yaml").is_file():
+            raise ValueError(f"--resume {str(run_dir)!r}: no config.yaml there: not a run folder of train.py")
         cfg = load_config(run_dir / "config.yaml")
+        if not (run_dir / ts.LATEST[cfg.algo]).is_file():
+            raise ValueError(f"--resume {str(run_dir)!r}: no {ts.LATEST[cfg.algo]} there to resume from")
     else:
         cfg = load_config(args.config)
     for key, value in (("total_timesteps", args.timesteps), ("seed", args.seed), ("device", args.device)):
@@ -102,7 +104,7 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
         return LinearSchedule(start, 0.0, 1.0) if isinstance(value, str) else start
 
     if resume:
-        model = MaskablePPO.load(run_dir / ts.LATEST, env=env, device=cfg.device)
+        model = MaskablePPO.load(run_dir / ts.LATEST[cfg.algo], env=env, device=cfg.device)
         print(f"resuming at step {model.num_timesteps:,} of {cfg.total_timesteps:,}")
     else:
         activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "elu": torch.nn.ELU, "gelu": torch.nn.GELU}
@@ -168,13 +170,13 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
         if remaining > 0:
             model.learn(remaining, callback=monitor, reset_num_timesteps=not resume, tb_log_name="tb")
     except KeyboardInterrupt:
-        save(run_dir / ts.LATEST)
+        save(run_dir / ts.LATEST[cfg.algo])
         ts.add_training_seconds(run_dir, time.perf_counter() - started)
         monitor.bar.close()
         print(f"\ninterrupted at step {model.num_timesteps:,}: checkpoint saved. Continue with:\n"
               f"  python train.py --resume {run_dir}")
         return 0
-    save(run_dir / ts.LATEST)
+    save(run_dir / ts.LATEST[cfg.algo])
     save(run_dir / "final_model.zip")
     ts.add_training_seconds(run_dir, time.perf_counter() - started)
     if not evals or evals[-1]["timesteps"] != model.num_timesteps:

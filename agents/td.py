@@ -632,7 +632,7 @@ def fit(model: ValueNet, optimizer: torch.optim.Optimizer, idx: np.ndarray, targ
 def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bool = True) -> int:
     """Train a value network by self-play with exact TD targets (see the module docstring), in ``run_dir``.
 
-    The run folder follows ``train.py``: checkpoints/ (``latest.zip``, a torch checkpoint, and periodic
+    The run folder follows ``train.py``: checkpoints/ (``latest.pt``, a torch checkpoint, and periodic
     ``step_N.pt``), ``best_model.pt`` (best periodic evaluation), ``final_model.pt``, ``evaluations.json``, ``tb/``,
     ``eval.json`` (the model named by ``td.final_model`` on ``eval.final_episodes`` games with seeds unseen in
     training and in the periodic evaluations) and ``learning_curve.png``. Ctrl-C saves
@@ -651,7 +651,7 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
     optimizer = torch.optim.Adam(model.net.parameters(), lr=_lr_at(td.learning_rate, 0.0))
     rng = np.random.default_rng(cfg.seed)
     counters = {"iteration": 0, "timesteps": 0, "games": 0, "train_seconds": 0.0}
-    latest = run_dir / ts.LATEST  # a torch checkpoint (a zip archive), at the path train.py --resume looks for
+    latest = run_dir / ts.LATEST["td"]  # the torch checkpoint train.py --resume looks for
 
     def save_checkpoint(path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,11 +15,12 @@ from agents.train_config import TrainConfig
 
 EVALS_FILE = "evaluations.json"
 TIME_FILE = "training_time.json"
-LATEST = "checkpoints/latest.zip"
+LATEST = {"maskable_ppo": "checkpoints/latest.zip", "td": "checkpoints/latest.pt"}
+"""Per algorithm: the checkpoint that Ctrl-C and the end of a run write, and ``--resume`` reads."""
 
 
 def new_run_dir(base: str | Path, cfg: TrainConfig, name: str) -> Path:
-    """A fresh folder ``base/<name>-<rules>-<algo>-s<seed>-<time>`` (never reuses an existing one)."""
+    """A fresh folder ``base/<name>-s<seed>-<time>`` (``name``: the config's file name; never reuses a folder)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     root = Path(base)
     d = root / f"{name}-s{cfg.seed}-{stamp}"

@@ -153,7 +153,7 @@ def test_train_py_run_folder_and_resume(tmp_path: Path) -> None:
 
     assert train.main(["--config", str(_config(tmp_path)), "--run-dir", str(tmp_path / "runs"), "--no-progress"]) == 0
     (run,) = (tmp_path / "runs").iterdir()
-    for name in ("config.yaml", "command.txt", "checkpoints/latest.zip", "best_model.pt", "final_model.pt",
+    for name in ("config.yaml", "command.txt", "checkpoints/latest.pt", "best_model.pt", "final_model.pt",
                  "evaluations.json", "eval.json", "learning_curve.png"):
         assert (run / name).is_file(), name
     evals = json.loads((run / "evaluations.json").read_text())
@@ -168,7 +168,7 @@ def test_train_py_run_folder_and_resume(tmp_path: Path) -> None:
     evals = json.loads((run / "evaluations.json").read_text())
     assert evals[-1]["timesteps"] >= 6000 > steps
     assert len((run / "command.txt").read_text().splitlines()) == 2
-    ck = torch.load(run / "checkpoints" / "latest.zip", weights_only=False)
+    ck = torch.load(run / "checkpoints" / "latest.pt", weights_only=False)
     assert ck["counters"]["timesteps"] == evals[-1]["timesteps"]
 
 
@@ -188,7 +188,7 @@ def test_ctrl_c_saves_and_exits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert train.main(["--config", str(_config(tmp_path)), "--run-dir", str(tmp_path / "runs"), "--no-progress",
                        "--timesteps", "100000"]) == 0
     (run,) = (tmp_path / "runs").iterdir()
-    ck = torch.load(run / "checkpoints" / "latest.zip", weights_only=False)
+    ck = torch.load(run / "checkpoints" / "latest.pt", weights_only=False)
     assert ck["counters"]["iteration"] == 2
     assert not (run / "eval.json").exists()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -51,6 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:  # bad input: one clear line, no traceback
         print(f"yacht {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (``yacht eval ... | head``): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":
