@@ -146,7 +146,7 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
 
         def evaluate(self) -> None:
             nonlocal best
-            agent = PPOAgent(self.model, cfg.rules)
+            agent = PPOAgent(self.model, cfg.rules, unique_keeps=cfg.unique_keeps)
             res = evaluate(agent, cfg.rules, cfg.eval.episodes, cfg.eval.seed, regret=False, progress=False)
             evals.append({"timesteps": self.num_timesteps, "mean": res["mean"],
                           "percent_of_optimal": res["percent_of_optimal"], "time": time.time()})

@@ -138,3 +138,22 @@ def test_learned_agent_batches_legal_actions() -> None:
             actions = agent.act_batch(obs, masks)
             assert masks[np.arange(16), actions].all()
             obs, *_ = envs.step(actions)
+
+
+def test_every_keep_model_plays_under_the_unique_mask() -> None:
+    """A model trained with every keep pattern legal picks among all of them; its pick maps to the allowed one."""
+    from agents.ppo import PPOAgent
+    from yacht_env.actions import action_mask
+    from yacht_env.observation import encode
+    from yacht_env.state import parse
+
+    class PicksPattern2:  # keeps the second sorted die: for 2 2 5 5 5 the allowed pattern is 1 (the first 2)
+        def predict(self, obs: np.ndarray, action_masks: np.ndarray, deterministic: bool) -> tuple:
+            assert action_masks[:, :31].all()  # offered every pattern
+            return np.full(len(obs), 2), None
+
+    st = parse("yacht | dice 2 2 5 5 5 | rolls 2 | filled -")
+    mask = action_mask(st)
+    assert not mask[2] and mask[1]
+    agent = PPOAgent(PicksPattern2(), "yacht", unique_keeps=False)
+    assert agent.act(encode(st), mask) == 1
