@@ -38,8 +38,10 @@ from numba import njit, prange
 
 from agents.base import Agent
 from yacht_env import dice as D
+from yacht_env import jit
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.rules import NUM_UPPER, RuleSet, get_rules
+from yacht_env.solver import core as solver
 from yacht_env.solver import kernels as K
 from yacht_env.state import GameState
 
@@ -51,13 +53,11 @@ if TYPE_CHECKING:
 FORMAT = "yacht-env-td"
 FEATURE_LAYOUT_VERSION = 1
 """Bump when :meth:`StateSpace.features` changes: saved models with another version then refuse to load."""
-TIE_TOLERANCE = 1e-9  # as the solver: actions this close to the best are tied, the lowest index wins
 ACTIVATIONS = ("relu", "tanh", "elu", "gelu", "silu")
 NEG_INF = -np.inf
 
 _HAND_CUM = np.cumsum(D.HAND_PROBABILITY)
 _TRANS_CUM = np.cumsum(D.TRANSITION, axis=1)
-_PATTERN_KEEP = np.ascontiguousarray(D.PATTERN_KEEP, dtype=np.int64)
 _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
 
 
@@ -65,41 +65,15 @@ _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
 
 
 @dataclass(frozen=True)
-class StateSpace:
-    """The turn-start states of a rule set, indexed as the solver does: flat ``(F * U + u) * Y + y`` with ``F`` the
-    filled bits, ``u`` the upper total capped at the bonus threshold (U = thr + 1, or 1 without an upper bonus) and
-    ``y`` whether the five-of-a-kind box holds 50 (Y = 2, or 1 without a five-of-a-kind bonus / Joker)."""
-
-    C: int
-    thr: int
-    ycat: int
-
-    @classmethod
-    def of(cls, rules: RuleSet) -> StateSpace:
-        thr = int(rules.upper_bonus_threshold) if rules.has_upper_bonus else 0
-        return cls(rules.num_categories, thr, int(rules.five_kind_category) if rules.has_five_kind_box else -1)
-
-    @property
-    def U(self) -> int:
-        return self.thr + 1
-
-    @property
-    def Y(self) -> int:
-        return 2 if self.ycat >= 0 else 1
-
-    @property
-    def size(self) -> int:
-        return (1 << self.C) * self.U * self.Y
+class StateSpace(solver.Layout):
+    """The turn-start states of a rule set, indexed as the solver does (:class:`~yacht_env.solver.core.Layout`):
+    flat ``(F * U + u) * Y + y`` with ``F`` the filled bits, ``u`` the upper total capped at the bonus threshold
+    (U = threshold + 1, or 1 without an upper bonus) and ``y`` whether the five-of-a-kind box holds 50 (Y = 2, or 1
+    without a five-of-a-kind bonus / Joker); with the network's features."""
 
     @property
     def feature_dim(self) -> int:
-        return self.C + 1 + (self.U + 1 if self.thr else 0) + (1 if self.Y == 2 else 0)
-
-    def key(self, state: GameState) -> tuple[int, int, int]:
-        """(F, u, y) of the turn that ``state`` is in."""
-        u = min(state.upper_total, self.thr) if self.thr else 0
-        y = 1 if self.Y == 2 and state.yahtzee_box == 50 else 0
-        return state.filled_bits, u, y
+        return self.num_categories + 1 + (self.U + 1 if self.threshold else 0) + (1 if self.Y == 2 else 0)
 
     def flat(self, F: np.ndarray, u: np.ndarray, y: np.ndarray) -> np.ndarray:
         return (np.asarray(F, np.int64) * self.U + u) * self.Y + y
@@ -116,13 +90,14 @@ class StateSpace:
         bonus) the 50-in-the-box flag. Feature layout version :data:`FEATURE_LAYOUT_VERSION`."""
         F, u, y = self.unflat(idx)
         n = len(F)
+        C = self.num_categories
         out = np.zeros((n, self.feature_dim), dtype=np.float32)
-        open_ = ((F[:, None] >> np.arange(self.C)) & 1) == 0
-        out[:, : self.C] = open_
-        out[:, self.C] = open_.sum(axis=1) / self.C
-        j = self.C + 1
-        if self.thr:
-            out[:, j] = u / self.thr
+        open_ = ((F[:, None] >> np.arange(C)) & 1) == 0
+        out[:, :C] = open_
+        out[:, C] = open_.sum(axis=1) / C
+        j = C + 1
+        if self.threshold:
+            out[:, j] = u / self.threshold
             out[np.arange(n), j + 1 + u] = 1.0
             j += self.U + 1
         if self.Y == 2:
@@ -132,117 +107,59 @@ class StateSpace:
     def successor_options(self, rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
         """Per category, box values that lead to distinct successor states (``BOX[c, :N[c]]``)."""
         opts: list[list[int]] = []
-        for c in range(self.C):
+        for c in range(self.num_categories):
             vals = sorted({int(v) for v in rules.score_table[:, c]} | {int(v) for v in rules.joker_table[:, c]})
-            if self.thr and c < NUM_UPPER:
+            if self.threshold and c < NUM_UPPER:
                 keep = vals
-            elif self.Y == 2 and c == self.ycat:
+            elif self.Y == 2 and c == self.five_kind_category:
                 keep = sorted({v if v == 50 else 0 for v in vals})
             else:
                 keep = vals[:1]
             opts.append(keep)
         width = max(len(o) for o in opts)
-        box = np.zeros((self.C, width), dtype=np.int64)
+        box = np.zeros((self.num_categories, width), dtype=np.int64)
         for c, o in enumerate(opts):
             box[c, : len(o)] = o
         return box, np.array([len(o) for o in opts], dtype=np.int64)
 
 
 class RulesArrays:
-    """The integer tables the kernels need for one rule set (compiled-rule parameters, score tables, points)."""
+    """The tables the kernels need for one rule set: ``tables`` = (params, S, J, CLS, BOXV, NV, PTV), the
+    compiled rules and box-score classes that :func:`yacht_env.solver.kernels.fast_successor_table` takes (as the
+    solver's), and the successor box values of :meth:`StateSpace.successor_options`."""
 
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules
         self.space = StateSpace.of(rules)
-        self.params = np.ascontiguousarray(rules.params, dtype=np.int64)
-        self.S = np.ascontiguousarray(rules.score_table, dtype=np.int32)
-        self.J = np.ascontiguousarray(rules.joker_table, dtype=np.int32)
-        self.PT = K.points_table(self.params, self.S, self.J, self.space.U)  # (U, C, 252) points of plain hands
+        self.tables = solver.turn_arrays(rules)
         self.box, self.nbox = self.space.successor_options(rules)
 
     def dims(self) -> tuple[int, int, int, int]:
         s = self.space
-        return s.U, s.Y, s.thr, s.ycat
+        return s.U, s.Y, s.threshold, s.five_kind_category
 
 
 # ---- compiled kernels ---------------------------------------------------------------------------------------------
+# The score table "points now + value of the next turn-start state", the best action and the successor state are
+# the solver's (kernels.fast_successor_table, best_action_of, _successor). The kernels below compile them in, and
+# the solver's tie tolerance: their numba cache is dropped when those modules change.
 
-
-@njit(cache=True)
-def score_table(params: np.ndarray, S: np.ndarray, J: np.ndarray, PT: np.ndarray, E: np.ndarray, F: int, u: int,
-                y: int, U: int, Y: int, thr: int, ycat: int, G: np.ndarray) -> None:
-    """Fill ``G`` (252, C) with :func:`yacht_env.solver.successor_table` for state (F, u, y), fast: hands that are
-    not five of a kind score ``PT[u, c, h]`` in any open box and move to the state given by their base box score
-    (no Joker, no bonus applies to them); the six five-of-a-kinds go through the rules' functions."""
-    C = S.shape[1]
-    for c in range(C):
-        if (F >> c) & 1:
-            for h in range(K.NUM_HANDS):
-                G[h, c] = NEG_INF
-            continue
-        base = (F | (1 << c)) * U
-        for h in range(K.NUM_HANDS):
-            box = S[h, c]
-            u2 = u
-            if thr > 0 and c < NUM_UPPER:
-                u2 = min(u + box, thr)
-            y2 = y
-            if Y == 2 and c == ycat:
-                y2 = 1 if box == 50 else 0
-            G[h, c] = PT[u, c, h] + E[(base + u2) * Y + y2]
-    for i in range(K.FIVE_KIND_HANDS.shape[0]):
-        h = K.FIVE_KIND_HANDS[i]
-        face = K.FIVE_KIND_FACE[h]
-        bits = K.legal_bits(params, face, F)
-        for c in range(C):
-            if (bits >> c) & 1:
-                pts = K.points_for(params, S[h], J[h], face, F, u, y == 1, c)
-                box = K.box_score(params, S[h], J[h], face, F, c)
-                u2 = u
-                if thr > 0 and c < NUM_UPPER:
-                    u2 = min(u + box, thr)
-                y2 = y
-                if Y == 2 and c == ycat:
-                    y2 = 1 if box == 50 else 0
-                G[h, c] = pts + E[((F | (1 << c)) * U + u2) * Y + y2]
-            else:
-                G[h, c] = NEG_INF
-
-
-@njit(cache=True)
-def best_action(G: np.ndarray, K0: np.ndarray, K1: np.ndarray, h: int, rolls_left: int, keep_mask: np.ndarray,
-                pattern_keep: np.ndarray) -> int:
-    """The action of ``Discrete(32 + C)`` with the highest value to come, as :meth:`Solution.best_action` picks
-    it: keeps valued by ``K1`` (two rolls left) or ``K0`` (one left), scores by ``G[h]``, ties to the lowest index.
-    ``K0``/``K1`` are the second and fourth outputs of :func:`yacht_env.solver.turn_tables`."""
-    C = G.shape[1]
-    vals = np.zeros(NUM_KEEP_ACTIONS + C)
-    legal = np.zeros(NUM_KEEP_ACTIONS + C, dtype=np.bool_)
-    if rolls_left > 0:
-        for p in range(NUM_KEEP_ACTIONS):
-            if keep_mask[h, p]:
-                legal[p] = True
-                vals[p] = K1[pattern_keep[h, p]] if rolls_left == 2 else K0[pattern_keep[h, p]]
-    for c in range(C):
-        g = G[h, c]
-        legal[NUM_KEEP_ACTIONS + c] = g > NEG_INF
-        vals[NUM_KEEP_ACTIONS + c] = g
-    return K.best_in_row(vals, legal, TIE_TOLERANCE)
+jit.expire_stale_numba_cache(__file__, (K, solver))
 
 
 @njit(cache=True, parallel=True)
-def decide_batch(params: np.ndarray, S: np.ndarray, J: np.ndarray, PT: np.ndarray, E: np.ndarray, Fs: np.ndarray,
-                 us: np.ndarray, ys: np.ndarray, hands: np.ndarray, rolls: np.ndarray, U: int, Y: int, thr: int,
-                 ycat: int, keep_mask: np.ndarray, pattern_keep: np.ndarray) -> np.ndarray:
-    """The expectimax action of each state i (turn-start key Fs/us/ys, hand, rolls left), in parallel."""
+def decide_batch(params: np.ndarray, S: np.ndarray, J: np.ndarray, CLS: np.ndarray, BOXV: np.ndarray,
+                 NV: np.ndarray, PTV: np.ndarray, E: np.ndarray, Fs: np.ndarray, us: np.ndarray, ys: np.ndarray,
+                 hands: np.ndarray, rolls: np.ndarray, U: int, Y: int, thr: int, ycat: int, keep_mask: np.ndarray,
+                 pattern_keep: np.ndarray) -> np.ndarray:
+    """The expectimax action of each state i (turn-start key Fs/us/ys, hand, rolls left), in parallel, as
+    :meth:`yacht_env.solver.Solution.best_action` picks it with ``E`` for the solver's values."""
     n = Fs.shape[0]
     out = np.empty(n, dtype=np.int64)
-    C = S.shape[1]
     for i in prange(n):
-        G = np.empty((K.NUM_HANDS, C))
-        score_table(params, S, J, PT, E, Fs[i], us[i], ys[i], U, Y, thr, ycat, G)
+        G = K.fast_successor_table(params, S, J, CLS, BOXV, NV, PTV, E, Fs[i], us[i], ys[i], U, Y, thr, ycat)
         _, K0, _, K1, _, _ = K.turn_tables(G)
-        out[i] = best_action(G, K0, K1, hands[i], rolls[i], keep_mask, pattern_keep)
+        out[i] = K.best_action_of(G, K0, K1, rolls[i], hands[i], pattern_keep, keep_mask, solver.TIE_TOLERANCE)
     return out
 
 
@@ -259,11 +176,11 @@ def _sample(cum: np.ndarray, r: float) -> int:
 
 
 @njit(cache=True, parallel=True)
-def play_turns(params: np.ndarray, S: np.ndarray, J: np.ndarray, PT: np.ndarray, E: np.ndarray, Fs: np.ndarray,
-               us: np.ndarray, ys: np.ndarray, U: int, Y: int, thr: int, ycat: int, keep_mask: np.ndarray,
-               pattern_keep: np.ndarray, hand_cum: np.ndarray, trans_cum: np.ndarray, rand: np.ndarray,
-               explore: np.ndarray, start: np.ndarray, points: np.ndarray, F2: np.ndarray, u2: np.ndarray,
-               y2: np.ndarray, steps: np.ndarray) -> None:
+def play_turns(params: np.ndarray, S: np.ndarray, J: np.ndarray, CLS: np.ndarray, BOXV: np.ndarray, NV: np.ndarray,
+               PTV: np.ndarray, E: np.ndarray, Fs: np.ndarray, us: np.ndarray, ys: np.ndarray, U: int, Y: int,
+               thr: int, ycat: int, keep_mask: np.ndarray, pattern_keep: np.ndarray, hand_cum: np.ndarray,
+               trans_cum: np.ndarray, rand: np.ndarray, explore: np.ndarray, start: np.ndarray, points: np.ndarray,
+               F2: np.ndarray, u2: np.ndarray, y2: np.ndarray, steps: np.ndarray) -> None:
     """Play one turn of each game i from turn-start state (Fs, us, ys) by expectimax, dice drawn with the
     uniforms ``rand[i, 0..2]`` from the dice model. ``explore[i]`` in [0, 1): score a uniformly drawn legal
     category at the end of the turn instead of the best one (``explore[i] < 0``: play best). Writes the exact
@@ -272,9 +189,8 @@ def play_turns(params: np.ndarray, S: np.ndarray, J: np.ndarray, PT: np.ndarray,
     n = Fs.shape[0]
     C = S.shape[1]
     for i in prange(n):
-        G = np.empty((K.NUM_HANDS, C))
         F, u, y = Fs[i], us[i], ys[i]
-        score_table(params, S, J, PT, E, F, u, y, U, Y, thr, ycat, G)
+        G = K.fast_successor_table(params, S, J, CLS, BOXV, NV, PTV, E, F, u, y, U, Y, thr, ycat)
         _, K0, _, K1, _, e = K.turn_tables(G)
         start[i] = e
         h = _sample(hand_cum, rand[i, 0])
@@ -282,7 +198,7 @@ def play_turns(params: np.ndarray, S: np.ndarray, J: np.ndarray, PT: np.ndarray,
         nsteps = 0
         c = -1
         while c < 0:
-            a = best_action(G, K0, K1, h, rolls, keep_mask, pattern_keep)
+            a = K.best_action_of(G, K0, K1, rolls, h, pattern_keep, keep_mask, solver.TIE_TOLERANCE)
             nsteps += 1
             if a < NUM_KEEP_ACTIONS:
                 h = _sample(trans_cum[pattern_keep[h, a]], rand[i, 3 - rolls])
@@ -304,15 +220,8 @@ def play_turns(params: np.ndarray, S: np.ndarray, J: np.ndarray, PT: np.ndarray,
         face = K.FIVE_KIND_FACE[h]
         points[i] = K.points_for(params, S[h], J[h], face, F, u, y == 1, c)
         box = K.box_score(params, S[h], J[h], face, F, c)
-        uu = u
-        if thr > 0 and c < NUM_UPPER:
-            uu = min(u + box, thr)
-        yy = y
-        if Y == 2 and c == ycat:
-            yy = 1 if box == 50 else 0
         F2[i] = F | (1 << c)
-        u2[i] = uu
-        y2[i] = yy
+        u2[i], y2[i] = K._successor(c, box, u, y, thr, Y, ycat)
         steps[i] = nsteps
 
 
@@ -329,13 +238,7 @@ def missing_successors(Fs: np.ndarray, us: np.ndarray, ys: np.ndarray, known: np
                 continue
             base = (F | (1 << c)) * U
             for j in range(nbox[c]):
-                b = box[c, j]
-                u2 = u
-                if thr > 0 and c < NUM_UPPER:
-                    u2 = min(u + b, thr)
-                y2 = y
-                if Y == 2 and c == ycat:
-                    y2 = 1 if b == 50 else 0
+                u2, y2 = K._successor(c, box[c, j], u, y, thr, Y, ycat)
                 idx = (base + u2) * Y + y2
                 if not known[idx]:
                     out[n] = idx
@@ -383,8 +286,8 @@ class ValueNet:
     def meta(self) -> dict[str, Any]:
         s = self.space
         return {"format": FORMAT, "rules": self.rules.name, "feature_layout_version": FEATURE_LAYOUT_VERSION,
-                "feature_dim": s.feature_dim, "num_categories": s.C, "upper_threshold": s.thr,
-                "five_kind_category": s.ycat, "hidden": self.hidden, "activation": self.activation,
+                "feature_dim": s.feature_dim, "num_categories": s.num_categories, "upper_threshold": s.threshold,
+                "five_kind_category": s.five_kind_category, "hidden": self.hidden, "activation": self.activation,
                 "value_scale": self.value_scale}
 
     def predict(self, idx: np.ndarray, batch: int = 65536) -> np.ndarray:
@@ -452,7 +355,7 @@ class ValueMemo:
         self.arrays = arrays
         self.model = model
         s = arrays.space
-        self._final = s.flat(np.full(s.U * s.Y, (1 << s.C) - 1), np.repeat(np.arange(s.U), s.Y),
+        self._final = s.flat(np.full(s.U * s.Y, (1 << s.num_categories) - 1), np.repeat(np.arange(s.U), s.Y),
                              np.tile(np.arange(s.Y), s.U))
         if table is not None:
             E = np.ascontiguousarray(np.asarray(table, dtype=np.float64).reshape(-1)).copy()
@@ -480,7 +383,7 @@ class ValueMemo:
             return
         a = self.arrays
         s = a.space
-        idx = missing_successors(Fs, us, ys, self.known, a.box, a.nbox, s.C, s.U, s.Y, s.thr, s.ycat)
+        idx = missing_successors(Fs, us, ys, self.known, a.box, a.nbox, s.num_categories, *a.dims())
         if idx.size:
             idx = np.unique(idx)
             self.E[idx] = self.model.predict(idx)
@@ -515,14 +418,15 @@ class TDAgent(Agent):
     def decide(self, states: Sequence[GameState]) -> np.ndarray:
         """The expectimax action of each state."""
         s = self.arrays.space
-        keys = np.array([s.key(st) for st in states], dtype=np.int64).reshape(-1, 3)
+        keys = np.array([s.key(st.filled_bits, st.upper_total, st.yahtzee_box) for st in states],
+                        dtype=np.int64).reshape(-1, 3)
         Fs, us, ys = (np.ascontiguousarray(keys[:, i]) for i in range(3))
         hands = D.hand_indices(np.array([st.dice for st in states], dtype=np.int64).reshape(-1, D.NUM_DICE))
         rolls = np.array([st.rolls_left for st in states], dtype=np.int64)
         self.memo.ensure(Fs, us, ys)
         a = self.arrays
-        return decide_batch(a.params, a.S, a.J, a.PT, self.memo.E, Fs, us, ys, hands.astype(np.int64), rolls,
-                            *a.dims(), _KEEP_MASK, _PATTERN_KEEP)
+        return decide_batch(*a.tables, self.memo.E, Fs, us, ys, hands.astype(np.int64), rolls, *a.dims(),
+                            _KEEP_MASK, K.PATTERN_KEEP)
 
     def act(self, obs: np.ndarray, mask: np.ndarray, state: GameState | None = None) -> int:
         if state is None:
@@ -569,7 +473,7 @@ class SelfPlay:
         their targets, the number of environment steps and the final scores."""
         a = self.arrays
         s = a.space
-        C = s.C
+        C = s.num_categories
         Fs = np.zeros(games, dtype=np.int64)
         us = np.zeros(games, dtype=np.int64)
         ys = np.zeros(games, dtype=np.int64)
@@ -584,8 +488,8 @@ class SelfPlay:
             rand = rng.random((games, 3))
             exp = np.where(rng.random(games) < explore, rng.random(games), -1.0) if explore > 0 else np.full(
                 games, -1.0)
-            play_turns(a.params, a.S, a.J, a.PT, self.memo.E, Fs, us, ys, *a.dims(), _KEEP_MASK, _PATTERN_KEEP,
-                       _HAND_CUM, _TRANS_CUM, rand, exp, start[t], points[t], F2, u2, y2, steps)
+            play_turns(*a.tables, self.memo.E, Fs, us, ys, *a.dims(), _KEEP_MASK, K.PATTERN_KEEP, _HAND_CUM,
+                       _TRANS_CUM, rand, exp, start[t], points[t], F2, u2, y2, steps)
             total_steps += int(steps.sum())
             Fs, us, ys = F2.copy(), u2.copy(), y2.copy()
         # lambda-return, backwards: G_t = (1 - lam) * start_t + lam * (points_t + G_{t+1}), G_C = 0

@@ -19,6 +19,7 @@ from agents import td  # noqa: E402
 from agents.evaluation import evaluate  # noqa: E402
 from yacht_env.rules import get_rules  # noqa: E402
 from yacht_env.solver import successor_table, turn_tables  # noqa: E402
+from yacht_env.solver.kernels import fast_successor_table  # noqa: E402
 
 
 def per_call(fn, n: int) -> float:  # noqa: ANN001 - any zero-argument callable
@@ -42,12 +43,12 @@ def main() -> None:
     a = td.RulesArrays(rs)
     s = a.space
     E = np.random.default_rng(0).normal(100, 30, s.size)
-    G = np.empty((252, s.C))
-    F, u, y = 0b101, min(10, s.thr), 0
-    ref = per_call(lambda: successor_table(a.params, a.S, a.J, E, F, u, y, *a.dims()), 500)
-    fast = per_call(lambda: td.score_table(a.params, a.S, a.J, a.PT, E, F, u, y, *a.dims(), G), 2000)
+    F, u, y = 0b101, min(10, s.threshold), 0
+    ref = per_call(lambda: successor_table(*a.tables[:3], E, F, u, y, *a.dims()), 500)
+    fast = per_call(lambda: fast_successor_table(*a.tables, E, F, u, y, *a.dims()), 2000)
+    G = fast_successor_table(*a.tables, E, F, u, y, *a.dims())
     tt = per_call(lambda: turn_tables(G), 2000)
-    print(f"{rs.name}: successor_table {ref * 1e6:.1f} us, td.score_table {fast * 1e6:.1f} us, "
+    print(f"{rs.name}: successor_table {ref * 1e6:.1f} us, fast_successor_table {fast * 1e6:.1f} us, "
           f"turn_tables {tt * 1e6:.1f} us per turn-start state")
 
     torch.manual_seed(0)

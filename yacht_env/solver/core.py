@@ -27,12 +27,12 @@ from yacht_env.state import GameState
 TIE_TOLERANCE = 1e-9
 """Actions whose values are this close to the best count as tied; the lowest action index wins."""
 TURN_CACHE_SIZE = 256
-_PATTERN_KEEP = np.ascontiguousarray(D.PATTERN_KEEP, dtype=np.int64)
 
 
 @dataclass(frozen=True)
 class Layout:
-    """How the turn-start states of a rule set are indexed: ``values[filled, upper, y]``."""
+    """How the turn-start states of a rule set are indexed: ``values[filled, upper, y]``, or flat
+    ``(filled * U + upper) * Y + y`` in the kernels."""
 
     num_categories: int
     threshold: int  # capped upper total (0: no upper bonus, upper total not tracked)
@@ -49,6 +49,17 @@ class Layout:
     @property
     def shape(self) -> tuple[int, int, int]:
         return (1 << self.num_categories, self.U, self.Y)
+
+    @property
+    def size(self) -> int:
+        return (1 << self.num_categories) * self.U * self.Y
+
+    def key(self, filled_bits: int, upper_total: int, yahtzee_box: int | None) -> tuple[int, int, int]:
+        """``(filled, upper, y)`` of a scorecard: the upper total capped at the threshold (0 if not tracked), y 1 if
+        the five-of-a-kind box is tracked and holds 50."""
+        u = min(upper_total, self.threshold) if self.threshold else 0
+        y = 1 if self.Y == 2 and yahtzee_box == 50 else 0
+        return filled_bits, u, y
 
     @classmethod
     def of(cls, rules: RuleSet) -> Layout:
@@ -152,15 +163,20 @@ def _rules_arrays(rules: RuleSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return params, S, J
 
 
+def turn_arrays(rules: RuleSet) -> tuple[np.ndarray, ...]:
+    """``(params, S, J, CLS, BOXV, NV, PTV)``: the arguments before the values of :func:`kernels.solve_layers` and
+    :func:`kernels.fast_successor_table`, the compiled rules and the box-score classes of :func:`_class_tables`."""
+    params, S, J = _rules_arrays(rules)
+    return (params, S, J, *_class_tables(rules, K.points_table(params, S, J, Layout.of(rules).U)))
+
+
 def compute_values(rules: RuleSet) -> np.ndarray:
     """Solve ``rules``: the (2**C, U, Y) table of turn-start values (NaN for unreachable states)."""
     layout = Layout.of(rules)
-    params, S, J = _rules_arrays(rules)
+    params, S, J, CLS, BOXV, NV, PTV = turn_arrays(rules)
     states, layer = _states(layout, _upper_reach(rules))
     rows, ptr = _batches(layout, states, layer)
-    PT = K.points_table(params, S, J, layout.U)
-    CLS, BOXV, NV, PTV = _class_tables(rules, PT)
-    E = np.full(int(np.prod(layout.shape)), np.nan)
+    E = np.full(layout.size, np.nan)
     E.reshape(layout.shape)[-1] = 0.0  # every box filled: nothing more to come
     K.solve_layers(params, S, J, CLS, BOXV, NV, PTV, E, rows, ptr, layout.U, layout.Y, layout.threshold,
                    layout.five_kind_category, numba.get_num_threads())
@@ -208,8 +224,7 @@ class Solution:
         self.seconds = seconds
         self.from_cache = from_cache
         self._reach = _upper_reach(rules)
-        self._arrays = _rules_arrays(rules)
-        self._classes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None  # on first use
+        self._arrays: tuple[np.ndarray, ...] | None = None  # turn_arrays(rules), on first use
         self._turns: OrderedDict[tuple[int, int, int], TurnTables] = OrderedDict()
         self._by_scores: OrderedDict[tuple[int | None, ...], TurnTables] = OrderedDict()
 
@@ -222,12 +237,6 @@ class Solution:
         return float(self.values[0, 0, 0])
 
     # ---- turn-start states ----------------------------------------------------------------------------------
-    def _index(self, filled_bits: int, upper_total: int, yahtzee_box: int | None) -> tuple[int, int, int]:
-        lay = self.layout
-        u = min(upper_total, lay.threshold) if lay.threshold else 0
-        y = 1 if lay.Y == 2 and yahtzee_box == 50 else 0
-        return filled_bits, u, y
-
     def value(self, filled: Iterable[str], upper_total: int = 0, yahtzee_box: int | None = None) -> float:
         """Expected points still to come, from the start of a turn with the categories ``filled`` filled, the
         upper boxes summing to ``upper_total`` (uncapped, as on the card) and the five-of-a-kind box (Yahtzee /
@@ -258,7 +267,7 @@ class Solution:
                                  f"got {yahtzee_box!r}")
         elif isinstance(yahtzee_box, bool) or yahtzee_box not in (0, 50):
             raise ValueError(f"{rs.category_ids[ycat]!r} is filled: yahtzee_box must be 0 or 50, got {yahtzee_box!r}")
-        return float(self.values[self._index(bits, int(upper_total), yahtzee_box)])
+        return float(self.values[self.layout.key(bits, int(upper_total), yahtzee_box)])
 
     # ---- within a turn ----------------------------------------------------------------------------------------
     def turn_tables(self, filled_bits: int, upper_total: int = 0, yahtzee_box: int | None = None) -> TurnTables:
@@ -266,7 +275,7 @@ class Solution:
         one turn reuse them)."""
         if upper_total < 0:
             raise ValueError(f"upper_total must not be negative, got {upper_total}")
-        key = self._index(filled_bits, upper_total, yahtzee_box)
+        key = self.layout.key(filled_bits, upper_total, yahtzee_box)
         t = self._turns.get(key)
         if t is not None:
             self._turns.move_to_end(key)
@@ -276,12 +285,10 @@ class Solution:
                              f"Yahtzee box {yahtzee_box} under rules {self.rules.name!r}: the game is over or the "
                              "scorecard is impossible")
         lay = self.layout
-        params, S, J = self._arrays
-        if self._classes is None:
-            self._classes = _class_tables(self.rules, K.points_table(params, S, J, lay.U))
-        CLS, BOXV, NV, PTV = self._classes
-        G = K.fast_successor_table(params, S, J, CLS, BOXV, NV, PTV, self._flat, key[0], key[1], key[2], lay.U,
-                                   lay.Y, lay.threshold, lay.five_kind_category)
+        if self._arrays is None:
+            self._arrays = turn_arrays(self.rules)
+        G = K.fast_successor_table(*self._arrays, self._flat, key[0], key[1], key[2], lay.U, lay.Y, lay.threshold,
+                                   lay.five_kind_category)
         _, keep1, _, keep2, _, start = K.turn_tables(G)
         for a in (G, keep1, keep2):
             a.setflags(write=False)
@@ -323,7 +330,7 @@ class Solution:
         if state.rolls_left > 0:
             keeps = t.keep2 if state.rolls_left == 2 else t.keep1
             mask = (KEEP_MASK_UNIQUE if unique_keeps else KEEP_MASK_ALL)[h]
-            out[:NUM_KEEP_ACTIONS] = np.where(mask, keeps[_PATTERN_KEEP[h]] + total, np.nan)
+            out[:NUM_KEEP_ACTIONS] = np.where(mask, keeps[K.PATTERN_KEEP[h]] + total, np.nan)
         return out
 
     def best_action(self, state: GameState, unique_keeps: bool = True) -> int:
@@ -336,7 +343,7 @@ class Solution:
         r, h = state.rolls_left, _HAND_OF[state.dice]
         a = t.best[r, h]
         if a < 0:
-            a = t.best[r, h] = K.best_action_of(t.G, t.keep1, t.keep2, r, h, _PATTERN_KEEP, KEEP_MASK_UNIQUE,
+            a = t.best[r, h] = K.best_action_of(t.G, t.keep1, t.keep2, r, h, K.PATTERN_KEEP, KEEP_MASK_UNIQUE,
                                                 TIE_TOLERANCE)
         return int(a)
 

@@ -67,6 +67,8 @@ REMOVE_PTR, REMOVE_IDX = _remove_csr()
 HAND_PROBABILITY = np.ascontiguousarray(D.HAND_PROBABILITY, dtype=np.float64)
 FIVE_KIND_FACE = np.ascontiguousarray(R.FIVE_KIND_FACE, dtype=np.int64)
 FIVE_KIND_HANDS = np.flatnonzero(FIVE_KIND_FACE).astype(np.int64)
+PATTERN_KEEP = np.ascontiguousarray(D.PATTERN_KEEP, dtype=np.int64)
+"""(252, 32): the keep of each keep pattern of each hand, as :func:`best_action_of` takes it."""
 for _a in (KEEP_ADD, REMOVE_PTR, REMOVE_IDX, FIVE_KIND_HANDS):
     _a.setflags(write=False)
 NEG_INF = -np.inf
