@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         t = r["training_wall_s"]
         train_time = "-" if t is None else f"{t / 60:.0f} min"
-        regret = "-" if r["regret_per_decision"] is None else f"{r['regret_per_decision']:.3f}"
+        regret = "-" if r["regret_per_decision"] is None else f"{r['regret_per_decision']:.4f}"
         print(f"| {r['rules']} | {r['agent']} | {r['mean']:.2f} | [{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}] | "
               f"{r['percent_of_optimal']:.2f} | {regret} | {train_time} |")
     if args.json:
