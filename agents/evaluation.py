@@ -7,11 +7,14 @@ with the same actions and gets the same dice. Every agent sees the same seed for
 numbers), and the agent itself is reseeded with ``s`` before the first game: an evaluation is deterministic for a
 seed (and a batch size, for agents that draw random numbers).
 
-Engine. :func:`play_games` plays the games through the transitions of :mod:`yacht_env.state` (what the single
+Engines. :func:`play_games` plays the games through the transitions of :mod:`yacht_env.state` (what the single
 environment does, minus the observation encoding for agents that do not read it), in lockstep batches: each step
 collects the masks (and observations / states) of all unfinished games of a batch and asks the agent once through
-``act_batch``, so batched agents decide for many games at a time. A batch engine can replace :func:`play_games`;
-:func:`summarise` only needs per-game arrays (totals, boxes, bonuses) and the regret sums.
+``act_batch``, so batched agents decide for many games at a time. :func:`play_games_vector` plays them on the
+vectorised engine (:class:`yacht_env.vector.env.YachtVectorEnv`, bit-identical to the single environment): it is
+used for batched agents that need neither the game state nor the per-decision regret (``engine="auto"``).
+Both give the same games for the same seeds; only an agent's own random draws may differ, as the vector engine
+asks the agent for every slot of a batch, finished games included.
 
 Regret. For every decision of the agent, ``max_a Q(s, a) - Q(s, chosen)`` with ``Q`` the solver's
 ``action_values`` (expected final score under optimal play afterwards). Its mean per decision says how far from
@@ -200,6 +203,56 @@ def summarise(rules: str | RuleSet, totals: np.ndarray, boxes: np.ndarray, upper
     return out
 
 
+def play_games_vector(agent: Agent, rules: str | RuleSet, seeds: Sequence[int], *, batch_size: int = 4096,
+                      progress: Any = None) -> list[GameState]:
+    """:func:`play_games` on the vectorised engine, for agents that act on observations and masks alone.
+
+    Game j is ``YachtEnv(rules).reset(seed=seeds[j])`` played by the agent. A slot whose game ended keeps playing
+    the autoreset game until the whole batch is done; those moves are ignored.
+    """
+    from yacht_env.vector.env import YachtVectorEnv
+
+    rs = get_rules(rules)
+    if agent.rules.name != rs.name:
+        raise ValueError(f"agent {agent.name!r} plays rules {agent.rules.name!r}, not {rs.name!r}")
+    if agent.needs_state:
+        raise ValueError(f"agent {agent.name!r} needs game states: use play_games")
+    finals: list[GameState | None] = [None] * len(seeds)
+    ids = rs.category_ids
+    for start in range(0, len(seeds), batch_size):
+        batch = [int(x) for x in seeds[start:start + batch_size]]
+        n = len(batch)
+        envs = YachtVectorEnv(n, rules=rs)
+        obs, _ = envs.reset(seed=batch)
+        done = np.zeros(n, dtype=np.bool_)
+        while not done.all():
+            masks = envs.action_masks()
+            actions = np.asarray(agent.act_batch(obs, masks, None), dtype=np.int64)
+            if actions.shape != (n,):
+                raise ValueError(f"agent {agent.name!r} returned {actions.shape} actions for {n} games")
+            live = ~done
+            ok = (actions >= 0) & (actions < masks.shape[1])
+            legal = ok & masks[np.arange(n), np.where(ok, actions, 0)]
+            if not legal[live].all():
+                i = int(np.flatnonzero(live & ~legal)[0])
+                raise ValueError(f"agent {agent.name!r} played illegal action {int(actions[i])} in state "
+                                 f"{envs.state(i)}")
+            obs, _, term, _, info = envs.step(actions)
+            ended = np.flatnonzero(term & live)
+            if ended.size:
+                card = info["final_info"]["scorecard"]
+                for i in ended.tolist():
+                    dice = O.decode(info["final_obs"][i], rs)["dice"]
+                    scores = tuple(int(card[c][i]) for c in ids)
+                    bonus = int(card["yahtzee_bonus"][i]) // rs.five_kind_bonus if rs.five_kind_bonus else 0
+                    finals[start + i] = GameState(rs.name, tuple(dice), 0, scores, bonus)
+                done[ended] = True
+                if progress is not None:
+                    progress.update(int(ended.size))
+        envs.close()
+    return finals  # type: ignore[return-value]  # every game ends
+
+
 def _finals_arrays(finals: Sequence[GameState]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     totals = np.array([s.total for s in finals], dtype=np.int64)
     boxes = np.array([s.scores for s in finals], dtype=np.int64)
@@ -225,14 +278,22 @@ def optimal_solution(rules: str | RuleSet, agent: Agent | None = None) -> Any | 
         return None
 
 
+ENGINES = ("auto", "python", "vector")
+
+
 def evaluate(agent: Agent | str, rules: str | RuleSet, episodes: int, seed: int = 0, *, regret: bool = True,
-             progress: bool = False, solution: Any = None, batch_size: int = DEFAULT_BATCH) -> dict[str, Any]:
+             progress: bool = False, solution: Any = None, batch_size: int = DEFAULT_BATCH,
+             engine: str = "auto") -> dict[str, Any]:
     """Play ``episodes`` seeded games with ``agent`` (an :class:`Agent` or a :func:`~agents.loader.load_agent`
-    spec) and return their statistics (see :func:`summarise`), with ``agent``, ``seed``, ``elapsed_s`` and, when
-    ``regret`` and the solver covers the rules, the regret fields of :class:`RegretMeter`.
+    spec) and return their statistics (see :func:`summarise`), with ``agent``, ``seed``, ``elapsed_s``,
+    ``engine`` and, when ``regret`` and the solver covers the rules, the regret fields of :class:`RegretMeter`.
 
     ``solution``: the solver's solution to compare against (default: solved / loaded from the solver's cache).
+    ``engine``: ``python`` (:func:`play_games`), ``vector`` (:func:`play_games_vector`) or ``auto`` (the vector
+    engine for batched agents that need no game state when no regret is measured).
     """
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; accepted: {', '.join(ENGINES)}")
     rs = get_rules(rules)
     n = check_episodes(episodes)
     seed = check_seed(seed)
@@ -246,12 +307,20 @@ def evaluate(agent: Agent | str, rules: str | RuleSet, episodes: int, seed: int 
         agent.seed(seed)
     sol = solution if solution is not None else optimal_solution(rs, agent)
     meter = RegretMeter(_action_values_fn(sol, agent), n) if regret and sol is not None else None
+    if engine == "auto":
+        engine = "vector" if agent.batched and not agent.needs_state and meter is None else "python"
+    if engine == "vector" and meter is not None:
+        raise ValueError("the vector engine cannot measure regret (it needs every game state): use engine='python' "
+                         "or regret=False")
     t0 = time.perf_counter()
+    seeds = [game_seed(seed, j) for j in range(n)]
     with tqdm(total=n, disable=not progress, unit="game", desc=f"{agent.name} on {rs.name}") as bar:
-        finals = play_games(agent, rs, [game_seed(seed, j) for j in range(n)], on_decision=meter,
-                            batch_size=batch_size, progress=bar)
+        if engine == "vector":
+            finals = play_games_vector(agent, rs, seeds, progress=bar)
+        else:
+            finals = play_games(agent, rs, seeds, on_decision=meter, batch_size=batch_size, progress=bar)
     elapsed = time.perf_counter() - t0
-    result: dict[str, Any] = {"agent": agent.name, "seed": seed}
+    result: dict[str, Any] = {"agent": agent.name, "seed": seed, "engine": engine}
     result.update(summarise(rs, *_finals_arrays(finals),
                             optimal_value=None if sol is None else float(sol.start_value)))
     if meter is not None:

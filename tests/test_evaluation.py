@@ -241,3 +241,32 @@ def test_greedy_far_above_random_without_solver() -> None:
     greedy = evaluate("greedy", "yacht", 100, seed=4, regret=False)
     random = evaluate("random", "yacht", 100, seed=4, regret=False)
     assert greedy["mean"] > 3 * random["mean"]
+
+
+class _ObsHashAgent(Agent):
+    """Deterministic, batched, reads only observation and mask: a legal action chosen by a hash of the obs."""
+
+    name = "obs-hash"
+    batched = True
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, state: GameState | None = None) -> int:
+        legal = np.flatnonzero(mask)
+        return int(legal[int(np.round(obs * 997).sum()) % legal.size])
+
+
+@pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
+def test_vector_engine_plays_the_same_games(rules: str) -> None:
+    agent = _ObsHashAgent(rules)
+    a = evaluate(agent, rules, 300, seed=11, regret=False, engine="python")
+    b = evaluate(agent, rules, 300, seed=11, regret=False, engine="vector")
+    c = evaluate(agent, rules, 300, seed=11, regret=False)  # auto picks the vector engine for this agent
+    assert (a["engine"], b["engine"], c["engine"]) == ("python", "vector", "vector")
+    for key in ("scores", "mean", "categories", "median", "min", "max"):
+        assert a[key] == b[key] == c[key], key
+
+
+def test_engine_errors() -> None:
+    with pytest.raises(ValueError, match="unknown engine 'gpu'; accepted: auto, python, vector"):
+        evaluate("random", "yacht", 3, engine="gpu")
+    with pytest.raises(ValueError, match="cannot measure regret"):
+        evaluate("random", "yacht", 3, engine="vector", regret=True)
