@@ -20,6 +20,7 @@ determine every future reward. ``points`` is a function of the rest, there to he
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -33,8 +34,12 @@ POINTS_HIGH = 4.0  # 30 upper + 35 bonus + 100 Yahtzee bonus = 165 < 4 * 50
 
 
 def layout(rules: str | RuleSet) -> dict[str, slice]:
-    """Named slices of the observation vector for ``rules``."""
-    rs = get_rules(rules)
+    """Named slices of the observation vector for ``rules`` (a new dict; the slices are computed once)."""
+    return dict(_slices(get_rules(rules)))
+
+
+@cache
+def _slices(rs: RuleSet) -> tuple[tuple[str, slice], ...]:
     c = rs.num_categories
     sizes = [("dice_counts", D.NUM_FACES), ("dice_onehot", D.NUM_DICE * D.NUM_FACES),
              ("rolls_left", ROLLS_PER_TURN), ("open", c), ("points", c), ("turn", 1)]
@@ -42,16 +47,16 @@ def layout(rules: str | RuleSet) -> dict[str, slice]:
         sizes += [("upper_total", 1), ("upper_bonus", 1)]
     if rs.has_five_kind_box:
         sizes += [("yahtzee_box", 3)]
-    out: dict[str, slice] = {}
+    out: list[tuple[str, slice]] = []
     i = 0
     for name, n in sizes:
-        out[name] = slice(i, i + n)
+        out.append((name, slice(i, i + n)))
         i += n
-    return out
+    return tuple(out)
 
 
 def size(rules: str | RuleSet) -> int:
-    return max(s.stop for s in layout(rules).values())
+    return _slices(get_rules(rules))[-1][1].stop
 
 
 def high(rules: str | RuleSet) -> np.ndarray:
