@@ -109,14 +109,24 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
     else:
         activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "elu": torch.nn.ELU, "gelu": torch.nn.GELU}
         h = cfg.ppo
+        policy_kwargs = dict(net_arch=list(cfg.policy.net_arch), activation_fn=activation[cfg.policy.activation_fn])
+        if cfg.policy.kind == "turn_expectimax":  # box utilities learned, the turn searched exactly
+            from agents.turn_policy import TurnExpectimaxPolicy
+
+            policy = TurnExpectimaxPolicy
+            policy_kwargs.update(rules=cfg.rules, reward_scale=cfg.reward_scale,
+                                 inverse_temperature=cfg.policy.inverse_temperature,
+                                 box_prior=cfg.policy.box_prior)
+        else:
+            policy = "MlpPolicy"
+            policy_kwargs.update(ortho_init=cfg.policy.ortho_init)
         model = MaskablePPO(
-            "MlpPolicy", env, learning_rate=schedule(h.learning_rate, "ppo.learning_rate"), n_steps=h.n_steps,
+            policy, env, learning_rate=schedule(h.learning_rate, "ppo.learning_rate"), n_steps=h.n_steps,
             batch_size=h.batch_size, n_epochs=h.n_epochs, gamma=h.gamma, gae_lambda=h.gae_lambda,
             clip_range=schedule(h.clip_range, "ppo.clip_range"), ent_coef=h.ent_coef, vf_coef=h.vf_coef,
             max_grad_norm=h.max_grad_norm, target_kl=h.target_kl, seed=cfg.seed, device=cfg.device,
             tensorboard_log=str(run_dir / "tb"), verbose=0,
-            policy_kwargs=dict(net_arch=list(cfg.policy.net_arch), activation_fn=activation[cfg.policy.activation_fn],
-                               ortho_init=cfg.policy.ortho_init),
+            policy_kwargs=policy_kwargs,
         )
     setattr(model, META_KEY, model_meta(cfg.rules, cfg.unique_keeps))
 

@@ -22,11 +22,22 @@ ALGOS = ("maskable_ppo", "td")
 ACTIVATIONS = ("tanh", "relu", "elu", "gelu")
 
 
+POLICY_KINDS = ("mlp", "turn_expectimax")
+
+
 @dataclass
 class PolicyConfig:
+    """The MaskablePPO policy. ``kind: mlp`` is SB3's MLP over the observation; ``kind: turn_expectimax`` is
+    :class:`agents.turn_policy.TurnExpectimaxPolicy` (an MLP of ``net_arch`` over the scorecard gives box
+    utilities, the turn is played by exact expectimax over the dice; ``inverse_temperature`` is its initial
+    logits per point, ``box_prior`` its initial points per box left open; ``ortho_init`` does not apply)."""
+
+    kind: str = "mlp"
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     activation_fn: str = "tanh"
     ortho_init: bool = True
+    inverse_temperature: float = 1.0
+    box_prior: float = 0.0
 
 
 @dataclass
@@ -180,6 +191,10 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ValueError(f"config key 'rules': unknown rules {cfg.rules!r}; accepted: {', '.join(RULESETS)}")
     if cfg.algo not in ALGOS:
         raise ValueError(f"config key 'algo': unknown algorithm {cfg.algo!r}; accepted: {', '.join(ALGOS)}")
+    if cfg.policy.kind not in POLICY_KINDS:
+        raise ValueError(f"config key 'policy.kind': {cfg.policy.kind!r}; accepted: {', '.join(POLICY_KINDS)}")
+    if cfg.policy.inverse_temperature <= 0:
+        raise ValueError(f"config key 'policy.inverse_temperature' must be > 0, got {cfg.policy.inverse_temperature}")
     if cfg.policy.activation_fn not in ACTIVATIONS:
         raise ValueError(f"config key 'policy.activation_fn': {cfg.policy.activation_fn!r}; accepted: "
                          f"{', '.join(ACTIVATIONS)}")

@@ -58,6 +58,23 @@ def test_smoke_run_makes_the_run_folder(tmp_path: Path) -> None:
         load_agent(str(run / "best_model.zip"), "yahtzee")
 
 
+def test_smoke_run_with_the_turn_expectimax_policy(tmp_path: Path) -> None:
+    policy = {"kind": "turn_expectimax", "net_arch": [16], "box_prior": 15.0, "inverse_temperature": 2.0}
+    cfg = _config(tmp_path, rules="yahtzee", policy=policy)
+    assert train.main(["--config", str(cfg), "--run-dir", str(tmp_path / "runs"), "--no-progress"]) == 0
+    run = _only_run(tmp_path)
+    result = json.loads((run / "eval.json").read_text())
+    assert result["episodes"] == 40 and result["mean"] > 100  # it plays the turn by search from the start
+    agent = load_agent(str(run / "final_model.zip"), "yahtzee", seed=0)
+    head = agent.model.policy.mlp_extractor
+    assert type(head).__name__ == "TurnExpectimax" and head.box_prior.item() != 0.0  # saved and loaded
+    from agents.evaluation import evaluate
+
+    assert evaluate(agent, "yahtzee", 5, seed=3, regret=False)["episodes"] == 5
+    with pytest.raises(ValueError, match="trained for rules 'yahtzee', not 'yacht'"):
+        load_agent(str(run / "final_model.zip"), "yacht")
+
+
 def test_interrupt_saves_and_resume_continues(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real_save = train_support.save_evaluations
     calls = {"n": 0}
@@ -99,6 +116,8 @@ def test_interrupt_saves_and_resume_continues(tmp_path: Path, monkeypatch: pytes
         ({"algo": "dqn"}, r"unknown algorithm 'dqn'; accepted: maskable_ppo, td"),
         ({"ppo": {"learning_rate": "cosine"}}, r"'ppo.learning_rate': a schedule is a number or 'lin_<start>'"),
         ({"total_timesteps": 0}, r"'total_timesteps' must be a positive integer"),
+        ({"policy": {"kind": "cnn"}}, r"'policy.kind': 'cnn'; accepted: mlp, turn_expectimax"),
+        ({"policy": {"inverse_temperature": 0}}, r"'policy.inverse_temperature' must be > 0"),
     ],
 )
 def test_config_errors_name_the_key(data: dict, match: str) -> None:

@@ -108,6 +108,7 @@ class YachtVectorEnv(VectorEnv):
         self._mask = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)
         self._all = np.ones(self.num_envs, dtype=np.bool_)
         self._all.setflags(write=False)
+        self._category_ids = tuple(self.rules.category_ids)
         self.seeds: np.ndarray | None = None
         """The per-game seeds of the last seeded reset (object array of ints), or None before it."""
         self._ready = False
@@ -140,9 +141,9 @@ class YachtVectorEnv(VectorEnv):
         terminated = np.empty(n, dtype=np.bool_)
         truncated = np.empty(n, dtype=np.bool_)
         illegal = np.empty(n, dtype=np.bool_)
-        final_obs = np.zeros((n, self.obs_size), dtype=np.float32)
-        final_mask = np.zeros((n, self.num_actions), dtype=np.bool_)
-        final_card = np.zeros((n, c + 3), dtype=np.int32)
+        final_obs = np.empty((n, self.obs_size), dtype=np.float32)  # the kernel zeroes the rows of running games
+        final_mask = np.empty((n, self.num_actions), dtype=np.bool_)
+        final_card = np.empty((n, c + 3), dtype=np.int32)
         K.run_chunks(K.step_chunks, n, (a, self._st, self._tb, obs, self._mask, reward, terminated, truncated,
                                         illegal, final_obs, final_mask, final_card), self.threads)
         done = terminated | truncated
@@ -150,7 +151,7 @@ class YachtVectorEnv(VectorEnv):
                                 "illegal_action": illegal, "_illegal_action": self._all}
         if done.any():
             final_score = final_card[:, c + 2].astype(np.int64)
-            card: dict[str, Any] = {cid: final_card[:, k] for k, cid in enumerate(self.rules.category_ids)}
+            card: dict[str, Any] = {cid: final_card[:, k] for k, cid in enumerate(self._category_ids)}
             card.update(upper_bonus=final_card[:, c], yahtzee_bonus=final_card[:, c + 1], total=final_score)
             info["final_obs"] = final_obs
             info["_final_obs"] = done

@@ -27,6 +27,10 @@ from typing import Any
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from yacht_env import dice as D
 from yacht_env import jit
@@ -36,7 +40,7 @@ from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.rules import RuleSet
 from yacht_env.state import ROLLS_PER_TURN, GameState
 from yacht_env.vector import pcg64 as P
-from yacht_env.vector.parallel import CHUNK, atomic_add, default_threads, get_pool
+from yacht_env.vector.parallel import CHUNK, FINISHED, atomic_add, chunk_index, default_threads, get_pool, new_counter
 
 
 def _expire_stale_numba_cache() -> None:
@@ -63,7 +67,9 @@ _CFG_LEN = 13
 F_POINTS, F_TURN, F_UPPER = range(3)
 _FLOAT_TABLE = 256  # points one box adds (box + bonuses, checked in make_tables), turns and upper totals stay below
 
-_HAND_OBS = D.NUM_FACES + D.NUM_DICE * D.NUM_FACES  # dice_counts + dice_onehot, the start of every observation
+_HAND_OBS = D.NUM_FACES + D.NUM_DICE * D.NUM_FACES + ROLLS_PER_TURN  # dice_counts, dice_onehot, rolls_left:
+# the start of every observation
+_NUM_HANDS = D.NUM_HANDS
 EMPTY_KEEP = int(D.KEY_TO_KEEP[0])  # keep index of "no dice kept" (0)
 _FULL_HAND = D.NUM_DICE
 
@@ -82,7 +88,7 @@ class Tables:
     keep_size: np.ndarray  # (462,) int8
     keep_add: np.ndarray  # (462, 6) int32
     keep_to_hand: np.ndarray  # (462,) int32
-    hand_obs: np.ndarray  # (252, 36) float32: the dice part of the observation of each hand
+    hand_obs: np.ndarray  # (3 * 252, 39) float32: the dice and rolls part of the observation, see hand_obs_table
     floats: np.ndarray  # (3, 256) float32: see float_tables
 
     def arrays(self) -> tuple[np.ndarray, ...]:
@@ -92,19 +98,24 @@ class Tables:
 
 
 def hand_obs_table(rules: RuleSet) -> np.ndarray:
-    """The dice slices of the observation (``dice_counts`` then ``dice_onehot``) of each hand, taken from
+    """The dice and rolls slices of the observation (``dice_counts``, ``dice_onehot`` then ``rolls_left``) of each
+    hand and rolls left: row ``r * 252 + h`` for hand h with r rolls left, taken from
     :func:`yacht_env.observation.encode` so that they are its float32 values exactly."""
     lay = O.layout(rules)
-    if lay["dice_counts"].start != 0 or lay["dice_onehot"].start != lay["dice_counts"].stop:
-        raise AssertionError("the vector engine expects the observation to start with dice_counts, dice_onehot")
-    n = lay["dice_onehot"].stop
+    if (lay["dice_counts"].start != 0 or lay["dice_onehot"].start != lay["dice_counts"].stop
+            or lay["rolls_left"].start != lay["dice_onehot"].stop):
+        raise AssertionError("the vector engine expects the observation to start with dice_counts, dice_onehot, "
+                             "rolls_left")
+    n = lay["rolls_left"].stop
     if n != _HAND_OBS:
-        raise AssertionError(f"the vector engine expects {_HAND_OBS} dice values at the start of the observation")
-    out = np.empty((D.NUM_HANDS, n), dtype=np.float32)
+        raise AssertionError(f"the vector engine expects {_HAND_OBS} dice and rolls values at the start of the "
+                             "observation")
+    out = np.empty((ROLLS_PER_TURN * D.NUM_HANDS, n), dtype=np.float32)
     empty = (None,) * rules.num_categories
-    for h in range(D.NUM_HANDS):
-        st = GameState(rules.name, tuple(int(x) for x in D.HANDS[h]), ROLLS_PER_TURN - 1, empty)
-        out[h] = O.encode(st)[:n]
+    for r in range(ROLLS_PER_TURN):
+        for h in range(D.NUM_HANDS):
+            st = GameState(rules.name, tuple(int(x) for x in D.HANDS[h]), r, empty)
+            out[r * D.NUM_HANDS + h] = O.encode(st)[:n]
     out.setflags(write=False)
     return out
 
@@ -131,6 +142,8 @@ def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, strict: bool
     lay = O.layout(rules)
     known = {"dice_counts", "dice_onehot", "rolls_left", "open", "points", "turn", "upper_total", "upper_bonus",
              "yahtzee_box"}
+    if len(rules.params) != 6:
+        raise AssertionError("the vector engine expects 6 rule parameters (see _params_tuple)")
     if not set(lay) <= known:
         raise AssertionError(f"the vector engine does not write observation slices {sorted(set(lay) - known)}")
     most = int(max(rules.score_table.max(), rules.joker_table.max())) + rules.upper_bonus + rules.five_kind_bonus
@@ -232,6 +245,128 @@ class Batch:
         self.steps[i] = 0
 
 
+@intrinsic
+def _popcount(typingctx, x):
+    """Number of set bits of an int64 (LLVM's ctpop: one instruction)."""
+    if x != types.int64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return types.int64(types.int64), codegen
+
+
+@intrinsic
+def _ctz(typingctx, x):
+    """Index of the lowest set bit of a non-zero int64 (LLVM's cttz)."""
+    if x != types.int64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return types.int64(types.int64), codegen
+
+
+def _is_byte_matrix(arr: Any) -> bool:
+    return (isinstance(arr, types.Array) and arr.ndim == 2 and arr.layout == "C"
+            and arr.dtype in (types.boolean, types.int8, types.uint8))
+
+
+def _u64_pointer(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+    """LLVM pointer to ``arr[i, j]`` (the first three arguments) as a uint64 pointer."""
+    arr_t = signature.args[0]
+    ary = context.make_array(arr_t)(context, builder, args[0])
+    ii = context.cast(builder, args[1], signature.args[1], types.intp)
+    jj = context.cast(builder, args[2], signature.args[2], types.intp)
+    ptr = cgutils.get_item_pointer(context, builder, arr_t, ary, [ii, jj])
+    return builder.bitcast(ptr, ir.IntType(64).as_pointer())
+
+
+@intrinsic
+def _load_u64(typingctx, arr, i, j):
+    """The 8 bytes at ``arr[i, j:j + 8]`` of a C-contiguous 2-d one-byte array as one (unaligned) little-endian
+    uint64 load; the caller keeps ``j + 8 <= arr.shape[1]``."""
+    if not _is_byte_matrix(arr):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.load(_u64_pointer(context, builder, signature, args), align=1)
+
+    return types.uint64(arr, i, j), codegen
+
+
+@intrinsic
+def _store_u64(typingctx, arr, i, j, val):
+    """Store uint64 ``val`` as the 8 bytes ``arr[i, j:j + 8]`` (little-endian, unaligned) of a C-contiguous 2-d
+    one-byte array; the caller keeps ``j + 8 <= arr.shape[1]``."""
+    if not (_is_byte_matrix(arr) and val == types.uint64):
+        return None
+
+    def codegen(context, builder, signature, args):
+        builder.store(args[3], _u64_pointer(context, builder, signature, args), align=1)
+        return context.get_dummy_value()
+
+    return types.void(arr, i, j, val), codegen
+
+
+# _BIT_BYTES[b]: the 8 bits of b as 8 bytes 0 / 1 (bit k -> byte k), little-endian in a uint64
+_BIT_BYTES = np.array([sum(((b >> k) & 1) << (8 * k) for k in range(8)) for b in range(256)], dtype=np.uint64)
+_U8 = np.uint64(8)
+_U255 = np.int64(255)
+
+@intrinsic
+def _copy_row(typingctx, dst, j, src, h, n):
+    """``dst[j:j + n] = src[h, :n]`` as one memcpy (``n`` constant at the call: LLVM expands it into a few vector
+    moves); ``dst`` 1-d, ``src`` 2-d, both C-contiguous of one dtype; the caller keeps the bounds."""
+    if not (isinstance(dst, types.Array) and isinstance(src, types.Array) and dst.ndim == 1 and src.ndim == 2
+            and dst.layout == "C" and src.layout == "C" and dst.dtype == src.dtype):
+        return None
+
+    def codegen(context, builder, signature, args):
+        dst_t, src_t = signature.args[0], signature.args[2]
+        d = context.make_array(dst_t)(context, builder, args[0])
+        sa = context.make_array(src_t)(context, builder, args[2])
+        jj = context.cast(builder, args[1], signature.args[1], types.intp)
+        hh = context.cast(builder, args[3], signature.args[3], types.intp)
+        nn = context.cast(builder, args[4], signature.args[4], types.intp)
+        zero = context.get_constant(types.intp, 0)
+        dp = cgutils.get_item_pointer(context, builder, dst_t, d, [jj])
+        sp = cgutils.get_item_pointer(context, builder, src_t, sa, [hh, zero])
+        size = context.get_abi_sizeof(context.get_data_type(dst_t.dtype))
+        cgutils.raw_memcpy(builder, dp, sp, nn, size, align=1)
+        return context.get_dummy_value()
+
+    return types.void(dst, j, src, h, n), codegen
+
+
+# _OPEN8[b]: the ``open`` slots (1.0 open, 0.0 filled) of 8 boxes whose filled bits are b; _ZERO8: 8 zeros
+_OPEN8 = np.array([[0.0 if (b >> k) & 1 else 1.0 for k in range(8)] for b in range(256)], dtype=np.float32)
+_ZERO8 = np.zeros((1, 8), dtype=np.float32)
+_EIGHT = 8
+
+_BYTES_TO_BITS = np.uint64(0x0102040810204080)  # (x * this) >> 56: the low bits of x's 8 bytes as 8 bits
+_LOW_BITS = np.uint64(0x0101010101010101)
+_U56 = np.uint64(56)
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _bool_bits(mask, i, a_n) -> np.int64:
+    """Row i of a (N, a_n) bool array (8 <= a_n <= 64) as a bit set: bit a set where ``mask[i, a]``."""
+    bits = np.int64(0)
+    j = 0
+    while j + 8 <= a_n:
+        x = _load_u64(mask, i, j) & _LOW_BITS
+        bits |= np.int64((x * _BYTES_TO_BITS) >> _U56) << j
+        j += 8
+    rem = a_n - j
+    if rem > 0:  # the last rem bytes: the 8 ending the row, shifted down
+        x = (_load_u64(mask, i, a_n - 8) >> np.uint64(8 * (8 - rem))) & _LOW_BITS
+        bits |= np.int64((x * _BYTES_TO_BITS) >> _U56) << j
+    return bits
+
+
 # ---- per-game helpers (inlined into the kernels) ------------------------------------------------------------------
 # ``st`` is Batch.arrays(): (hand, rolls, filled, scores, upper, bonus, total, steps, rng)
 # ``tb`` is Tables.arrays(): (params, cfg, score, joker, five, keep_mask, pattern_keep, keep_size, keep_add,
@@ -274,8 +409,20 @@ def _is_legal(a, i, lbits, st, tb):
 
 @numba.njit(cache=True, inline="always", _nrt=False)
 def _write_mask(i, lbits, out, st, tb) -> None:
-    """Legal-action mask of game i into ``out[i]``."""
+    """Legal-action mask of game i into ``out[i]``: 8 bytes per store (the keep part copied from the hand's keep
+    row, or zeros; the score part expanded from the legal bits)."""
     keep_mask, c = tb[5], tb[1][C_NUM_CAT]
+    if out.shape[1] >= 40 and NUM_KEEP_ACTIONS == 32 and c <= 16:
+        h = st[0][i]
+        keep = st[1][i] > 0 and lbits != 0
+        for j in range(0, 32, 8):
+            out_v = _load_u64(keep_mask, h, j) if keep else np.uint64(0)
+            _store_u64(out, i, j, out_v)
+        a_n = out.shape[1]
+        _store_u64(out, i, 32, _BIT_BYTES[lbits & _U255])
+        if c > 8:  # the last 8 boxes (overlapping the first ones: same bytes)
+            _store_u64(out, i, a_n - 8, _BIT_BYTES[(lbits >> (c - 8)) & _U255])
+        return
     row = out[i]
     if st[1][i] > 0 and lbits != 0:
         krow = keep_mask[st[0][i]]
@@ -286,6 +433,12 @@ def _write_mask(i, lbits, out, st, tb) -> None:
             row[a] = False
     for k in range(c):
         row[NUM_KEEP_ACTIONS + k] = (lbits >> k) & 1 == 1
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _params_tuple(params):
+    """``RuleSet.params`` as a tuple (the rules functions index it with constants only)."""
+    return params[0], params[1], params[2], params[3], params[4], params[5]
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
@@ -303,13 +456,7 @@ def _write_obs_row(row, i, lbits, st, tb) -> None:
     params, cfg, score, joker, five, hand_obs, floats = tb[0], tb[1], tb[2], tb[3], tb[4], tb[10], tb[11]
     c = cfg[C_NUM_CAT]
     h = hand[i]
-    hrow = hand_obs[h]
-    for j in range(_HAND_OBS):  # a constant trip count, so the copy is unrolled / vectorised
-        row[j] = hrow[j]
-    ro = cfg[C_ROLLS]
-    r = rolls[i]
-    for j in range(ROLLS_PER_TURN):
-        row[ro + j] = 1.0 if j == r else 0.0
+    _copy_row(row, 0, hand_obs, np.int64(rolls[i]) * _NUM_HANDS + h, _HAND_OBS)  # dice and rolls: one memcpy
     f = np.int64(filled[i])
     face = five[h]
     upper = np.int64(upper_a[i])
@@ -319,16 +466,24 @@ def _write_obs_row(row, i, lbits, st, tb) -> None:
     p = cfg[C_POINTS]
     srow = score[h]
     jrow = joker[h]
-    turn = 0
-    for k in range(c):
-        # branch-free on the (unpredictable) filled / legal bits: points_for is pure, so it is evaluated for every
-        # box and kept only where the box is legal
-        filled_k = (f >> k) & 1
-        turn += filled_k
-        row[o + k] = np.float32(1 - filled_k)
-        pts = points_for(params, srow, jrow, face, f, upper, y50, k)
-        val = floats[F_POINTS, min(pts, _FLOAT_TABLE - 1)]
-        row[p + k] = val if (lbits >> k) & 1 == 1 else np.float32(0.0)
+    if 8 <= c <= 16:  # open boxes, and 0 points for every box (the legal ones get their points below): 8 at a
+        # time, the last 8 overlapping the first (same values)
+        _copy_row(row, o, _OPEN8, f & _U255, _EIGHT)
+        _copy_row(row, o + c - 8, _OPEN8, (f >> (c - 8)) & _U255, _EIGHT)
+        _copy_row(row, p, _ZERO8, 0, _EIGHT)
+        _copy_row(row, p + c - 8, _ZERO8, 0, _EIGHT)
+    else:
+        for k in range(c):
+            row[o + k] = np.float32(1 - ((f >> k) & 1))
+            row[p + k] = np.float32(0.0)
+    turn = _popcount(f & ((np.int64(1) << c) - 1))
+    pt = _params_tuple(params)  # scalars: the stores into row below cannot alias them (no reloads per box)
+    lb = lbits
+    while lb != 0:  # the legal boxes only (points_for is pure; an illegal box shows 0)
+        k = _ctz(lb)
+        lb &= lb - 1
+        pts = points_for(pt, srow, jrow, face, f, upper, y50, k)
+        row[p + k] = floats[F_POINTS, min(pts, _FLOAT_TABLE - 1)]
     row[cfg[C_TURN]] = floats[F_TURN, turn]
     ut = cfg[C_UPPER_TOTAL]
     if ut >= 0:
@@ -434,6 +589,18 @@ def _step_game(i, a, st, tb, obs, mask, reward, terminated, truncated, illegal, 
         final_card[i, c + 2] = total[i]
         _new_game(i, st, tb)
         lbits = _legal(i, st, tb)
+    else:  # the final_* arrays are allocated uninitialised: rows of games that did not end hold zeros
+        frow = final_obs[i]
+        d = frow.shape[0]
+        for j in range(0, d - 8, 8):  # fixed-size stores (no memset call per row); the last 8 may overlap
+            _copy_row(frow, j, _ZERO8, 0, _EIGHT)
+        _copy_row(frow, d - 8, _ZERO8, 0, _EIGHT)
+        a_n = final_mask.shape[1]
+        for j in range(0, a_n - 8, 8):
+            _store_u64(final_mask, i, j, np.uint64(0))
+        _store_u64(final_mask, i, a_n - 8, np.uint64(0))
+        for k in range(c + 3):
+            final_card[i, k] = 0
     _write_mask(i, lbits, mask, st, tb)
     _write_obs(i, lbits, obs, st, tb)
     return ended
@@ -452,7 +619,7 @@ PARALLEL_MIN_GAMES = 512  # below this many games one thread does it all (handin
 def run_chunks(fn: Callable[..., None], n: int, args: tuple[Any, ...], threads: int) -> None:
     """Run chunk kernel ``fn`` over ``n`` games on up to ``threads`` threads (one below PARALLEL_MIN_GAMES)."""
     if threads <= 1 or n < PARALLEL_MIN_GAMES:
-        fn(np.zeros(2, dtype=np.int64), 1, n, *args)
+        fn(new_counter(), 1, n, *args)
     else:
         get_pool(threads).run(fn, n, args, CHUNK)
 
@@ -465,9 +632,10 @@ def reset_chunks(counter, n_chunks, chunk, st, tb, obs, mask) -> None:
         c = atomic_add(counter, 0, 1)
         if c >= n_chunks:
             return
-        for i in range(c * chunk, min(n, (c + 1) * chunk)):
+        q = chunk_index(c, n_chunks)
+        for i in range(q * chunk, min(n, (q + 1) * chunk)):
             _reset_game(i, st, tb, obs, mask)
-        atomic_add(counter, 1, 1)
+        atomic_add(counter, FINISHED, 1)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -481,10 +649,11 @@ def step_chunks(counter, n_chunks, chunk, actions, st, tb, obs, mask, reward, te
         c = atomic_add(counter, 0, 1)
         if c >= n_chunks:
             return
-        for i in range(c * chunk, min(n, (c + 1) * chunk)):
+        q = chunk_index(c, n_chunks)
+        for i in range(q * chunk, min(n, (q + 1) * chunk)):
             _step_game(i, actions[i], st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs,
                        final_mask, final_card)
-        atomic_add(counter, 1, 1)
+        atomic_add(counter, FINISHED, 1)
 
 
 @numba.njit(cache=True, _nrt=False)
@@ -595,12 +764,38 @@ def _splitmix64(x: np.uint64) -> tuple[np.uint64, np.uint64]:
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
+def _select_bit(bits, r) -> np.int64:
+    """Index of the set bit of rank ``r`` (0: the lowest) of ``bits`` (which has more than ``r`` set bits): a
+    binary search on popcounts, with no data-dependent branch."""
+    pos = np.int64(0)
+    width = np.int64(32)
+    while width > 0:
+        low = _popcount(bits & ((np.int64(1) << width) - 1))
+        up = r >= low
+        r = r - low if up else r
+        bits = (bits >> width) if up else bits
+        pos = pos + width if up else pos
+        width >>= 1
+    return pos
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
 def _random_legal(i, mask, state, out) -> None:
-    """One uniformly random legal action of row i: a few rejection tries (uniform over the legal actions, and cheap
-    when most actions are legal), then an exact pick by counting; -1 if none is legal."""
+    """One uniformly random legal action of row i, -1 if none is legal. Up to 64 actions: the row as a bit set,
+    one draw of an index below its popcount, that set bit (no branch on the mask's contents); more actions: a few
+    rejection tries, then an exact pick by counting."""
     a_n = mask.shape[1]
     s = state[i]
     found = -1
+    if 8 <= a_n <= 64:
+        bits = _bool_bits(mask, i, a_n)
+        cnt = _popcount(bits)
+        if cnt > 0:
+            s, z = _splitmix64(s)
+            found = _select_bit(bits, np.int64(P.mulhi64(z, np.uint64(cnt))))
+        state[i] = s
+        out[i] = found
+        return
     for _ in range(_REJECTION_TRIES):
         s, z = _splitmix64(s)
         a = np.int64(P.mulhi64(z, np.uint64(a_n)))
@@ -633,9 +828,10 @@ def random_legal_chunks(counter, n_chunks, chunk, mask, state, out) -> None:
         c = atomic_add(counter, 0, 1)
         if c >= n_chunks:
             return
-        for i in range(c * chunk, min(n, (c + 1) * chunk)):
+        q = chunk_index(c, n_chunks)
+        for i in range(q * chunk, min(n, (q + 1) * chunk)):
             _random_legal(i, mask, state, out)
-        atomic_add(counter, 1, 1)
+        atomic_add(counter, FINISHED, 1)
 
 
 class LegalActionSampler:
