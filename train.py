@@ -5,9 +5,10 @@
     python train.py --resume runs/yacht_maskable_ppo-s0-20261130-101500     # continue an interrupted run
 
 A run folder holds: config.yaml (resolved), command.txt, tb/ (TensorBoard: mean score, percent of optimal, losses),
-checkpoints/ (periodic, and latest.zip on Ctrl-C), best_model.zip (best periodic evaluation), evaluations.json,
-eval.json (final evaluation, the format of ``yacht eval``) and learning_curve.png. Ctrl-C saves a checkpoint and
-exits; ``--resume`` continues with the same step count and schedules.
+checkpoints/ (periodic, and latest.zip on Ctrl-C), best_model.zip (best periodic evaluation), final_model.zip,
+evaluations.json, eval.json (final evaluation of the model ``ppo.final_model`` names, the format of ``yacht eval``)
+and learning_curve.png. Ctrl-C saves a checkpoint and exits; ``--resume`` continues with the same step count and
+schedules.
 
 Read top to bottom: configuration, environment, model, callbacks, learning, final evaluation.
 """
@@ -192,16 +193,19 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
     if not evals or evals[-1]["timesteps"] != model.num_timesteps:
         monitor.evaluate()
 
-    # ---- 6. final evaluation of the best model on unseen seeds -------------------------------------------------
+    # ---- 6. final evaluation on unseen seeds of the model ppo.final_model names -------------------------------
+    # "final": the last policy (the learning rate has decayed to 0). "best": the best periodic evaluation, which on
+    # 1,000-game means mostly picks the luckiest one (measured: README, "Training").
     from agents.ppo import load_ppo_agent
 
-    agent = load_ppo_agent(run_dir / "best_model.zip", cfg.rules)
+    chosen = f"{cfg.ppo.final_model}_model.zip"
+    agent = load_ppo_agent(run_dir / chosen, cfg.rules)
     result = evaluate(agent, cfg.rules, cfg.eval.final_episodes, cfg.eval.seed + 10_000_000, progress=progress)
-    result.update(agent="best_model.zip", training_timesteps=model.num_timesteps,
+    result.update(agent=chosen, training_timesteps=model.num_timesteps,
                   training_wall_s=ts.training_seconds(run_dir))
     (run_dir / "eval.json").write_text(json.dumps(result, indent=1))
     ts.plot_learning_curve(evals, run_dir / "learning_curve.png", f"MaskablePPO on {cfg.rules}")
-    print(f"{cfg.rules}: best model scores {result['mean']:.2f} ± {result['ci95'][1] - result['mean']:.2f} over "
+    print(f"{cfg.rules}: {chosen} scores {result['mean']:.2f} ± {result['ci95'][1] - result['mean']:.2f} over "
           f"{result['episodes']:,} games = {result['percent_of_optimal']:.2f}% of optimal ({optimal:.4f})")
     return 0
 

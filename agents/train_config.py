@@ -53,6 +53,12 @@ class PPOConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     target_kl: Union[float, None] = None  # noqa: UP007
+    final_model: str = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
+
+    def __post_init__(self) -> None:
+        """Check values beyond their types, naming the key (runs when a config is read)."""
+        if self.final_model not in ("final", "best"):
+            raise ValueError(f"config key 'ppo.final_model': {self.final_model!r}; accepted: final, best")
 
 
 @dataclass

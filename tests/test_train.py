@@ -117,6 +117,7 @@ def test_interrupt_saves_and_resume_continues(tmp_path: Path, monkeypatch: pytes
         ({"ppo": {"learning_rate": "cosine"}}, r"'ppo.learning_rate': a schedule is a number or 'lin_<start>'"),
         ({"total_timesteps": 0}, r"'total_timesteps' must be a positive integer"),
         ({"policy": {"kind": "cnn"}}, r"'policy.kind': 'cnn'; accepted: mlp, turn_expectimax"),
+        ({"ppo": {"final_model": "last"}}, r"'ppo.final_model': 'last'; accepted: final, best"),
         ({"policy": {"inverse_temperature": 0}}, r"'policy.inverse_temperature' must be > 0"),
     ],
 )
