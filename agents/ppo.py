@@ -115,7 +115,5 @@ def load_ppo_agent(path: str | Path, rules: str | RuleSet, seed: int | None = No
         raise ValueError(f"cannot load {str(path)!r} as a MaskablePPO model: {e}") from None
     check_meta(getattr(model, META_KEY, None), rs, repr(str(path)))
     agent = PPOAgent(model, rs, name=path.stem, unique_keeps=bool(getattr(model, META_KEY)["unique_keeps"]))
-    agent.seed(seed)
-    if seed is not None:
-        model.set_random_seed(seed)
+    agent.seed(seed)  # the agent acts deterministically (the policy's most likely action): no global RNG to seed
     return agent

@@ -47,6 +47,14 @@ def test_deterministic_for_a_seed() -> None:
     json.dumps(a)  # plain JSON types only
 
 
+def test_learned_models_take_part() -> None:
+    """Shipped models load with the tournament's 64-bit agent seeds and play; deterministic agents give the same
+    result every time."""
+    a = run_tournament(["ppo-yacht", "td-yacht"], games=4, seed=0)
+    assert a == run_tournament(["ppo-yacht", "td-yacht"], games=4, seed=0)
+    assert all(s["games"] == 4 for s in a["agents"].values())
+
+
 def test_statistics_are_consistent() -> None:
     r = run_tournament(["greedy", "random", FirstOpen("yacht")], games=20, seed=0)
     assert r["rules"] == "yacht" and r["games"] == 20 and r["seed"] == 0 and r["players"] == 2
