@@ -197,26 +197,41 @@ def _successor(c: int, box: int, u: int, y: int, thr: int, Y: int, ycat: int) ->
     return u2, y2
 
 
+@njit(cache=True, inline="always")
+def _score_value(params: np.ndarray, Sh: np.ndarray, Jh: np.ndarray, face: int, F: int, u: int, y: int, c: int,
+                 E: np.ndarray, U: int, Y: int, thr: int, ycat: int) -> float:
+    """Points for scoring the hand (rows ``Sh``, ``Jh``) in category c in state (F, u, y), plus the value of the
+    turn-start state that leads to: one entry of :func:`successor_table`."""
+    pts = points_for(params, Sh, Jh, face, F, u, y == 1, c)
+    box = box_score(params, Sh, Jh, face, F, c)
+    u2, y2 = _successor(c, box, u, y, thr, Y, ycat)
+    return pts + E[((F | (1 << c)) * U + u2) * Y + y2]
+
+
 @njit(cache=True)
 def successor_table(params: np.ndarray, S: np.ndarray, J: np.ndarray, E: np.ndarray, F: int, u: int, y: int,
                     U: int, Y: int, thr: int, ycat: int) -> np.ndarray:
     """(252, C) "points now + value of the next turn-start state" for every hand and category of turn-start state
     (F, u, y), ``-inf`` where illegal: the rules' own functions for every entry (the reference for the solver's
     shortcut, and the input of :func:`turn_tables` for action values)."""
-    C = S.shape[1]
-    G = np.full((NUM_HANDS, C), NEG_INF)
+    G = np.empty((NUM_HANDS, S.shape[1]))
     for h in range(NUM_HANDS):
-        face = FIVE_KIND_FACE[h]
-        Sh = S[h]
-        Jh = J[h]
-        bits = legal_bits(params, face, F)
-        for c in range(C):
-            if (bits >> c) & 1:
-                pts = points_for(params, Sh, Jh, face, F, u, y == 1, c)
-                box = box_score(params, Sh, Jh, face, F, c)
-                u2, y2 = _successor(c, box, u, y, thr, Y, ycat)
-                G[h, c] = pts + E[((F | (1 << c)) * U + u2) * Y + y2]
+        _successor_row(G, h, params, S, J, E, F, u, y, U, Y, thr, ycat)
     return G
+
+
+@njit(cache=True, inline="always")
+def _successor_row(G: np.ndarray, h: int, params: np.ndarray, S: np.ndarray, J: np.ndarray, E: np.ndarray, F: int,
+                   u: int, y: int, U: int, Y: int, thr: int, ycat: int) -> None:
+    """Row ``h`` of :func:`successor_table`, every category, by the rules' own functions."""
+    face = FIVE_KIND_FACE[h]
+    Sh = S[h]
+    Jh = J[h]
+    bits = legal_bits(params, face, F)
+    for c in range(S.shape[1]):
+        G[h, c] = NEG_INF
+        if (bits >> c) & 1:
+            G[h, c] = _score_value(params, Sh, Jh, face, F, u, y, c, E, U, Y, thr, ycat)
 
 
 @njit(cache=True)
@@ -237,18 +252,7 @@ def fast_successor_table(params: np.ndarray, S: np.ndarray, J: np.ndarray, CLS: 
             for h in range(NUM_HANDS):
                 G[h, c] = T[CLS[c, h]]
     for i in range(FIVE_KIND_HANDS.shape[0]):
-        h = FIVE_KIND_HANDS[i]
-        face = FIVE_KIND_FACE[h]
-        Sh = S[h]
-        Jh = J[h]
-        fb = legal_bits(params, face, F)
-        for c in range(C):
-            G[h, c] = NEG_INF
-            if (fb >> c) & 1:
-                pts = points_for(params, Sh, Jh, face, F, u, y == 1, c)
-                box = box_score(params, Sh, Jh, face, F, c)
-                u2, y2 = _successor(c, box, u, y, thr, Y, ycat)
-                G[h, c] = pts + E[((F | (1 << c)) * U + u2) * Y + y2]
+        _successor_row(G, FIVE_KIND_HANDS[i], params, S, J, E, F, u, y, U, Y, thr, ycat)
     return G
 
 
@@ -340,10 +344,7 @@ def batch_hand_values(params: np.ndarray, S: np.ndarray, J: np.ndarray, CLS: np.
             m = NEG_INF
             for c in range(C):
                 if (fb >> c) & 1:
-                    pts = points_for(params, Sh, Jh, face, F, u, y == 1, c)
-                    box = box_score(params, Sh, Jh, face, F, c)
-                    u2, y2 = _successor(c, box, u, y, thr, Y, ycat)
-                    v = pts + E[((F | (1 << c)) * U + u2) * Y + y2]
+                    v = _score_value(params, Sh, Jh, face, F, u, y, c, E, U, Y, thr, ycat)
                     if v > m:
                         m = v
             W[h, b] = m

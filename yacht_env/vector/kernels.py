@@ -40,7 +40,7 @@ from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.rules import RuleSet
 from yacht_env.state import ROLLS_PER_TURN, GameState
 from yacht_env.vector import pcg64 as P
-from yacht_env.vector.parallel import CHUNK, FINISHED, atomic_add, chunk_index, default_threads, get_pool, new_counter
+from yacht_env.vector.parallel import CHUNK, claim_chunk, default_threads, finish_chunk, get_pool, new_counter
 
 
 def _expire_stale_numba_cache() -> None:
@@ -629,13 +629,12 @@ def reset_chunks(counter, n_chunks, chunk, st, tb, obs, mask) -> None:
     """Start a new game in every row (first roll from each row's generator); write obs and masks."""
     n = obs.shape[0]
     while True:
-        c = atomic_add(counter, 0, 1)
-        if c >= n_chunks:
+        lo, hi = claim_chunk(counter, n_chunks, chunk, n)
+        if lo < 0:
             return
-        q = chunk_index(c, n_chunks)
-        for i in range(q * chunk, min(n, (q + 1) * chunk)):
+        for i in range(lo, hi):
             _reset_game(i, st, tb, obs, mask)
-        atomic_add(counter, FINISHED, 1)
+        finish_chunk(counter)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -646,14 +645,13 @@ def step_chunks(counter, n_chunks, chunk, actions, st, tb, obs, mask, reward, te
     final obs, mask and scorecard (boxes, upper bonus, five-of-a-kind bonus, total)."""
     n = actions.shape[0]
     while True:
-        c = atomic_add(counter, 0, 1)
-        if c >= n_chunks:
+        lo, hi = claim_chunk(counter, n_chunks, chunk, n)
+        if lo < 0:
             return
-        q = chunk_index(c, n_chunks)
-        for i in range(q * chunk, min(n, (q + 1) * chunk)):
+        for i in range(lo, hi):
             _step_game(i, actions[i], st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs,
                        final_mask, final_card)
-        atomic_add(counter, FINISHED, 1)
+        finish_chunk(counter)
 
 
 @numba.njit(cache=True, _nrt=False)
@@ -825,13 +823,12 @@ def random_legal_chunks(counter, n_chunks, chunk, mask, state, out) -> None:
     a splitmix64 counter per row, advanced in place. A chunk kernel (see :mod:`yacht_env.vector.parallel`)."""
     n = mask.shape[0]
     while True:
-        c = atomic_add(counter, 0, 1)
-        if c >= n_chunks:
+        lo, hi = claim_chunk(counter, n_chunks, chunk, n)
+        if lo < 0:
             return
-        q = chunk_index(c, n_chunks)
-        for i in range(q * chunk, min(n, (q + 1) * chunk)):
+        for i in range(lo, hi):
             _random_legal(i, mask, state, out)
-        atomic_add(counter, FINISHED, 1)
+        finish_chunk(counter)
 
 
 class LegalActionSampler:

@@ -10,11 +10,10 @@ takes whatever chunks are left, so the worst case is the one-thread speed, and a
 Between jobs a helper spins for a short while (:data:`SPIN_CYCLES`, in a ``nogil`` numba loop on the job
 number) before it blocks on its event; an idle pool blocks, burning no CPU.
 
-A *chunk kernel* is a ``nogil`` numba function ``fn(counter, n_chunks, chunk, *args)`` that loops
-``claim = atomic_add(counter, 0, 1)`` while ``claim < n_chunks``, does chunk ``c = chunk_index(claim, n_chunks)``
-(games ``c * chunk`` up to ``(c + 1) * chunk``) and then ``atomic_add(counter, FINISHED, 1)``; :class:`WorkPool`
-runs it. ``counter`` is :func:`new_counter`: the claimed and finished counts sit on different cache lines, so that
-polling one does not slow the other.
+A *chunk kernel* is a ``nogil`` numba function ``fn(counter, n_chunks, chunk, *args)`` over ``n`` games that loops
+``lo, hi = claim_chunk(counter, n_chunks, chunk, n)`` while ``lo >= 0``, does games ``lo`` up to ``hi`` and then
+``finish_chunk(counter)``; :class:`WorkPool` runs it. ``counter`` is :func:`new_counter`: the claimed and finished
+counts sit on different cache lines, so that polling one does not slow the other.
 """
 
 from __future__ import annotations
@@ -75,6 +74,22 @@ def chunk_index(c: int, n_chunks: int) -> int:
     q = c % SPREAD
     a, b = divmod(n_chunks, SPREAD)
     return q * a + min(q, b) + c // SPREAD
+
+
+@numba.njit(cache=True, inline="always")
+def claim_chunk(counter: np.ndarray, n_chunks: int, chunk: int, n: int) -> tuple[int, int]:
+    """The next chunk of a chunk kernel as games ``(lo, hi)``, or ``(-1, -1)`` once every chunk is claimed."""
+    c = atomic_add(counter, 0, 1)
+    if c >= n_chunks:
+        return -1, -1
+    q = chunk_index(c, n_chunks)
+    return q * chunk, min(n, (q + 1) * chunk)
+
+
+@numba.njit(cache=True, inline="always")
+def finish_chunk(counter: np.ndarray) -> None:
+    """Count a chunk as done (after its writes: the atomic add orders them)."""
+    atomic_add(counter, FINISHED, 1)
 
 
 @intrinsic
