@@ -23,6 +23,13 @@ ACTIVATIONS = ("tanh", "relu", "elu", "gelu")
 
 
 POLICY_KINDS = ("mlp", "turn_expectimax")
+FINAL_MODELS = ("final", "best")
+
+
+def check_choice(value: str, key: str, accepted: tuple[str, ...]) -> None:
+    """``ValueError`` naming config key ``key`` and the accepted values unless ``value`` is one of them."""
+    if value not in accepted:
+        raise ValueError(f"config key {key!r}: {value!r}; accepted: {', '.join(accepted)}")
 
 
 @dataclass
@@ -57,8 +64,7 @@ class PPOConfig:
 
     def __post_init__(self) -> None:
         """Check values beyond their types, naming the key (runs when a config is read)."""
-        if self.final_model not in ("final", "best"):
-            raise ValueError(f"config key 'ppo.final_model': {self.final_model!r}; accepted: final, best")
+        check_choice(self.final_model, "ppo.final_model", FINAL_MODELS)
 
 
 @dataclass
@@ -81,9 +87,7 @@ class TDConfig:
 
     def __post_init__(self) -> None:
         """Check values beyond their types, naming the key (runs when a config is read)."""
-        if self.activation not in self.ACTIVATIONS:
-            raise ValueError(f"config key 'td.activation': {self.activation!r}; accepted: "
-                             f"{', '.join(self.ACTIVATIONS)}")
+        check_choice(self.activation, "td.activation", self.ACTIVATIONS)
         if not self.hidden or any(w < 1 for w in self.hidden):
             raise ValueError(f"config key 'td.hidden' must list positive layer widths, got {self.hidden!r}")
         for key in ("games_per_iteration", "epochs_per_iteration", "batch_size"):
@@ -93,8 +97,7 @@ class TDConfig:
             raise ValueError(f"config key 'td.td_lambda' must be in [0, 1], got {self.td_lambda!r}")
         if not 0.0 <= self.explore < 1.0:
             raise ValueError(f"config key 'td.explore' must be in [0, 1), got {self.explore!r}")
-        if self.final_model not in ("final", "best"):
-            raise ValueError(f"config key 'td.final_model': {self.final_model!r}; accepted: final, best")
+        check_choice(self.final_model, "td.final_model", FINAL_MODELS)
         if self.value_scale <= 0:
             raise ValueError(f"config key 'td.value_scale' must be > 0, got {self.value_scale!r}")
 
@@ -197,13 +200,10 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ValueError(f"config key 'rules': unknown rules {cfg.rules!r}; accepted: {', '.join(RULESETS)}")
     if cfg.algo not in ALGOS:
         raise ValueError(f"config key 'algo': unknown algorithm {cfg.algo!r}; accepted: {', '.join(ALGOS)}")
-    if cfg.policy.kind not in POLICY_KINDS:
-        raise ValueError(f"config key 'policy.kind': {cfg.policy.kind!r}; accepted: {', '.join(POLICY_KINDS)}")
+    check_choice(cfg.policy.kind, "policy.kind", POLICY_KINDS)
     if cfg.policy.inverse_temperature <= 0:
         raise ValueError(f"config key 'policy.inverse_temperature' must be > 0, got {cfg.policy.inverse_temperature}")
-    if cfg.policy.activation_fn not in ACTIVATIONS:
-        raise ValueError(f"config key 'policy.activation_fn': {cfg.policy.activation_fn!r}; accepted: "
-                         f"{', '.join(ACTIVATIONS)}")
+    check_choice(cfg.policy.activation_fn, "policy.activation_fn", ACTIVATIONS)
     for key, v in (("total_timesteps", cfg.total_timesteps), ("n_envs", cfg.n_envs), ("eval.freq", cfg.eval.freq),
                    ("eval.episodes", cfg.eval.episodes), ("eval.final_episodes", cfg.eval.final_episodes),
                    ("ppo.n_steps", cfg.ppo.n_steps), ("ppo.batch_size", cfg.ppo.batch_size),
