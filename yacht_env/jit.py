@@ -34,9 +34,10 @@ import numba
 
 from yacht_env import dice as D
 from yacht_env import rules as R
+from yacht_env.rules import turn as RT
 
-TURN_LOGIC = ("joker_applies", "legal_bits", "box_score", "points_for")
-"""The functions of :mod:`yacht_env.rules` compiled here, callees first."""
+TURN_LOGIC = RT.TURN_LOGIC
+_RULE_MODULES = (R, RT, *(getattr(R, m) for m in ("categories", "ruleset", "definitions")))
 
 
 def _numba_cache_dir(path: str) -> Path:
@@ -62,7 +63,8 @@ def expire_stale_numba_cache(path: str, deps: Iterable[types.ModuleType] = ()) -
     next to the cache (``<module>.deps.sha256``) and, when it differs, the module's cache files are deleted, so that
     numba compiles afresh. A read-only installation is left alone (its files do not change either)."""
     h = hashlib.sha256()
-    for src in [R.__file__, D.__file__, __file__, *(getattr(m, "__file__", None) for m in deps)]:
+    sources = [*(m.__file__ for m in _RULE_MODULES), D.__file__, __file__, *(getattr(m, "__file__", None) for m in deps)]
+    for src in sources:
         if src:
             h.update(Path(src).read_bytes())
     digest = h.hexdigest()
@@ -86,10 +88,10 @@ def expire_stale_numba_cache(path: str, deps: Iterable[types.ModuleType] = ()) -
 def compile_rules() -> dict[str, numba.core.registry.CPUDispatcher]:
     """Compile the turn logic of :mod:`yacht_env.rules` (see the module docstring); returns the dispatchers by
     name. The module does it once at import; use its :data:`legal_bits` etc."""
-    glob = dict(vars(R))
+    glob = dict(vars(RT))
     out: dict[str, numba.core.registry.CPUDispatcher] = {}
     for name in TURN_LOGIC:
-        f = getattr(R, name)
+        f = getattr(RT, name)
         g = types.FunctionType(f.__code__, glob, name, f.__defaults__, f.__closure__)
         g.__qualname__ = f.__qualname__
         g.__module__ = f.__module__

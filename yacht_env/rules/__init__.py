@@ -1,0 +1,33 @@
+"""The rules of Yacht and its relatives, as data and pure functions (no gymnasium, no numba).
+
+- :mod:`.categories`: the boxes of a scorecard and how each kind scores a hand;
+- :mod:`.ruleset`: :class:`RuleSet`, a rule set as data, and the tables every engine reads;
+- :mod:`.turn`: the turn logic on plain integers (legal boxes, Joker, bonuses), the one source of every rule that
+  the compiled engine compiles;
+- :mod:`.definitions`: the rule sets themselves (:data:`RULESETS`).
+"""
+
+from __future__ import annotations
+
+from yacht_env.rules.categories import Category
+from yacht_env.rules.definitions import RULESETS, YACHT, YAHTZEE, YAHTZEE_FREE_JOKER, get_rules, score
+from yacht_env.rules.ruleset import (
+    FIVE_KIND_FACE,
+    JOKER_FORCED,
+    JOKER_FREE,
+    JOKER_NONE,
+    NUM_UPPER,
+    P_FIVE_BONUS,
+    P_FIVE_CAT,
+    P_JOKER,
+    P_NUM_CAT,
+    P_UPPER_BONUS,
+    P_UPPER_THRESHOLD,
+    RuleSet,
+)
+from yacht_env.rules.turn import TURN_LOGIC, box_score, joker_applies, legal_bits, points_for
+
+__all__ = ["FIVE_KIND_FACE", "JOKER_FORCED", "JOKER_FREE", "JOKER_NONE", "NUM_UPPER", "P_FIVE_BONUS", "P_FIVE_CAT",
+           "P_JOKER", "P_NUM_CAT", "P_UPPER_BONUS", "P_UPPER_THRESHOLD", "RULESETS", "TURN_LOGIC", "YACHT",
+           "YAHTZEE", "YAHTZEE_FREE_JOKER", "Category", "RuleSet", "box_score", "get_rules", "joker_applies",
+           "legal_bits", "points_for", "score"]

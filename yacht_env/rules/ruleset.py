@@ -1,0 +1,124 @@
+"""A rule set as data: its categories, bonuses and Joker mode, and the tables every engine reads.
+
+A :class:`RuleSet` is a definition (the definitions themselves are in :mod:`yacht_env.rules.definitions`). From it
+come tables over the 252 hands of :mod:`yacht_env.dice` (base box scores, Joker box scores) and the integer
+parameters the turn logic of :mod:`yacht_env.rules.turn` takes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from yacht_env import dice as D
+from yacht_env.rules.categories import Category
+
+JOKER_NONE = 0
+JOKER_FORCED = 1
+JOKER_FREE = 2
+_JOKER_NAMES = {JOKER_NONE: "none", JOKER_FORCED: "forced", JOKER_FREE: "free"}
+NUM_UPPER = 6  # categories 0..5 are the upper section (ones..sixes) in every rule set
+
+# Indices into RuleSet.params
+P_NUM_CAT, P_UPPER_THRESHOLD, P_UPPER_BONUS, P_FIVE_CAT, P_FIVE_BONUS, P_JOKER = range(6)
+
+FIVE_KIND_FACE = np.array([h[0] if h[0] == h[-1] else 0 for h in D.HANDS], dtype=np.int64)
+"""(252,) the face of a five-of-a-kind hand, 0 for any other hand."""
+FIVE_KIND_FACE.setflags(write=False)
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A complete rule set. Categories 0..5 are always the upper section (ones..sixes)."""
+
+    name: str
+    title: str
+    categories: tuple[Category, ...]
+    upper_bonus_threshold: int = 0
+    upper_bonus: int = 0
+    five_kind_category: int = -1  # the box whose 50 makes later five-of-a-kinds earn the bonus, -1 if none
+    five_kind_bonus: int = 0
+    joker: int = JOKER_NONE
+    description: str = ""
+    _ids: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._ids.update({c.id: i for i, c in enumerate(self.categories)})
+        for f in range(NUM_UPPER):
+            c = self.categories[f]
+            if c.kind != "upper" or c.param != f + 1:
+                raise ValueError(f"rule set {self.name!r}: category {f} must be the upper box of face {f + 1}")
+
+    @property
+    def num_categories(self) -> int:
+        return len(self.categories)
+
+    @property
+    def category_ids(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.categories)
+
+    @property
+    def has_upper_bonus(self) -> bool:
+        return self.upper_bonus > 0
+
+    @property
+    def has_five_kind_box(self) -> bool:
+        return self.five_kind_category >= 0 and (self.five_kind_bonus > 0 or self.joker != JOKER_NONE)
+
+    @property
+    def joker_name(self) -> str:
+        return _JOKER_NAMES[self.joker]
+
+    @property
+    def all_bits(self) -> int:
+        return (1 << self.num_categories) - 1
+
+    @property
+    def lower_bits(self) -> int:
+        return self.all_bits & ~((1 << NUM_UPPER) - 1)
+
+    def category_index(self, category: str) -> int:
+        """Index of a category id, or ``ValueError`` naming the accepted ids."""
+        try:
+            return self._ids[category]
+        except (KeyError, TypeError):
+            raise ValueError(
+                f"unknown category {category!r} for rules {self.name!r}; accepted: {', '.join(self.category_ids)}"
+            ) from None
+
+    @cached_property
+    def score_table(self) -> np.ndarray:
+        """(252, C) int32: base box score of every hand in every category (no Joker)."""
+        t = np.array([[c.score_counts(h) for c in self.categories] for h in D.HAND_COUNTS], dtype=np.int32)
+        t.setflags(write=False)
+        return t
+
+    @cached_property
+    def joker_table(self) -> np.ndarray:
+        """(252, C) int32: box scores under the Joker's full values (rows of non-five-of-a-kind hands = base)."""
+        t = self.score_table.copy()
+        for h in range(D.NUM_HANDS):
+            face = int(FIVE_KIND_FACE[h])
+            if face:
+                t[h] = [c.joker_score(face) for c in self.categories]
+        t.setflags(write=False)
+        return t
+
+    @cached_property
+    def params(self) -> np.ndarray:
+        """Integer parameters for the compiled turn logic: see :func:`legal_bits` and :func:`points_for`."""
+        p = np.array(
+            [
+                self.num_categories,
+                self.upper_bonus_threshold,
+                self.upper_bonus,
+                self.five_kind_category,
+                self.five_kind_bonus,
+                self.joker,
+            ],
+            dtype=np.int64,
+        )
+        p.setflags(write=False)
+        return p
