@@ -63,7 +63,8 @@ def expire_stale_numba_cache(path: str, deps: Iterable[types.ModuleType] = ()) -
     next to the cache (``<module>.deps.sha256``) and, when it differs, the module's cache files are deleted, so that
     numba compiles afresh. A read-only installation is left alone (its files do not change either)."""
     h = hashlib.sha256()
-    sources = [*(m.__file__ for m in _RULE_MODULES), D.__file__, __file__, *(getattr(m, "__file__", None) for m in deps)]
+    sources = [*(m.__file__ for m in _RULE_MODULES), D.__file__, __file__,
+               *(getattr(m, "__file__", None) for m in deps)]
     for src in sources:
         if src:
             h.update(Path(src).read_bytes())
