@@ -25,7 +25,9 @@ from yacht_env import rules as R
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask
 from yacht_env.rules import FIVE_KIND_FACE, JOKER_NONE, RuleSet
 from yacht_env.solver import cache as solver_cache
-from yacht_env.solver import clear_memory_cache, core, kernels, solve, turn_start_values, turn_tables
+from yacht_env.engine import compile as CK
+from yacht_env.engine import turn as TS
+from yacht_env.solver import clear_memory_cache, core, solve
 from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category
 
 PUBLISHED = {"yahtzee": 254.5877287, "yahtzee-free-joker": 254.5896095}
@@ -247,75 +249,94 @@ def _random_states(sol: core.Solution, rng: np.random.Generator, n: int) -> list
 @pytest.mark.parametrize("which", ["yacht", "yahtzee", "yahtzee_free"])
 def test_state_values_equal_reference_turn(request: pytest.FixtureRequest, which: str) -> None:
     """Every value re-derived through the rules' functions for every hand and category (successor_table) and the
-    public within-turn kernel; the solver's shortcut for hand values equals the reference row maxima, and the
-    action-time shortcut the reference table."""
+    keep tree; the shortcut for hand values equals the reference row maxima; the batched search (turn_values, in
+    groups of LANES) gives the same turn-start values and keep tables as the search of each state alone."""
     sol: core.Solution = request.getfixturevalue(which)
     lay = sol.layout
-    params, S, J = core._rules_arrays(sol.rules)
-    PT = kernels.points_table(params, S, J, lay.U)
-    CLS, BOXV, NV, PTV = core._class_tables(sol.rules, PT)
-    states = _random_states(sol, np.random.default_rng(7), 3 * kernels.LANES)
+    arrays = TS.turn_arrays(sol.rules)
+    params, S, J, CLS, BOXV, NV, PTV = arrays.tables()
+    states = _random_states(sol, np.random.default_rng(7), 3 * TS.LANES + 5)
     flat = np.ascontiguousarray(sol.values).ravel()
-    Fs = np.array([s[0] for s in states[: kernels.LANES]], dtype=np.int64)
-    us = np.array([s[1] for s in states[: kernels.LANES]], dtype=np.int64)
-    ys = np.array([s[2] for s in states[: kernels.LANES]], dtype=np.int64)
-    W = np.empty((D.NUM_HANDS, kernels.LANES))
-    T = np.empty((BOXV.shape[1], kernels.LANES))
-    kernels.batch_hand_values(params, S, J, CLS, BOXV, NV, PTV, flat, Fs, us, ys, lay.U, lay.Y, lay.threshold,
-                              lay.five_kind_category, W, T, np.empty(kernels.LANES, dtype=np.int64))
+    Fs = np.array([s[0] for s in states], dtype=np.int64)
+    us = np.array([s[1] for s in states], dtype=np.int64)
+    ys = np.array([s[2] for s in states], dtype=np.int64)
+    L = TS.LANES
+    W = np.empty((D.NUM_HANDS, L))
+    T = np.empty((BOXV.shape[1], L))
+    TS.hand_values(params, S, J, CLS, BOXV, NV, PTV, flat, Fs[:L], us[:L], ys[:L], *lay.dims, W, T,
+                   np.empty(L, dtype=np.int64))
+    K1, K2 = TS.keep_tables(len(states))
+    start = np.empty(len(states))
+    TS.turn_values(*arrays.tables(), flat, Fs, us, ys, *lay.dims, K1, K2, start)
     for i, (F, u, y) in enumerate(states):
-        G = kernels.successor_table(params, S, J, flat, F, u, y, lay.U, lay.Y, lay.threshold,
-                                    lay.five_kind_category)
-        start = turn_tables(G)[5]
-        assert abs(start - sol.values[F, u, y]) < 1e-9
-        fast = kernels.fast_successor_table(params, S, J, CLS, BOXV, NV, PTV, flat, F, u, y, lay.U, lay.Y,
-                                            lay.threshold, lay.five_kind_category)
-        np.testing.assert_array_equal(fast, G)  # what action values use
-        if i < kernels.LANES:
+        G = TS.successor_table(params, S, J, flat, F, u, y, *lay.dims)
+        one = TS.state_turn(arrays, flat, F, u, y)
+        np.testing.assert_array_equal(one.G, G)  # what action values use
+        assert abs(one.start - sol.values[F, u, y]) < 1e-9
+        assert start[i] == one.start
+        np.testing.assert_array_equal(K1[i // L, :, i % L], one.keep1[:, 0])
+        np.testing.assert_array_equal(K2[i // L, :, i % L], one.keep2[:, 0])
+        if i < L:
             np.testing.assert_array_equal(W[:, i], G.max(axis=1))
 
 
 def test_points_of_plain_hands_do_not_depend_on_the_card() -> None:
-    """The solver's shortcut: for hands that are not five of a kind, points_for depends only on the upper total."""
+    """The shortcut of the search: for hands that are not five of a kind, points_for depends only on the upper
+    total."""
     rng = np.random.default_rng(3)
     for rs in R.RULESETS.values():
-        params, S, J = core._rules_arrays(rs)
+        arrays = TS.turn_arrays(rs)
+        params, S, J = arrays.params, arrays.S, arrays.J
         U = core.Layout.of(rs).U
-        PT = kernels.points_table(params, S, J, U)
+        PT = TS.points_table(params, S, J, U)
         for _ in range(40):
             F = int(rng.integers(0, 1 << rs.num_categories))
             u = int(rng.integers(0, U))
             y = bool(rng.integers(0, 2))
-            assert kernels.legal_bits(params, 0, F) == R.legal_bits(params, 0, F) == rs.all_bits & ~F
+            assert CK.legal_bits(params, 0, F) == R.legal_bits(params, 0, F) == rs.all_bits & ~F
             for h in rng.choice(np.flatnonzero(FIVE_KIND_FACE == 0), 12):
                 for c in range(rs.num_categories):
                     assert R.points_for(params, S[h], J[h], 0, F, u, y, c) == PT[u, c, h]
-                    assert kernels.points_for(params, S[h], J[h], 0, F, u, y, c) == PT[u, c, h]
+                    assert CK.points_for(params, S[h], J[h], 0, F, u, y, c) == PT[u, c, h]
 
 
-# ---- the public within-turn kernel --------------------------------------------------------------------------------
+# ---- the keep tree ----------------------------------------------------------------------------------------------
 
 
-def test_turn_tables_against_dense_matrices() -> None:
+def test_keep_tree_against_dense_matrices() -> None:
     rng = np.random.default_rng(11)
     G = rng.normal(size=(D.NUM_HANDS, 5)) * 10
     G[rng.random(G.shape) < 0.3] = -np.inf
     G[:, 0] = rng.normal(size=D.NUM_HANDS)  # every hand keeps one legal category
-    V0, K0, V1, K1, V2, e = turn_tables(G)
+    V0 = G.max(axis=1)
+    K1, K2, M = (np.empty((D.NUM_KEEPS, 1)) for _ in range(3))
+    K1[TS.HAND0:, 0] = V0
+    start = np.empty(1)
+    TS.keep_tree(K1, K2, M, start)
     T = D.TRANSITION
     keep_all = D.HAND_TO_KEEP
-    np.testing.assert_allclose(V0, G.max(axis=1))
     k0 = T @ V0
-    np.testing.assert_allclose(K0, k0, atol=1e-12)
-    np.testing.assert_allclose(K0[keep_all], V0)
+    np.testing.assert_allclose(K1[:, 0], k0, atol=1e-12)
+    np.testing.assert_allclose(K1[keep_all, 0], V0)
+    V1 = K2[TS.HAND0:, 0]
     np.testing.assert_allclose(V1, k0[D.PATTERN_KEEP].max(axis=1), atol=1e-12)
     k1 = T @ V1
-    np.testing.assert_allclose(K1, k1, atol=1e-12)
+    np.testing.assert_allclose(K2[:, 0], k1, atol=1e-12)
+    V2 = M[TS.HAND0:, 0]
     np.testing.assert_allclose(V2, k1[D.PATTERN_KEEP].max(axis=1), atol=1e-12)
+    e = start[0]
     assert abs(e - D.HAND_PROBABILITY @ V2) < 1e-12
     assert abs(e - dense_turn_value(V0)) < 1e-12
-    batch = np.stack([G, G + 1.0, np.where(np.isfinite(G), G * 2, G)])
-    np.testing.assert_allclose(turn_start_values(batch), [e, e + 1.0, turn_tables(batch[2])[5]], atol=1e-12)
+    # lanes side by side give each lane's own values; one array for all three (the solver's way) the same start
+    lanes = np.stack([V0, V0 + 1.0, np.where(np.isfinite(V0), V0 * 2, V0)], axis=1)
+    K = np.empty((D.NUM_KEEPS, 3))
+    K[TS.HAND0:] = lanes
+    out = np.empty(3)
+    TS.keep_tree(K, K, K, out)
+    K1b = np.empty((D.NUM_KEEPS, 1))
+    K1b[TS.HAND0:, 0] = lanes[:, 2]
+    TS.keep_tree(K1b, np.empty((D.NUM_KEEPS, 1)), np.empty((D.NUM_KEEPS, 1)), start)
+    np.testing.assert_allclose(out, [e, e + 1.0, start[0]], atol=1e-12)
 
 
 # ---- simulated optimal play -------------------------------------------------------------------------------------
@@ -448,12 +469,12 @@ def test_forced_joker_state(yahtzee: core.Solution, yahtzee_free: core.Solution)
 def test_best_action_tie_breaking() -> None:
     vals = np.array([1.0, 2.0, 2.0 + 5e-10, 2.0, 3.0 - 1.0])
     legal = np.array([True, True, True, True, True])
-    assert kernels.best_in_row(vals, legal, 1e-9) == 1
+    assert TS.best_in_row(vals, legal, 1e-9) == 1
     legal[1] = False
-    assert kernels.best_in_row(vals, legal, 1e-9) == 2
+    assert TS.best_in_row(vals, legal, 1e-9) == 2
     vals[3] = 2.1
-    assert kernels.best_in_row(vals, legal, 1e-9) == 3
-    assert kernels.best_in_row(vals, np.zeros(5, dtype=np.bool_), 1e-9) == -1
+    assert TS.best_in_row(vals, legal, 1e-9) == 3
+    assert TS.best_in_row(vals, np.zeros(5, dtype=np.bool_), 1e-9) == -1
 
 
 def test_best_action_is_lowest_index_of_the_best(yacht: core.Solution) -> None:

@@ -16,7 +16,7 @@ from yacht_env.observation import layout, size
 from yacht_env.randomness import roll
 from yacht_env.state import GameState, parse
 from yacht_env.vector import LegalActionSampler, YachtVectorEnv
-from yacht_env.vector import pcg64 as P
+from yacht_env.engine import pcg64 as P
 
 RULE_NAMES = ["yacht", "yahtzee", "yahtzee-free-joker"]
 IDS = {"yacht": "Yacht-v0", "yahtzee": "Yahtzee-v0", "yahtzee-free-joker": "YahtzeeFreeJoker-v0"}

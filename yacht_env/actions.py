@@ -8,6 +8,8 @@ patterns can keep the same faces). Scores are legal for open categories that the
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from yacht_env import dice as D
@@ -58,3 +60,38 @@ def describe_action(action: int, state: GameState) -> str:
         kept = D.pattern_faces(state.dice, action)
         return "keep " + " ".join(map(str, kept)) if kept else "reroll all"
     return "score " + state.ruleset.category_ids[action - NUM_KEEP_ACTIONS]
+
+
+def check_action(action: Any, n: int) -> int:
+    """Return ``action`` as an int if it is an integer in ``0..n-1``, else raise ``ValueError``."""
+    if type(action) is int and 0 <= action < n:  # the common case, first
+        return action
+    a = action
+    if isinstance(a, np.ndarray) and a.shape in ((), (1,)):
+        a = a.reshape(())[()]
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+        raise ValueError(f"action must be an integer in 0..{n - 1}, got {action!r} of type {type(action).__name__}")
+    if not 0 <= a < n:
+        raise ValueError(f"action {int(a)} is outside the action space: accepted 0..{n - 1}")
+    return int(a)
+
+
+def illegal_reason(state: GameState | None, action: int, unique_keeps: bool = True) -> str:
+    """Why ``action`` is illegal in ``state`` ("" if it is legal, or if there is no state)."""
+    if state is None or action_mask(state, unique_keeps)[action]:
+        return ""
+    if state.is_over:
+        return "the game is over"
+    if action < NUM_KEEP_ACTIONS:
+        if state.rolls_left == 0:
+            return "no rolls left this turn; score a category"
+        if action == KEEP_ALL:
+            return "keeping all five dice wastes a roll; score a category instead"
+        return "another keep action keeps the same dice (unique_keeps=True)"
+    rules = state.ruleset
+    k = action - NUM_KEEP_ACTIONS
+    cid = rules.category_ids[k]
+    if state.scores[k] is not None:
+        return f"category {cid!r} is already filled"
+    allowed = ", ".join(rules.category_ids[i] for i in state.legal_categories())
+    return f"the Joker rule forbids {cid!r} with this Yahtzee; allowed: {allowed}"

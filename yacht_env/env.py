@@ -1,6 +1,6 @@
 """The Gymnasium environment: one game held in arrays and stepped by the vector engine's numba kernels.
 
-:class:`YachtEnv` keeps its game as a one-game batch of :mod:`yacht_env.vector.kernels` and steps it with the
+:class:`YachtEnv` keeps its game as a one-game batch of :mod:`yacht_env.engine` and steps it with the
 same compiled rules as :class:`~yacht_env.vector.YachtVectorEnv`, with little Python around the call. The readable
 reference of the game is :mod:`yacht_env.state` (:func:`~yacht_env.state.new_game`,
 :func:`~yacht_env.state.reroll_pattern`, :func:`~yacht_env.state.score_category`); ``tests/test_env.py`` holds the
@@ -17,30 +17,17 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 
 from yacht_env import observation as O
-from yacht_env.actions import KEEP_ALL, NUM_KEEP_ACTIONS, describe_action
+from yacht_env.actions import NUM_KEEP_ACTIONS, check_action, describe_action, illegal_reason
+from yacht_env.engine import pcg64 as P
+from yacht_env.engine import single as K
+from yacht_env.engine.batch import Batch, make_tables
 from yacht_env.i18n import check_lang
 from yacht_env.render import render_text
-from yacht_env.rules import RuleSet, get_rules
-from yacht_env.state import GameState, parse
-from yacht_env.vector import kernels as K
-from yacht_env.vector import pcg64 as P
+from yacht_env.rules import get_rules
+from yacht_env.state import GameState, parse, scorecard
 
 _SHIFT, _TERM, _TRUNC, _ILLEGAL = K.SINGLE_POINTS_SHIFT, K.SINGLE_TERMINATED, K.SINGLE_TRUNCATED, K.SINGLE_ILLEGAL
 _NOT_STARTED, _PLAYING, _OVER = range(3)
-
-
-def check_action(action: Any, n: int) -> int:
-    """Return ``action`` as an int if it is an integer in ``0..n-1``, else raise ``ValueError``."""
-    if type(action) is int and 0 <= action < n:  # the common case, first
-        return action
-    a = action
-    if isinstance(a, np.ndarray) and a.shape in ((), (1,)):
-        a = a.reshape(())[()]
-    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
-        raise ValueError(f"action must be an integer in 0..{n - 1}, got {action!r} of type {type(action).__name__}")
-    if not 0 <= a < n:
-        raise ValueError(f"action {int(a)} is outside the action space: accepted 0..{n - 1}")
-    return int(a)
 
 
 class YachtEnv(gym.Env[np.ndarray, np.int64]):
@@ -48,7 +35,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     ## Description
     Solitaire Yacht (or Yahtzee): twelve (thirteen) turns; in each the player rolls five dice up to three times,
     keeping any dice between rolls, then fills one open category of the scorecard. The goal is the highest total.
-    Rules: ``../shared/RULES.md`` and :mod:`yacht_env.rules`.
+    Rules: ``docs/rules.md`` and :mod:`yacht_env.rules`.
 
     ## Action Space
     ``Discrete(32 + C)`` with C = 12 (Yacht) or 13 (Yahtzee). Actions 0..31 keep a subset of the *sorted* dice
@@ -72,8 +59,8 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     Yahtzee). The rewards of an episode sum exactly to the final score.
 
     ## Engine and randomness
-    The game lives in arrays and is stepped by the numba kernels of the vector engine
-    (:mod:`yacht_env.vector.kernels`); :mod:`yacht_env.state` is the readable reference of the same transitions.
+    The game lives in arrays and is stepped by the numba kernels of the engine
+    (:mod:`yacht_env.engine.single`); :mod:`yacht_env.state` is the readable reference of the same transitions.
     ``env.state`` is the current :class:`~yacht_env.state.GameState`, built on demand (and kept until the next
     step). The dice come from ``env.np_random`` exactly as :func:`yacht_env.randomness.roll` draws them: at reset
     (and at the first step after ``np_random`` was read or replaced) the kernel takes over the state of its PCG64
@@ -120,9 +107,9 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         self.action_space = spaces.Discrete(NUM_KEEP_ACTIONS + self.rules.num_categories)
         self.observation_space = spaces.Box(0.0, O.high(self.rules), dtype=np.float32)
         # the game: a one-game batch of the vector engine, and the kernels' read-only tables
-        self._b = K.Batch.empty(1, self.rules.num_categories)
+        self._b = Batch.empty(1, self.rules.num_categories)
         self._st = self._b.arrays()
-        self._tb = K.make_tables(self.rules, self.unique_keeps, self.max_steps, self.strict).arrays()
+        self._tb = make_tables(self.rules, self.unique_keeps, self.max_steps, self.strict).arrays()
         self._n_actions = int(self.action_space.n)
         self._obs_size = O.size(self.rules)
         self._mask2 = np.zeros((1, self._n_actions), dtype=np.bool_)  # what the kernels write
@@ -224,7 +211,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
 
     def _bind_kernels(self) -> None:
         """The one-game kernels compiled for this env's arrays, called without numba's type dispatch
-        (:func:`yacht_env.vector.kernels.compiled`: the arrays keep their types for the env's life; ``obs`` is always
+        (:func:`yacht_env.engine.single.compiled`: the arrays keep their types for the env's life; ``obs`` is always
         a fresh 1-d float32 array and the action a Python int)."""
         obs = np.empty(self._obs_size, dtype=np.float32)
         self._k_step = K.compiled(K.single_step, 0, self._st, self._tb, obs, self._mask2)
@@ -237,7 +224,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._st = self._b.arrays()  # the unpickled batch's arrays, not copies of them
-        self._tb = K.make_tables(self.rules, self.unique_keeps, self.max_steps, self.strict).arrays()  # read-only
+        self._tb = make_tables(self.rules, self.unique_keeps, self.max_steps, self.strict).arrays()  # read-only
         self._mask = self._mask2[0]
         self._mask8 = self._mask.view(np.int8)
         self._bind_kernels()
@@ -255,31 +242,4 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
 
     def illegal_reason(self, action: int) -> str:
         """Why ``action`` is illegal now ("" if it is legal)."""
-        return illegal_reason(self.state, self._mask, self.rules, action)
-
-
-def illegal_reason(state: GameState | None, mask: np.ndarray, rules: RuleSet, action: int) -> str:
-    """Why ``action`` is illegal in ``state`` whose legal-action mask is ``mask`` ("" if it is legal)."""
-    if state is None or mask[action]:
-        return ""
-    if action < NUM_KEEP_ACTIONS:
-        if state.rolls_left == 0:
-            return "no rolls left this turn; score a category"
-        if action == KEEP_ALL:
-            return "keeping all five dice wastes a roll; score a category instead"
-        return "another keep action keeps the same dice (unique_keeps=True)"
-    k = action - NUM_KEEP_ACTIONS
-    cid = rules.category_ids[k]
-    if state.scores[k] is not None:
-        return f"category {cid!r} is already filled"
-    allowed = ", ".join(rules.category_ids[i] for i in state.legal_categories())
-    return f"the Joker rule forbids {cid!r} with this Yahtzee; allowed: {allowed}"
-
-
-def scorecard(state: GameState) -> dict[str, Any]:
-    """The scorecard of a state: every box, the bonuses and the total."""
-    card: dict[str, Any] = dict(zip(state.ruleset.category_ids, state.scores))
-    card["upper_bonus"] = state.upper_bonus
-    card["yahtzee_bonus"] = state.bonus_count * state.ruleset.five_kind_bonus
-    card["total"] = state.total
-    return card
+        return illegal_reason(self.state, action, self.unique_keeps)

@@ -1,4 +1,4 @@
-"""The observation: a flat float32 vector with named slices, and its decoder.
+"""The observation: a flat float32 vector with named slices, its one encoder and its one decoder.
 
 Layout for a rule set with C categories (slices in this order; see :func:`layout`):
 
@@ -16,10 +16,17 @@ Layout for a rule set with C categories (slices in this order; see :func:`layout
 
 It is Markov: dice, rolls left, open boxes, and (for bonus rules) the capped upper total and the Yahtzee box
 determine every future reward. ``points`` is a function of the rest, there to help learners.
+
+The encoder is written once, :func:`write_observation`, on plain integers and arrays: :func:`encode` runs it in
+Python for a :class:`~yacht_env.state.GameState`, and the compiled engine (:mod:`yacht_env.engine.compile`) compiles
+the same function for the single and vector environments. Every float it writes comes from the tables of
+:func:`encoding_tables`. The decoder is :func:`decode` (one observation, readable fields) and :func:`decode_batch`
+(arrays of the fields agents compute with).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -31,6 +38,17 @@ from yacht_env.state import ROLLS_PER_TURN, GameState
 
 POINTS_SCALE = 50.0
 POINTS_HIGH = 4.0  # 30 upper + 35 bonus + 100 Yahtzee bonus = 165 < 4 * 50
+SCALAR_TABLE = 256  # entries of the scalar tables: points one box adds, turns and upper totals stay below
+HAND_PART = D.NUM_FACES + D.NUM_DICE * D.NUM_FACES + ROLLS_PER_TURN  # dice_counts, dice_onehot, rolls_left
+
+# rows of EncodingTables.scalars
+S_POINTS, S_TURN, S_UPPER = range(3)
+# entries of EncodingTables.fields
+(F_NUM_CAT, F_OPEN, F_POINTS, F_TURN, F_UPPER_TOTAL, F_UPPER_BONUS, F_YBOX, F_YCAT, F_THRESHOLD) = range(9)
+ENGINE_HELPERS = ("copy_hand_part", "count_bits", "lowest_bit")
+"""Helpers of :func:`write_observation` that the compiled engine replaces by single machine operations."""
+_KNOWN = ("dice_counts", "dice_onehot", "rolls_left", "open", "points", "turn", "upper_total", "upper_bonus",
+          "yahtzee_box")
 
 
 def layout(rules: str | RuleSet) -> dict[str, slice]:
@@ -66,39 +84,180 @@ def high(rules: str | RuleSet) -> np.ndarray:
     return hi
 
 
+# ---- the encoder ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EncodingTables:
+    """What :func:`write_observation` reads for one rule set (read-only arrays).
+
+    - ``fields`` (9,) int64: category count, slice starts of ``open``, ``points``, ``turn``, ``upper_total``,
+      ``upper_bonus``, ``yahtzee_box`` (-1 where absent), the five-of-a-kind category and the bonus threshold;
+    - ``hand_part`` (3 * 252, 39) float32: the dice and rolls slices, row ``rolls * 252 + hand``;
+    - ``scalars`` (3, 256) float32: ``points / 50``, ``turn / C`` and ``min(upper, threshold) / threshold``, each
+      computed in float64 and rounded once to float32.
+    """
+
+    fields: np.ndarray
+    hand_part: np.ndarray
+    scalars: np.ndarray
+
+
+def _hand_part_table() -> np.ndarray:
+    out = np.zeros((ROLLS_PER_TURN * D.NUM_HANDS, HAND_PART), dtype=np.float32)
+    onehot = D.NUM_FACES
+    rolls = onehot + D.NUM_DICE * D.NUM_FACES
+    for r in range(ROLLS_PER_TURN):
+        for h in range(D.NUM_HANDS):
+            row = out[r * D.NUM_HANDS + h]
+            row[:D.NUM_FACES] = D.HAND_COUNTS[h] / D.NUM_DICE
+            for i, f in enumerate(D.HANDS[h]):
+                row[onehot + i * D.NUM_FACES + int(f) - 1] = 1.0
+            row[rolls + r] = 1.0
+    return out
+
+
+@cache
+def encoding_tables(rules: str | RuleSet) -> EncodingTables:
+    """The tables of the encoder for ``rules`` (built once; shared by every engine)."""
+    rs = get_rules(rules)
+    lay = layout(rs)
+    if tuple(lay)[:3] != _KNOWN[:3] or lay["rolls_left"].stop != HAND_PART or not set(lay) <= set(_KNOWN):
+        raise AssertionError(f"the encoder expects the slices {_KNOWN}, in this order")
+    most = int(max(rs.score_table.max(), rs.joker_table.max())) + rs.upper_bonus + rs.five_kind_bonus
+    if max(most, rs.upper_bonus_threshold, rs.num_categories) >= SCALAR_TABLE:
+        raise ValueError(f"rules {rs.name!r} exceed the encoder's scalar tables ({SCALAR_TABLE} entries)")
+    fields = np.array([rs.num_categories, lay["open"].start, lay["points"].start, lay["turn"].start,
+                       lay["upper_total"].start if "upper_total" in lay else -1,
+                       lay["upper_bonus"].start if "upper_bonus" in lay else -1,
+                       lay["yahtzee_box"].start if "yahtzee_box" in lay else -1,
+                       rs.five_kind_category, rs.upper_bonus_threshold], dtype=np.int64)
+    x = range(SCALAR_TABLE)
+    thr = rs.upper_bonus_threshold
+    scalars = np.zeros((3, SCALAR_TABLE), dtype=np.float32)
+    scalars[S_POINTS] = [v / POINTS_SCALE for v in x]
+    scalars[S_TURN] = [v / rs.num_categories for v in x]
+    if thr:
+        scalars[S_UPPER] = [min(v, thr) / thr for v in x]
+    t = EncodingTables(fields, _hand_part_table(), scalars)
+    for a in (t.fields, t.hand_part, t.scalars):
+        a.setflags(write=False)
+    return t
+
+
+def copy_hand_part(row: np.ndarray, hand_part: np.ndarray, index: int) -> None:
+    """``row[:HAND_PART] = hand_part[index]``: the dice and rolls slices (the engine compiles a memcpy instead)."""
+    for j in range(HAND_PART):
+        row[j] = hand_part[index, j]
+
+
+def count_bits(x: int) -> int:
+    """Number of set bits of ``x`` >= 0 (the engine compiles one instruction instead)."""
+    return bin(int(x)).count("1")
+
+
+def lowest_bit(x: int) -> int:
+    """Index of the lowest set bit of ``x`` > 0 (the engine compiles one instruction instead)."""
+    return (int(x) & -int(x)).bit_length() - 1
+
+
+def write_observation(row: np.ndarray, fields: np.ndarray, hand_part: np.ndarray, scalars: np.ndarray,
+                      params: np.ndarray, score_row: np.ndarray, joker_row: np.ndarray, face: int, hand: int,
+                      rolls: int, filled: int, upper: int, five_box: int, legal: int) -> None:
+    """Write the observation into the float32 vector ``row``: the one encoder (see the module docstring).
+
+    ``hand`` with ``rolls`` rolls left, the filled bits, the upper total, the score in the five-of-a-kind box
+    (``five_box``, -1 while open or untracked), the legal score bits ``legal`` (0 once the game is over) and the
+    rows of the score tables of the hand (``face``: its five-of-a-kind face or 0). Every slot is written.
+    Written on ints and arrays only: numba compiles this function as it is, with its helpers
+    :func:`copy_hand_part`, :func:`count_bits` and :func:`lowest_bit` replaced by single machine operations
+    (:mod:`yacht_env.engine.compile`)."""
+    copy_hand_part(row, hand_part, rolls * D.NUM_HANDS + hand)
+    c = fields[F_NUM_CAT]
+    o = fields[F_OPEN]
+    p = fields[F_POINTS]
+    for k in range(c):
+        row[o + k] = 1 - ((filled >> k) & 1)
+    for k in range(c):
+        row[p + k] = 0.0
+    turn = count_bits(filled)
+    y50 = five_box == 50
+    lb = legal
+    while lb != 0:  # the legal boxes only; an illegal box shows 0
+        k = lowest_bit(lb)
+        lb &= lb - 1
+        pts = points_for(params, score_row, joker_row, face, filled, upper, y50, k)
+        row[p + k] = scalars[S_POINTS, min(pts, SCALAR_TABLE - 1)]
+    row[fields[F_TURN]] = scalars[S_TURN, turn]
+    ut = fields[F_UPPER_TOTAL]
+    if ut >= 0:
+        thr = fields[F_THRESHOLD]
+        row[ut] = scalars[S_UPPER, min(upper, thr)]
+        row[fields[F_UPPER_BONUS]] = 1.0 if upper >= thr else 0.0
+    yb = fields[F_YBOX]
+    if yb >= 0:
+        row[yb] = 1.0 if five_box < 0 else 0.0
+        row[yb + 1] = 1.0 if five_box > 0 else 0.0
+        row[yb + 2] = 1.0 if five_box == 0 else 0.0
+
+
 def encode(state: GameState, out: np.ndarray | None = None) -> np.ndarray:
     """The observation of ``state`` (a new float32 array, or written into ``out``)."""
     rs = state.ruleset
-    lay = layout(rs)
-    obs = np.zeros(size(rs), dtype=np.float32) if out is None else out
-    if out is not None:
-        obs[:] = 0.0
+    t = encoding_tables(rs)
+    obs = np.empty(size(rs), dtype=np.float32) if out is None else out
     h = state.hand
-    obs[lay["dice_counts"]] = D.HAND_COUNTS[h] / D.NUM_DICE
-    onehot = obs[lay["dice_onehot"]].reshape(D.NUM_DICE, D.NUM_FACES)
-    onehot[np.arange(D.NUM_DICE), D.HANDS[h] - 1] = 1.0
-    obs[lay["rolls_left"].start + state.rolls_left] = 1.0
-    filled = state.filled_bits
     face = int(FIVE_KIND_FACE[h])
-    upper = state.upper_total
-    y50 = state.yahtzee_box == 50
-    legal = legal_bits(rs.params, face, filled) if not state.is_over else 0
-    o, p = lay["open"].start, lay["points"].start
-    for k in range(rs.num_categories):
-        if not filled >> k & 1:
-            obs[o + k] = 1.0
-        if legal >> k & 1:
-            obs[p + k] = points_for(rs.params, rs.score_table[h], rs.joker_table[h], face, filled, upper, y50,
-                                    k) / POINTS_SCALE
-    obs[lay["turn"].start] = state.turn / rs.num_categories
+    filled = state.filled_bits
+    legal = 0 if state.is_over else legal_bits(rs.params, face, filled)
+    box = state.yahtzee_box if rs.has_five_kind_box else None
+    write_observation(obs, t.fields, t.hand_part, t.scalars, rs.params, rs.score_table[h], rs.joker_table[h], face,
+                      h, state.rolls_left, filled, state.upper_total, -1 if box is None else box, legal)
+    return obs
+
+
+# ---- the decoder ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DecodedBatch:
+    """The fields of a batch of observations that agents compute with (see :func:`decode_batch`).
+
+    ``hand`` (N,) hand index; ``rolls`` (N,) rolls left; ``open`` (N, C) bool; ``upper`` (N,) upper total capped at
+    the bonus threshold (0 without an upper bonus); ``five_box`` (N,) the five-of-a-kind box: -1 open, else its score
+    (50 or 0; -1 where the rules do not track it)."""
+
+    hand: np.ndarray
+    rolls: np.ndarray
+    open: np.ndarray
+    upper: np.ndarray
+    five_box: np.ndarray
+
+
+_COUNT_POW = (D.NUM_DICE + 1) ** np.arange(D.NUM_FACES)
+
+
+def decode_batch(obs: np.ndarray, rules: str | RuleSet) -> DecodedBatch:
+    """Decode an (N, D) batch of observations of ``rules`` into arrays (:class:`DecodedBatch`)."""
+    rs = get_rules(rules)
+    obs = np.asarray(obs)
+    if obs.ndim != 2 or obs.shape[1] != size(rs):
+        raise ValueError(f"observations for rules {rs.name!r} must have shape (N, {size(rs)}), got {obs.shape}")
+    lay = layout(rs)
+    counts = np.rint(obs[:, lay["dice_counts"]] * D.NUM_DICE).astype(np.int64)
+    hand = D.KEY_TO_HAND[counts @ _COUNT_POW].astype(np.int64)
+    rolls = obs[:, lay["rolls_left"]].argmax(axis=1).astype(np.int64)
+    open_ = obs[:, lay["open"]] > 0.5
+    n = obs.shape[0]
     if rs.has_upper_bonus:
         thr = rs.upper_bonus_threshold
-        obs[lay["upper_total"].start] = min(upper, thr) / thr
-        obs[lay["upper_bonus"].start] = float(upper >= thr)
+        upper = np.rint(obs[:, lay["upper_total"].start] * thr).astype(np.int64)
+    else:
+        upper = np.zeros(n, dtype=np.int64)
+    five = np.full(n, -1, dtype=np.int64)
     if rs.has_five_kind_box:
-        box = state.yahtzee_box
-        obs[lay["yahtzee_box"].start + (0 if box is None else 1 if box > 0 else 2)] = 1.0
-    return obs
+        five = np.array([-1, 50, 0], dtype=np.int64)[obs[:, lay["yahtzee_box"]].argmax(axis=1)]
+    return DecodedBatch(hand, rolls, open_, upper, five)
 
 
 def decode(obs: np.ndarray, rules: str | RuleSet) -> dict[str, Any]:
@@ -108,21 +267,22 @@ def decode(obs: np.ndarray, rules: str | RuleSet) -> dict[str, Any]:
     if obs.shape != (size(rs),):
         raise ValueError(f"observation for rules {rs.name!r} must have shape ({size(rs)},), got {obs.shape}")
     lay = layout(rs)
-    onehot = obs[lay["dice_onehot"]].reshape(D.NUM_DICE, D.NUM_FACES)
+    b = decode_batch(obs[None], rs)
     out: dict[str, Any] = {
-        "dice": [int(i) + 1 for i in onehot.argmax(axis=1)],
-        "dice_counts": [round(x * D.NUM_DICE) for x in obs[lay["dice_counts"]]],
-        "rolls_left": int(obs[lay["rolls_left"]].argmax()),
-        "open": [c for c, v in zip(rs.category_ids, obs[lay["open"]]) if v > 0.5],
+        "dice": [int(f) for f in D.HANDS[b.hand[0]]],
+        "dice_counts": [int(c) for c in D.HAND_COUNTS[b.hand[0]]],
+        "rolls_left": int(b.rolls[0]),
+        "open": [c for c, v in zip(rs.category_ids, b.open[0]) if v],
         "points": {c: round(v * POINTS_SCALE) for c, v in zip(rs.category_ids, obs[lay["points"]]) if v > 0},
         "turn": round(obs[lay["turn"].start] * rs.num_categories),
     }
     if rs.has_upper_bonus:
-        out["upper_total_capped"] = round(obs[lay["upper_total"].start] * rs.upper_bonus_threshold)
+        out["upper_total_capped"] = int(b.upper[0])
         out["upper_bonus_secured"] = bool(obs[lay["upper_bonus"].start] > 0.5)
     if rs.has_five_kind_box:
-        out["yahtzee_box"] = [None, 50, 0][int(obs[lay["yahtzee_box"]].argmax())]
+        out["yahtzee_box"] = None if b.five_box[0] < 0 else int(b.five_box[0])
     return out
 
 
-__all__ = ["layout", "size", "high", "encode", "decode", "NUM_UPPER"]
+__all__ = ["DecodedBatch", "EncodingTables", "decode", "decode_batch", "encode", "encoding_tables", "high", "layout",
+           "size", "write_observation", "NUM_UPPER"]

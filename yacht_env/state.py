@@ -271,3 +271,12 @@ def score_category(state: GameState, category: int | str, rng: np.random.Generat
     dice = state.dice if done else tuple(roll(rng, D.NUM_DICE))
     rolls = 0 if done else ROLLS_PER_TURN - 1
     return GameState(rs.name, dice, rolls, tuple(scores), bonus), pts
+
+
+def scorecard(state: GameState) -> dict[str, Any]:
+    """The scorecard of a state: every box, the bonuses and the total."""
+    card: dict[str, Any] = dict(zip(state.ruleset.category_ids, state.scores))
+    card["upper_bonus"] = state.upper_bonus
+    card["yahtzee_bonus"] = state.bonus_count * state.ruleset.five_kind_bonus
+    card["total"] = state.total
+    return card

@@ -4,6 +4,7 @@
 - :mod:`.ruleset`: :class:`RuleSet`, a rule set as data, and the tables every engine reads;
 - :mod:`.turn`: the turn logic on plain integers (legal boxes, Joker, bonuses), the one source of every rule that
   the compiled engine compiles;
+- :mod:`.turnstart`: turn-start states (what the rest of the game depends on) and how a box changes them;
 - :mod:`.definitions`: the rule sets themselves (:data:`RULESETS`).
 """
 
@@ -26,8 +27,10 @@ from yacht_env.rules.ruleset import (
     RuleSet,
 )
 from yacht_env.rules.turn import TURN_LOGIC, box_score, joker_applies, legal_bits, points_for
+from yacht_env.rules.turnstart import TURNSTART_LOGIC, TurnStartLayout, next_turn_start
 
-__all__ = ["FIVE_KIND_FACE", "JOKER_FORCED", "JOKER_FREE", "JOKER_NONE", "NUM_UPPER", "P_FIVE_BONUS", "P_FIVE_CAT",
-           "P_JOKER", "P_NUM_CAT", "P_UPPER_BONUS", "P_UPPER_THRESHOLD", "RULESETS", "TURN_LOGIC", "YACHT",
-           "YAHTZEE", "YAHTZEE_FREE_JOKER", "Category", "RuleSet", "box_score", "get_rules", "joker_applies",
-           "legal_bits", "points_for", "score"]
+__all__ = ["Category", "FIVE_KIND_FACE", "JOKER_FORCED", "JOKER_FREE", "JOKER_NONE", "NUM_UPPER", "P_FIVE_BONUS",
+           "P_FIVE_CAT", "P_JOKER", "P_NUM_CAT", "P_UPPER_BONUS", "P_UPPER_THRESHOLD", "RULESETS",
+           "RuleSet", "TURNSTART_LOGIC", "TURN_LOGIC", "TurnStartLayout", "YACHT", "YAHTZEE",
+           "YAHTZEE_FREE_JOKER", "box_score", "get_rules", "joker_applies", "legal_bits", "next_turn_start",
+           "points_for", "score"]

@@ -7,14 +7,13 @@
 
 :func:`solve` returns a :class:`Solution`: ``start_value``, ``value(filled, upper_total, yahtzee_box)`` for any
 turn-start state, and ``action_values(state)`` / ``best_action(state)`` for any :class:`~yacht_env.state.GameState`.
-:func:`turn_tables` is the compiled within-turn kernel, usable with any successor values (e.g. a network's).
+:mod:`yacht_env.engine.turn` is the search of a turn the solver sweeps, usable with any successor values (e.g. a
+network's).
 """
 
 from __future__ import annotations
 
 from yacht_env.solver.cache import SOLVER_VERSION, cache_dir
 from yacht_env.solver.core import Solution, TurnTables, clear_memory_cache, compute_values, solve
-from yacht_env.solver.kernels import successor_table, turn_start_values, turn_tables
 
-__all__ = ["SOLVER_VERSION", "Solution", "TurnTables", "cache_dir", "clear_memory_cache", "compute_values", "solve",
-           "successor_table", "turn_start_values", "turn_tables"]
+__all__ = ["SOLVER_VERSION", "Solution", "TurnTables", "cache_dir", "clear_memory_cache", "compute_values", "solve"]

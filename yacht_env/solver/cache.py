@@ -56,7 +56,7 @@ def rules_key(rules: R.RuleSet) -> str:
     h.update(json.dumps(definition, sort_keys=True).encode())
     for table in (rules.score_table, rules.joker_table, R.FIVE_KIND_FACE, D.TRANSITION, D.KEEP_ADD, D.KEEP_REMOVE):
         h.update(np.ascontiguousarray(table).tobytes())
-    for fn in (getattr(R, name) for name in R.TURN_LOGIC):
+    for fn in (getattr(R, name) for name in (*R.TURN_LOGIC, *R.TURNSTART_LOGIC)):
         h.update(inspect.getsource(fn).encode())
     return h.hexdigest()
 

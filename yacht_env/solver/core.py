@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numba
@@ -19,52 +18,16 @@ import numpy as np
 
 from yacht_env import dice as D
 from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
-from yacht_env.rules import NUM_UPPER, RuleSet, get_rules
+from yacht_env.engine import turn as T
+from yacht_env.rules import NUM_UPPER, RuleSet, TurnStartLayout, get_rules
 from yacht_env.solver import cache as _cache
 from yacht_env.solver import kernels as K
 from yacht_env.state import GameState
 
-TIE_TOLERANCE = 1e-9
+TIE_TOLERANCE = T.TIE_TOLERANCE
 """Actions whose values are this close to the best count as tied; the lowest action index wins."""
 TURN_CACHE_SIZE = 256
-
-
-@dataclass(frozen=True)
-class Layout:
-    """How the turn-start states of a rule set are indexed: ``values[filled, upper, y]``, or flat
-    ``(filled * U + upper) * Y + y`` in the kernels."""
-
-    num_categories: int
-    threshold: int  # capped upper total (0: no upper bonus, upper total not tracked)
-    five_kind_category: int  # -1: the five-of-a-kind box is not tracked
-
-    @property
-    def U(self) -> int:
-        return self.threshold + 1
-
-    @property
-    def Y(self) -> int:
-        return 2 if self.five_kind_category >= 0 else 1
-
-    @property
-    def shape(self) -> tuple[int, int, int]:
-        return (1 << self.num_categories, self.U, self.Y)
-
-    @property
-    def size(self) -> int:
-        return (1 << self.num_categories) * self.U * self.Y
-
-    def key(self, filled_bits: int, upper_total: int, yahtzee_box: int | None) -> tuple[int, int, int]:
-        """``(filled, upper, y)`` of a scorecard: the upper total capped at the threshold (0 if not tracked), y 1 if
-        the five-of-a-kind box is tracked and holds 50."""
-        u = min(upper_total, self.threshold) if self.threshold else 0
-        y = 1 if self.Y == 2 and yahtzee_box == 50 else 0
-        return filled_bits, u, y
-
-    @classmethod
-    def of(cls, rules: RuleSet) -> Layout:
-        thr = rules.upper_bonus_threshold if rules.has_upper_bonus else 0
-        return cls(rules.num_categories, int(thr), rules.five_kind_category if rules.has_five_kind_box else -1)
+Layout = TurnStartLayout  # the solver's name for it
 
 
 @lru_cache(maxsize=16)
@@ -130,50 +93,10 @@ def _batches(layout: Layout, states: np.ndarray, layer: np.ndarray) -> tuple[np.
     return rows, ptr
 
 
-def _class_tables(rules: RuleSet, PT: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Classes of the hands that are not five of a kind by box score, per category (see
-    :func:`kernels.batch_hand_values`): ``CLS`` (C, 252), ``BOXV`` (C, n) box values, ``NV`` (C,) class counts and
-    ``PTV`` (U, C, n) points. Raises ``NotImplementedError`` if some category's points are not a function of the box
-    score and the upper total, which the solver's shortcut needs."""
-    S = np.asarray(rules.score_table)
-    C = rules.num_categories
-    plain = K.FIVE_KIND_FACE == 0
-    values = [np.unique(S[plain, c]) for c in range(C)]
-    width = max(len(v) for v in values)
-    CLS = np.zeros((C, K.NUM_HANDS), dtype=np.int32)
-    BOXV = np.zeros((C, width), dtype=np.int64)
-    NV = np.array([len(v) for v in values], dtype=np.int64)
-    PTV = np.zeros((PT.shape[0], C, width))
-    for c, vals in enumerate(values):
-        cls = np.where(plain, np.searchsorted(vals, S[:, c]), 0)
-        rep = np.array([np.flatnonzero(plain & (S[:, c] == v))[0] for v in vals])
-        if not np.array_equal(PT[:, c, plain], PT[:, c, rep[cls[plain]]]):
-            raise NotImplementedError(f"rules {rules.name!r}: the points of {rules.category_ids[c]!r} depend on "
-                                      "more than the box score and the upper total")
-        CLS[c] = cls
-        BOXV[c, : len(vals)] = vals
-        PTV[:, c, : len(vals)] = PT[:, c, rep]
-    return CLS, BOXV, NV, PTV
-
-
-def _rules_arrays(rules: RuleSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    params = np.ascontiguousarray(rules.params, dtype=np.int64)
-    S = np.ascontiguousarray(rules.score_table, dtype=np.int32)
-    J = np.ascontiguousarray(rules.joker_table, dtype=np.int32)
-    return params, S, J
-
-
-def turn_arrays(rules: RuleSet) -> tuple[np.ndarray, ...]:
-    """``(params, S, J, CLS, BOXV, NV, PTV)``: the arguments before the values of :func:`kernels.solve_layers` and
-    :func:`kernels.fast_successor_table`, the compiled rules and the box-score classes of :func:`_class_tables`."""
-    params, S, J = _rules_arrays(rules)
-    return (params, S, J, *_class_tables(rules, K.points_table(params, S, J, Layout.of(rules).U)))
-
-
 def compute_values(rules: RuleSet) -> np.ndarray:
     """Solve ``rules``: the (2**C, U, Y) table of turn-start values (NaN for unreachable states)."""
-    layout = Layout.of(rules)
-    params, S, J, CLS, BOXV, NV, PTV = turn_arrays(rules)
+    layout = TurnStartLayout.of(rules)
+    params, S, J, CLS, BOXV, NV, PTV = T.turn_arrays(rules).tables()
     states, layer = _states(layout, _upper_reach(rules))
     rows, ptr = _batches(layout, states, layer)
     E = np.full(layout.size, np.nan)
@@ -185,22 +108,7 @@ def compute_values(rules: RuleSet) -> np.ndarray:
     return values
 
 
-@dataclass(frozen=True)
-class TurnTables:
-    """The decision tables of one turn from a turn-start state (values still to come, the turn's own points
-    included).
-
-    ``G[h, c]``: points of category c with hand h plus the next state's value (``-inf`` where illegal);
-    ``keep1[k]`` / ``keep2[k]``: value of keeping keep k with one / two rolls left (before that roll);
-    ``start``: the state's value; ``best[r, h]``: the optimal action with hand h and r rolls left (-1 until
-    asked for).
-    """
-
-    G: np.ndarray
-    keep1: np.ndarray
-    keep2: np.ndarray
-    start: float
-    best: np.ndarray
+TurnTables = T.StateTurn  # the solver's name for the search of one turn
 
 
 _HAND_OF: dict[tuple[int, ...], int] = {tuple(int(f) for f in h): i for i, h in enumerate(D.HANDS)}
@@ -224,7 +132,6 @@ class Solution:
         self.seconds = seconds
         self.from_cache = from_cache
         self._reach = _upper_reach(rules)
-        self._arrays: tuple[np.ndarray, ...] | None = None  # turn_arrays(rules), on first use
         self._turns: OrderedDict[tuple[int, int, int], TurnTables] = OrderedDict()
         self._by_scores: OrderedDict[tuple[int | None, ...], TurnTables] = OrderedDict()
 
@@ -284,16 +191,7 @@ class Solution:
             raise ValueError(f"no turn starts from filled bits {filled_bits:#x}, upper total {upper_total}, "
                              f"Yahtzee box {yahtzee_box} under rules {self.rules.name!r}: the game is over or the "
                              "scorecard is impossible")
-        lay = self.layout
-        if self._arrays is None:
-            self._arrays = turn_arrays(self.rules)
-        G = K.fast_successor_table(*self._arrays, self._flat, key[0], key[1], key[2], lay.U, lay.Y, lay.threshold,
-                                   lay.five_kind_category)
-        _, keep1, _, keep2, _, start = K.turn_tables(G)
-        for a in (G, keep1, keep2):
-            a.setflags(write=False)
-        best = np.full((3, D.NUM_HANDS), -1, dtype=np.int64)  # filled in as asked
-        t = TurnTables(G, keep1, keep2, float(start), best)
+        t = T.state_turn(T.turn_arrays(self.rules), self._flat, *key)
         self._turns[key] = t
         if len(self._turns) > TURN_CACHE_SIZE:
             self._turns.popitem(last=False)
@@ -330,7 +228,7 @@ class Solution:
         if state.rolls_left > 0:
             keeps = t.keep2 if state.rolls_left == 2 else t.keep1
             mask = (KEEP_MASK_UNIQUE if unique_keeps else KEEP_MASK_ALL)[h]
-            out[:NUM_KEEP_ACTIONS] = np.where(mask, keeps[K.PATTERN_KEEP[h]] + total, np.nan)
+            out[:NUM_KEEP_ACTIONS] = np.where(mask, keeps[T.PATTERN_KEEP[h], 0] + total, np.nan)
         return out
 
     def best_action(self, state: GameState, unique_keeps: bool = True) -> int:
@@ -340,12 +238,9 @@ class Solution:
         if state.is_over:
             raise ValueError("the game is over: there is no action to take")
         t = self._turn_of(state)
-        r, h = state.rolls_left, _HAND_OF[state.dice]
-        a = t.best[r, h]
-        if a < 0:
-            a = t.best[r, h] = K.best_action_of(t.G, t.keep1, t.keep2, r, h, K.PATTERN_KEEP, KEEP_MASK_UNIQUE,
-                                                TIE_TOLERANCE)
-        return int(a)
+        values = np.empty(NUM_KEEP_ACTIONS + self.rules.num_categories)
+        return int(T.state_action_values(t.G, t.keep1, t.keep2, _HAND_OF[state.dice], state.rolls_left,
+                                         KEEP_MASK_UNIQUE, False, TIE_TOLERANCE, values))
 
 
 _MEMO: dict[str, Solution] = {}
@@ -361,8 +256,8 @@ def solve(rules: str | RuleSet, *, cache: bool = True) -> Solution:
 
     With ``cache`` (default) a solution already made in this process, or a valid table on disk
     (:mod:`yacht_env.solver.cache`), is reused, and a new one is saved. ``cache=False`` always solves and touches
-    no file. ``Solution.seconds`` is the time the table took to compute or load, ``Solution.from_cache`` whether it
-    was read from disk.
+    no file. Raises ``ValueError`` for rules the solver does not cover. ``Solution.seconds`` is the time the table
+    took to compute or load, ``Solution.from_cache`` whether it was read from disk.
     """
     rs = get_rules(rules)
     layout = Layout.of(rs)
@@ -378,7 +273,10 @@ def solve(rules: str | RuleSet, *, cache: bool = True) -> Solution:
             _MEMO[key] = sol
             return sol
     t0 = time.perf_counter()
-    values = compute_values(rs)
+    try:
+        values = compute_values(rs)
+    except NotImplementedError as e:
+        raise ValueError(f"the solver does not cover rules {rs.name!r}: {e}") from None
     sol = Solution(rs, values, seconds=time.perf_counter() - t0, from_cache=False)
     if cache:
         _cache.save(rs, values, key)

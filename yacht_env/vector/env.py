@@ -19,16 +19,16 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from yacht_env import env as single_env  # a module, not its names: yacht_env.env imports the kernels of this package
 from yacht_env import observation as O
-from yacht_env.actions import NUM_KEEP_ACTIONS, describe_action
+from yacht_env.actions import NUM_KEEP_ACTIONS, describe_action, illegal_reason
+from yacht_env.engine import kernels as K
+from yacht_env.engine import pcg64 as P
+from yacht_env.engine.batch import Batch, make_tables
+from yacht_env.engine.parallel import default_threads
 from yacht_env.i18n import check_lang
 from yacht_env.render import render_text
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState
-from yacht_env.vector import kernels as K
-from yacht_env.vector import pcg64 as P
-from yacht_env.vector.parallel import default_threads
 
 _MAX_SEED = 2**128  # SeedSequence takes any non-negative int; keep seeds to a sane size
 
@@ -68,7 +68,7 @@ class YachtVectorEnv(VectorEnv):
     raises ``ValueError`` naming the game, before any game moves), ``unique_keeps``, ``max_steps``, ``lang`` and
     ``render_mode`` (``None`` or ``"ansi"``: ``render()`` returns one text per game). ``max_episode_steps``, which
     ``make_vec`` passes when given, overrides ``max_steps``. ``num_threads``: threads stepping the games (default:
-    numba's thread count; batches under 512 games always use one); see :mod:`yacht_env.vector.parallel`.
+    numba's thread count; batches under 512 games always use one); see :mod:`yacht_env.engine.parallel`.
     """
 
     metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.SAME_STEP}
@@ -101,8 +101,8 @@ class YachtVectorEnv(VectorEnv):
         self.single_observation_space = spaces.Box(0.0, O.high(self.rules), dtype=np.float32)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self._t = K.make_tables(self.rules, self.unique_keeps, self.max_steps, self.strict)
-        self._b = K.Batch.empty(self.num_envs, c)
+        self._t = make_tables(self.rules, self.unique_keeps, self.max_steps, self.strict)
+        self._b = Batch.empty(self.num_envs, c)
         self._st, self._tb = self._b.arrays(), self._t.arrays()
         self.threads = default_threads() if num_threads is None else int(num_threads)
         self._mask = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)
@@ -246,10 +246,6 @@ class YachtVectorEnv(VectorEnv):
             st = self.state(i)
             act = int(a[i])
             raise ValueError(f"game {i}: action {act} ({describe_action(act, st)}) is illegal: "
-                             f"{self._illegal_reason(st, act, i)}")
+                             f"{illegal_reason(st, act, self.unique_keeps)}")
         return a
-
-    def _illegal_reason(self, st: GameState, action: int, i: int) -> str:
-        """The single env's explanation of an illegal action (same message)."""
-        return single_env.illegal_reason(st, self._mask[i], self.rules, action)
 

@@ -19,6 +19,10 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
+from yacht_env.engine.cache import guard_numba_cache
+
+guard_numba_cache(__file__)  # before any cached kernel below is compiled
+
 MASK64 = (1 << 64) - 1
 MULT = 0x2360ED051FC65DA44385DF649FCCF645  # PCG_DEFAULT_MULTIPLIER_128, as in numpy's pcg64.h
 

@@ -32,6 +32,10 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from yacht_env.engine.cache import guard_numba_cache
+
+guard_numba_cache(__file__)  # before any cached kernel below is compiled
+
 CHUNK = 64  # games per work item: a few microseconds of work, so a preempted helper holds back little
 FINISHED = 8  # index of the finished-chunks count in a counter (index 0: chunks claimed), 64 bytes further
 

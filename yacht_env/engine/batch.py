@@ -1,0 +1,146 @@
+"""The state of N games as arrays, and the read-only tables the engine's kernels read.
+
+:class:`Batch` holds one row per game (hand index, rolls left, filled-box bits, box scores, upper total, bonus count,
+points so far, steps in the episode and the PCG64 generator) and is the one mapping between a
+:class:`~yacht_env.state.GameState` and a row. :class:`Tables` holds, per rule set and environment options, the
+rules' score tables, the dice model's keep tables, the legal keep masks and the observation encoder's tables
+(:func:`yacht_env.observation.encoding_tables`): everything the kernels of :mod:`.game` read.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from yacht_env import dice as D
+from yacht_env import observation as O
+from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
+from yacht_env.rules import FIVE_KIND_FACE, RuleSet
+from yacht_env.state import GameState
+
+# cfg: integer configuration of a batch (one int64 array, so the kernels take few arguments)
+C_NUM_CAT, C_NUM_ACT, C_OBS, C_YCAT, C_MAX_STEPS, C_STRICT = range(6)
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Read-only arrays the kernels read, built once per (rules, unique_keeps, max_steps, strict)."""
+
+    params: np.ndarray  # RuleSet.params
+    cfg: np.ndarray  # int64 configuration, indices C_*
+    score_table: np.ndarray  # (252, C) int32
+    joker_table: np.ndarray  # (252, C) int32
+    five_face: np.ndarray  # (252,) int64
+    keep_mask: np.ndarray  # (252, 32) bool
+    pattern_keep: np.ndarray  # (252, 32) int32
+    keep_size: np.ndarray  # (462,) int8
+    keep_add: np.ndarray  # (462, 6) int32
+    keep_to_hand: np.ndarray  # (462,) int32
+    obs_fields: np.ndarray  # the observation encoder's tables (yacht_env.observation.EncodingTables)
+    hand_part: np.ndarray
+    scalars: np.ndarray
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays in the order the kernels take them."""
+        return (self.params, self.cfg, self.score_table, self.joker_table, self.five_face, self.keep_mask,
+                self.pattern_keep, self.keep_size, self.keep_add, self.keep_to_hand, self.obs_fields, self.hand_part,
+                self.scalars)
+
+
+@functools.cache
+def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, strict: bool) -> Tables:
+    """The kernels' tables and configuration for a rule set and the env's options (built once per combination and
+    shared: every array is read-only)."""
+    enc = O.encoding_tables(rules)
+    cfg = np.zeros(6, dtype=np.int64)
+    cfg[C_NUM_CAT] = rules.num_categories
+    cfg[C_NUM_ACT] = NUM_KEEP_ACTIONS + rules.num_categories
+    cfg[C_OBS] = O.size(rules)
+    cfg[C_YCAT] = rules.five_kind_category
+    cfg[C_MAX_STEPS] = max_steps
+    cfg[C_STRICT] = int(strict)
+    cfg.setflags(write=False)
+    return Tables(
+        params=np.ascontiguousarray(rules.params),
+        cfg=cfg,
+        score_table=np.ascontiguousarray(rules.score_table),
+        joker_table=np.ascontiguousarray(rules.joker_table),
+        five_face=np.ascontiguousarray(FIVE_KIND_FACE),
+        keep_mask=np.ascontiguousarray(KEEP_MASK_UNIQUE if unique_keeps else KEEP_MASK_ALL),
+        pattern_keep=np.ascontiguousarray(D.PATTERN_KEEP),
+        keep_size=np.ascontiguousarray(D.KEEP_SIZE),
+        keep_add=np.ascontiguousarray(D.KEEP_ADD),
+        keep_to_hand=np.ascontiguousarray(D.KEEP_TO_HAND),
+        obs_fields=enc.fields,
+        hand_part=enc.hand_part,
+        scalars=enc.scalars,
+    )
+
+
+MAX_BOX = 1000  # largest box score (and bonus count) a loaded state may hold: int16 upper totals cannot overflow
+
+
+@dataclass
+class Batch:
+    """The state of N games as arrays (row i is game i). ``scores`` holds -1 for an open box."""
+
+    hand: np.ndarray  # (N,) int16: hand index 0..251 of the sorted dice
+    rolls: np.ndarray  # (N,) int8: rolls left in the turn (0..2)
+    filled: np.ndarray  # (N,) int32: bit k set once box k is filled
+    scores: np.ndarray  # (N, C) int16: box scores, -1 while open
+    upper: np.ndarray  # (N,) int16: upper-section total
+    bonus: np.ndarray  # (N,) int16: count of five-of-a-kind bonuses
+    total: np.ndarray  # (N,) int32: points so far (the sum of the rewards)
+    steps: np.ndarray  # (N,) int32: steps taken in the current episode
+    rng: np.ndarray  # (N, 4) uint64: PCG64 rows, see yacht_env.engine.pcg64
+
+    @classmethod
+    def empty(cls, n: int, num_categories: int) -> Batch:
+        return cls(
+            hand=np.zeros(n, dtype=np.int16),
+            rolls=np.zeros(n, dtype=np.int8),
+            filled=np.zeros(n, dtype=np.int32),
+            scores=np.full((n, num_categories), -1, dtype=np.int16),
+            upper=np.zeros(n, dtype=np.int16),
+            bonus=np.zeros(n, dtype=np.int16),
+            total=np.zeros(n, dtype=np.int32),
+            steps=np.zeros(n, dtype=np.int32),
+            rng=np.zeros((n, 4), dtype=np.uint64),
+        )
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays in the order the kernels take them."""
+        return (self.hand, self.rolls, self.filled, self.scores, self.upper, self.bonus, self.total, self.steps,
+                self.rng)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.arrays())
+
+    # ---- GameState <-> row: the one mapping, used by the vector env and the single env ---------------------------
+    def game_state(self, i: int, rules: RuleSet) -> GameState:
+        """The :class:`~yacht_env.state.GameState` of row i (built anew from the arrays)."""
+        scores = tuple(None if s < 0 else s for s in self.scores[i].tolist())
+        return GameState(rules.name, tuple(D.HANDS[self.hand[i]].tolist()), int(self.rolls[i]), scores,
+                         int(self.bonus[i]))
+
+    def load_state(self, i: int, state: GameState) -> None:
+        """Row i becomes ``state``, its episode's step count 0; its generator row is left as it is. Raises
+        ``ValueError`` for a state the arrays cannot hold (a box score outside 0..MAX_BOX, a bonus count above it)."""
+        c = self.scores.shape[1]
+        if len(state.scores) != c:
+            raise ValueError(f"state has {len(state.scores)} boxes, the batch {c}")
+        if any(s is not None and not 0 <= s <= MAX_BOX for s in state.scores) or not 0 <= state.bonus_count <= MAX_BOX:
+            raise ValueError(f"box scores and the bonus count must be in 0..{MAX_BOX} here, got {state}")
+        self.hand[i] = state.hand
+        self.rolls[i] = state.rolls_left
+        self.filled[i] = state.filled_bits
+        self.scores[i] = [-1 if s is None else s for s in state.scores]
+        self.upper[i] = state.upper_total
+        self.bonus[i] = state.bonus_count
+        self.total[i] = state.total
+        self.steps[i] = 0
+
+

@@ -1,0 +1,69 @@
+"""numba's on-disk cache of the engine's kernels: kept fresh when a source changes.
+
+numba's on-disk cache of a kernels module is checked against that module's own source only, yet its kernels contain
+the rules, the dice tables, the encoder and whatever else they inline. :func:`guard_numba_cache` (called by each
+module with cached kernels before it compiles anything) drops the module's cached kernels when any source of the
+package changed, so that numba compiles afresh instead of loading kernels built on old code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def _numba_cache_dir(path: str) -> Path:
+    """The folder where numba caches the kernels of the module at ``path`` (as numba's own locators find it)."""
+    try:
+        from numba.core.caching import _CacheImpl
+
+        for cls in _CacheImpl._locator_classes:
+            loc = cls.from_function(_numba_cache_dir, path)
+            if loc is not None:
+                return Path(loc.get_cache_path())
+    except Exception:  # a numba without these internals: its default place
+        pass
+    return Path(path).parent / "__pycache__"
+
+
+def source_digest(extra: Iterable[str | None] = ()) -> str:
+    """SHA-256 of every Python source of the ``yacht_env`` package (and of the files ``extra``): what compiled
+    kernels can contain."""
+    h = hashlib.sha256()
+    for src in [*sorted(str(p) for p in _PACKAGE.rglob("*.py")), *extra]:
+        if src:
+            h.update(src.encode())
+            h.update(Path(src).read_bytes())
+    return h.hexdigest()
+
+
+def guard_numba_cache(path: str, extra: Iterable[str | None] = ()) -> None:
+    """Drop numba's cached kernels of the module at ``path`` if any source they may contain changed since they were
+    cached (see the module docstring). Call it before the module defines any ``cache=True`` kernel.
+
+    A digest of the sources (:func:`source_digest`) is kept next to the cache (``<module>.deps.sha256``); when it
+    differs, the module's cache files are deleted, so that numba compiles afresh. A read-only installation is left
+    alone (its files do not change either)."""
+    digest = source_digest(extra)
+    folder = _numba_cache_dir(path)
+    stem = Path(path).stem
+    marker = folder / f"{stem}.deps.sha256"
+    try:
+        if marker.read_text() == digest:
+            return
+    except OSError:
+        pass
+    try:
+        for f in (*folder.glob(f"{stem}.*.nbi"), *folder.glob(f"{stem}.*.nbc")):
+            f.unlink(missing_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        marker.write_text(digest)
+    except OSError:  # a read-only installation
+        pass
+
+
+
+__all__ = ["guard_numba_cache", "source_digest"]

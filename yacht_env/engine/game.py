@@ -1,0 +1,228 @@
+"""The per-game step of the engine: roll, play an action, write the legal-action mask and the observation.
+
+Every rule comes from :mod:`yacht_env.rules`: the turn logic (``legal_bits``, ``box_score``, ``points_for``) is the
+*same* Python functions, compiled once by :mod:`yacht_env.engine.compile`, and so is the observation encoder
+(:func:`yacht_env.observation.write_observation`); the score, Joker and encoder tables are passed in as arrays
+(:class:`yacht_env.engine.batch.Tables`). The dice are drawn with :mod:`yacht_env.engine.pcg64` exactly as
+:func:`yacht_env.randomness.roll` draws them. These functions are inlined into the kernels over a batch
+(:mod:`.kernels`) and over one game (:mod:`.single`); ``tests/test_vector.py`` checks the vector engine bit for bit
+against :class:`yacht_env.env.YachtEnv`, and ``tests/test_env.py`` holds that env to the pure transitions of
+:mod:`yacht_env.state`.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from yacht_env import dice as D
+from yacht_env import rules as R
+from yacht_env.actions import NUM_KEEP_ACTIONS
+from yacht_env.engine import pcg64 as P
+from yacht_env.engine.batch import C_MAX_STEPS, C_NUM_CAT, C_YCAT
+from yacht_env.engine.cache import guard_numba_cache
+from yacht_env.engine.compile import box_score, legal_bits, points_for, write_observation
+from yacht_env.engine.intrinsics import BIT_BYTES, U255, ZERO8, copy_row, load_u64, store_u64
+from yacht_env.state import ROLLS_PER_TURN
+
+guard_numba_cache(__file__)  # before any cached kernel below is compiled
+
+EMPTY_KEEP = int(D.KEY_TO_KEEP[0])  # keep index of "no dice kept" (0)
+_FULL_HAND = D.NUM_DICE
+
+
+# ---- per-game helpers (inlined into the kernels) ------------------------------------------------------------------
+# ``st`` is Batch.arrays(): (hand, rolls, filled, scores, upper, bonus, total, steps, rng)
+# ``tb`` is Tables.arrays(): (params, cfg, score, joker, five, keep_mask, pattern_keep, keep_size, keep_add,
+#                             keep_to_hand, obs_fields, hand_part, scalars)
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def roll_into(keep, n, rng, i, keep_add, keep_to_hand):
+    """Roll ``n`` dice from game i's generator onto keep index ``keep``; return the hand index."""
+    s_hi = rng[i, P.S_HI]
+    s_lo = rng[i, P.S_LO]
+    i_hi = rng[i, P.I_HI]
+    i_lo = rng[i, P.I_LO]
+    for _ in range(n):
+        f, s_hi, s_lo = P.die(s_hi, s_lo, i_hi, i_lo)
+        keep = keep_add[keep, f - 1]
+    rng[i, P.S_HI] = s_hi
+    rng[i, P.S_LO] = s_lo
+    return keep_to_hand[keep]
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def legal(i, st, tb):
+    """Legal score bits of game i (0 once the game is over: nothing is legal then)."""
+    hand, filled = st[0], st[2]
+    params, cfg, five = tb[0], tb[1], tb[4]
+    f = np.int64(filled[i])
+    if f == (np.int64(1) << cfg[C_NUM_CAT]) - 1:
+        return np.int64(0)
+    return np.int64(legal_bits(params, five[hand[i]], f))
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def is_legal(a, i, lbits, st, tb):
+    """Whether action ``a`` is legal for game i, as :func:`yacht_env.actions.action_mask` has it."""
+    if a < NUM_KEEP_ACTIONS:
+        return st[1][i] > 0 and lbits != 0 and tb[5][st[0][i], a]
+    return (lbits >> (a - NUM_KEEP_ACTIONS)) & 1 == 1
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def write_mask(i, lbits, out, st, tb) -> None:
+    """Legal-action mask of game i into ``out[i]``: 8 bytes per store (the keep part copied from the hand's keep
+    row, or zeros; the score part expanded from the legal bits)."""
+    keep_mask, c = tb[5], tb[1][C_NUM_CAT]
+    if out.shape[1] >= 40 and NUM_KEEP_ACTIONS == 32 and c <= 16:
+        h = st[0][i]
+        keep = st[1][i] > 0 and lbits != 0
+        for j in range(0, 32, 8):
+            out_v = load_u64(keep_mask, h, j) if keep else np.uint64(0)
+            store_u64(out, i, j, out_v)
+        a_n = out.shape[1]
+        store_u64(out, i, 32, BIT_BYTES[lbits & U255])
+        if c > 8:  # the last 8 boxes (overlapping the first ones: same bytes)
+            store_u64(out, i, a_n - 8, BIT_BYTES[(lbits >> (c - 8)) & U255])
+        return
+    row = out[i]
+    if st[1][i] > 0 and lbits != 0:
+        krow = keep_mask[st[0][i]]
+        for a in range(NUM_KEEP_ACTIONS):
+            row[a] = krow[a]
+    else:
+        for a in range(NUM_KEEP_ACTIONS):
+            row[a] = False
+    for k in range(c):
+        row[NUM_KEEP_ACTIONS + k] = (lbits >> k) & 1 == 1
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def _params_tuple(params):
+    """``RuleSet.params`` as a tuple (the rules functions index it with constants only)."""
+    return params[0], params[1], params[2], params[3], params[4], params[5]
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def write_obs_row(row, i, lbits, st, tb) -> None:
+    """Observation of game i into the 1-d ``row``: :func:`yacht_env.observation.write_observation`, compiled."""
+    hand, rolls, filled, scores, upper = st[0], st[1], st[2], st[3], st[4]
+    params, cfg, score, joker, five = tb[0], tb[1], tb[2], tb[3], tb[4]
+    h = hand[i]
+    ycat = cfg[C_YCAT]
+    five_box = np.int64(scores[i, ycat]) if ycat >= 0 else np.int64(-1)
+    # the parameters as a tuple of scalars: the stores into row cannot alias them (no reloads per box)
+    write_observation(row, tb[10], tb[11], tb[12], _params_tuple(params), score[h], joker[h], five[h], np.int64(h),
+                      np.int64(rolls[i]), np.int64(filled[i]), np.int64(upper[i]), five_box, lbits)
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def new_game(i, st, tb) -> None:
+    """Game i starts over: empty scorecard, first roll from its own generator."""
+    hand, rolls, filled, scores, upper, bonus, total, steps, rng = st
+    for k in range(tb[1][C_NUM_CAT]):
+        scores[i, k] = -1
+    filled[i] = 0
+    upper[i] = 0
+    bonus[i] = 0
+    total[i] = 0
+    steps[i] = 0
+    rolls[i] = ROLLS_PER_TURN - 1
+    hand[i] = roll_into(EMPTY_KEEP, _FULL_HAND, rng, i, tb[8], tb[9])
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def reset_game(i, st, tb, obs, mask) -> None:
+    new_game(i, st, tb)
+    lbits = legal(i, st, tb)
+    write_mask(i, lbits, mask, st, tb)
+    write_obs_row(obs[i], i, lbits, st, tb)
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def play(i, a, st, tb, mask) -> tuple[int, bool]:
+    """Game i takes action ``a`` as :meth:`yacht_env.env.YachtEnv.step` does (an illegal action is a no-op) and
+    counts the step. Returns (points added, whether the action was illegal)."""
+    hand, rolls, filled, scores, upper, bonus, total, steps, rng = st
+    params, cfg, score, joker, five = tb[0], tb[1], tb[2], tb[3], tb[4]
+    pattern_keep, keep_size, keep_add, keep_to_hand = tb[6], tb[7], tb[8], tb[9]
+    ycat = cfg[C_YCAT]
+    steps[i] += 1
+    pts = 0
+    bad = not mask[i, a]  # the mask row is the current game's (the kernels keep it so)
+    if not bad:
+        h = hand[i]
+        if a < NUM_KEEP_ACTIONS:
+            keep = pattern_keep[h, a]
+            hand[i] = roll_into(keep, _FULL_HAND - keep_size[keep], rng, i, keep_add, keep_to_hand)
+            rolls[i] -= 1
+        else:
+            k = a - NUM_KEEP_ACTIONS
+            f = np.int64(filled[i])
+            face = five[h]
+            y50 = ycat >= 0 and scores[i, ycat] == 50
+            pts = points_for(params, score[h], joker[h], face, f, np.int64(upper[i]), y50, k)
+            box = box_score(params, score[h], joker[h], face, f, k)
+            if face > 0 and y50 and params[R.P_FIVE_BONUS] > 0:
+                bonus[i] += 1
+            scores[i, k] = box
+            f |= np.int64(1) << k
+            filled[i] = f
+            if k < R.NUM_UPPER:
+                upper[i] += box
+            total[i] += pts
+            if f == (np.int64(1) << cfg[C_NUM_CAT]) - 1:
+                rolls[i] = 0
+            else:
+                rolls[i] = ROLLS_PER_TURN - 1
+                hand[i] = roll_into(EMPTY_KEEP, _FULL_HAND, rng, i, keep_add, keep_to_hand)
+    return pts, bad
+
+
+@numba.njit(cache=True, inline="always", _nrt=False)
+def step_game(i, a, st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask,
+               final_card) -> int:
+    """Step game i with action ``a`` (:func:`play`), then restart it if it ended. Returns 1 if it ended."""
+    filled, scores, upper, bonus, total, steps = st[2], st[3], st[4], st[5], st[6], st[7]
+    params, cfg = tb[0], tb[1]
+    c = cfg[C_NUM_CAT]
+    pts, bad = play(i, a, st, tb, mask)
+    reward[i] = pts
+    illegal[i] = bad
+    term = np.int64(filled[i]) == (np.int64(1) << c) - 1
+    trunc = (not term) and steps[i] >= cfg[C_MAX_STEPS]
+    terminated[i] = term
+    truncated[i] = trunc
+    lbits = legal(i, st, tb)
+    ended = 0
+    if term or trunc:
+        ended = 1
+        write_mask(i, lbits, final_mask, st, tb)
+        write_obs_row(final_obs[i], i, lbits, st, tb)
+        for k in range(c):
+            final_card[i, k] = scores[i, k]
+        ub = params[R.P_UPPER_BONUS]
+        final_card[i, c] = ub if ub > 0 and upper[i] >= params[R.P_UPPER_THRESHOLD] else 0
+        final_card[i, c + 1] = bonus[i] * params[R.P_FIVE_BONUS]
+        final_card[i, c + 2] = total[i]
+        new_game(i, st, tb)
+        lbits = legal(i, st, tb)
+    else:  # the final_* arrays are allocated uninitialised: rows of games that did not end hold zeros
+        frow = final_obs[i]
+        d = frow.shape[0]
+        for j in range(0, d - 8, 8):  # fixed-size stores (no memset call per row); the last 8 may overlap
+            copy_row(frow, j, ZERO8, 0, 8)
+        copy_row(frow, d - 8, ZERO8, 0, 8)
+        a_n = final_mask.shape[1]
+        for j in range(0, a_n - 8, 8):
+            store_u64(final_mask, i, j, np.uint64(0))
+        store_u64(final_mask, i, a_n - 8, np.uint64(0))
+        for k in range(c + 3):
+            final_card[i, k] = 0
+    write_mask(i, lbits, mask, st, tb)
+    write_obs_row(obs[i], i, lbits, st, tb)
+    return ended
+
+
