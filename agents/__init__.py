@@ -1,18 +1,17 @@
-"""Agents for yacht-env and the tools to evaluate them.
+"""Agents for yacht-env (installed as ``yacht_agents``; the repository keeps them in ``agents/``).
 
 Built-in agents: :class:`RandomAgent` (uniform over legal actions), :class:`GreedyAgent` (best expected score of the
-current turn) and :class:`OptimalAgent` (the exact solver's best action). :func:`load_agent` makes one from a name;
-:func:`evaluate` plays seeded games and compares them with optimal play.
+current turn) and :class:`OptimalAgent` (the exact solver's best action); learned ones: the TD agents
+(:mod:`.td`) and stable-baselines3 models (:mod:`.sb3_agent`). :func:`load_agent` makes one from a spec. The tools
+that evaluate and compare them are in ``yacht_tools``.
 """
 
 from __future__ import annotations
 
-from agents.base import Agent
-from agents.evaluation import evaluate, format_report, game_seed, plot_scores
-from agents.greedy import GreedyAgent
-from agents.loader import load_agent, register_agent, register_model_loader
-from agents.optimal import OptimalAgent
-from agents.random_agent import RandomAgent
+from yacht_agents.base import Agent, CallableAgent
+from yacht_agents.greedy import GreedyAgent
+from yacht_agents.loader import load_agent, register_agent
+from yacht_agents.optimal import OptimalAgent
+from yacht_agents.random_agent import RandomAgent
 
-__all__ = ["Agent", "GreedyAgent", "OptimalAgent", "RandomAgent", "evaluate", "format_report", "game_seed",
-           "load_agent", "plot_scores", "register_agent", "register_model_loader"]
+__all__ = ["Agent", "CallableAgent", "GreedyAgent", "OptimalAgent", "RandomAgent", "load_agent", "register_agent"]

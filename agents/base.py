@@ -11,7 +11,7 @@ seed is reproducible.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -53,3 +53,27 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(rules={self.rules.name!r})"
+
+
+class CallableAgent(Agent):
+    """A batch policy written anywhere, as an agent: ``policy(obs (N, D) float32, masks (N, A) bool) -> (N,)``
+    actions. The evaluators check every action against the mask."""
+
+    batched = True
+
+    def __init__(self, policy: Callable[[np.ndarray, np.ndarray], np.ndarray], rules: str | RuleSet = "yacht",
+                 name: str = "policy") -> None:
+        super().__init__(rules)
+        self.policy = policy
+        self.name = name
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, state: GameState | None = None) -> int:
+        return int(self.act_batch(np.asarray(obs)[None], np.asarray(mask)[None])[0])
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, states: Sequence[GameState] | None = None
+                  ) -> np.ndarray:
+        actions = np.asarray(self.policy(np.asarray(obs, dtype=np.float32), np.asarray(masks, dtype=np.bool_)))
+        if actions.shape != (len(masks),) or actions.dtype.kind not in "iu":
+            raise ValueError(f"policy {self.name!r} must return ({len(masks)},) integer actions, got "
+                             f"{actions.dtype} {actions.shape}")
+        return actions.astype(np.int64)

@@ -1,31 +1,34 @@
-"""Make an agent from a short spec: a built-in name, or (later) a saved model.
+"""Make an agent from a spec: a built-in name, a model file, a run folder of ``train.py``, or a callable.
 
 ``load_agent(spec, rules, seed)`` is what the command line tools call. A spec is one of
 
 - a name in :data:`AGENT_FACTORIES` (``random``, ``greedy``, ``optimal``);
-- a path to a saved model, a file ending in one of :data:`MODEL_SUFFIXES` (``.zip`` for stable-baselines3,
-  ``.pt`` for torch);
-- the name of a model shipped in ``agents/models/`` (``NAME.zip`` / ``NAME.pt``).
+- a model file: ``.zip`` (a stable-baselines3 / sb3-contrib model, :mod:`yacht_agents.sb3_agent`) or ``.pt`` (a TD
+  model, :mod:`yacht_agents.td`); read without running any code from the file;
+- a run folder of ``train.py`` (its final model);
+- the name of a model shipped in ``agents/models/`` (``td-yacht``, ``ppo-yahtzee``...);
+- ``package.module:function``: a batch policy ``function(obs (N, D), masks (N, A)) -> actions (N,)``
+  (:class:`~yacht_agents.base.CallableAgent`).
 
-Extension points: :func:`register_agent` adds a named factory, :func:`register_model_loader` adds a loader for a
-model file suffix. Until a learning module registers a loader, model specs fail with a clear ``ValueError``.
+Extension point: :func:`register_agent` adds a named factory.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from agents.base import Agent
-from agents.greedy import GreedyAgent
-from agents.optimal import OptimalAgent
-from agents.random_agent import RandomAgent
+from yacht_agents.base import Agent, CallableAgent
+from yacht_agents.greedy import GreedyAgent
+from yacht_agents.optimal import OptimalAgent
+from yacht_agents.random_agent import RandomAgent
+from yacht_env.extras import require
 from yacht_env.rules import RuleSet, get_rules
 
 AgentFactory = Callable[[RuleSet, int | None], Agent]
 """Builds an agent for a rule set, seeded with the given seed (None: fresh entropy)."""
-ModelLoader = Callable[[Path, RuleSet, int | None], Agent]
-"""Builds an agent from a saved model file for a rule set; raises ``ValueError`` if the model does not fit."""
 
 AGENT_FACTORIES: dict[str, AgentFactory] = {
     "random": lambda rules, seed: RandomAgent(rules, seed=seed),
@@ -34,30 +37,14 @@ AGENT_FACTORIES: dict[str, AgentFactory] = {
 }
 
 MODEL_SUFFIXES: tuple[str, ...] = (".zip", ".pt")
-
-
-def _load_sb3_zip(path: Path, rules: RuleSet, seed: int | None) -> Agent:
-    from agents.ppo import load_ppo_agent  # imports torch: only when a model is asked for
-
-    return load_ppo_agent(path, rules, seed)
-
-
-MODEL_LOADERS: dict[str, ModelLoader] = {".zip": _load_sb3_zip}
-"""Suffix (``.zip`` / ``.pt``) -> loader. ``.zip``: a MaskablePPO model saved by ``train.py``."""
-
+FINAL_MODELS = ("final_model.zip", "final_model.pt")
+"""What a run folder of train.py is loaded from (the model its eval.json measured)."""
 SHIPPED_MODELS_DIR = Path(__file__).resolve().parent / "models"
 
 
 def register_agent(name: str, factory: AgentFactory) -> None:
     """Make ``load_agent(name, ...)`` build an agent with ``factory(rules, seed)``."""
     AGENT_FACTORIES[name.lower()] = factory
-
-
-def register_model_loader(suffix: str, loader: ModelLoader) -> None:
-    """Make ``load_agent`` load model files ending in ``suffix`` (one of :data:`MODEL_SUFFIXES`) with ``loader``."""
-    if suffix not in MODEL_SUFFIXES:
-        raise ValueError(f"model suffix must be one of {', '.join(MODEL_SUFFIXES)}, got {suffix!r}")
-    MODEL_LOADERS[suffix] = loader
 
 
 def shipped_models() -> list[str]:
@@ -70,23 +57,53 @@ def shipped_models() -> list[str]:
 def accepted_specs() -> str:
     """A readable list of what :func:`load_agent` accepts, for error messages and ``--help``."""
     names = list(AGENT_FACTORIES) + shipped_models()
-    return f"{', '.join(names)}, or a saved model file ({' / '.join(MODEL_SUFFIXES)})"
+    return (f"{', '.join(names)}, a model file ({' / '.join(MODEL_SUFFIXES)}), a run folder of train.py, or "
+            "package.module:function")
 
 
-def _load_model(path: Path, rules: RuleSet, seed: int | None) -> Agent:
+def load_model(path: Path, rules: RuleSet, seed: int | None = None) -> Agent:
+    """An agent from a model file (``.zip``: stable-baselines3; ``.pt``: TD) or a run folder of train.py."""
+    if path.is_dir():
+        for name in FINAL_MODELS:
+            if (path / name).is_file():
+                return load_model(path / name, rules, seed)
+        raise ValueError(f"{str(path)!r} is a folder without {' or '.join(FINAL_MODELS)}: not a finished run of "
+                         "train.py")
     if not path.is_file():
         raise ValueError(f"model file not found: {str(path)!r}")
-    loader = MODEL_LOADERS.get(path.suffix.lower())
-    if loader is None:
-        raise ValueError(f"loading saved models ({path.suffix.lower()}) is not available yet: cannot load "
-                         f"{str(path)!r}; built-in agents: {', '.join(AGENT_FACTORIES)}")
-    return loader(path, rules, seed)
+    suffix = path.suffix.lower()
+    if suffix == ".zip":
+        require("torch", "stable_baselines3", "sb3_contrib", what=f"loading the model {str(path)!r}")
+        from yacht_agents.sb3_agent import load_sb3_agent
+
+        return load_sb3_agent(path, rules, seed)
+    if suffix == ".pt":
+        require("torch", what=f"loading the model {str(path)!r}")
+        from yacht_agents.td import load_td_agent
+
+        return load_td_agent(path, rules, seed)
+    raise ValueError(f"cannot load {str(path)!r}: model files end in {' or '.join(MODEL_SUFFIXES)}")
+
+
+def load_callable(spec: str, rules: RuleSet, seed: int | None = None) -> Agent:
+    """``package.module:function`` as a batch policy agent (the module is the user's, imported by name)."""
+    module, _, attr = spec.partition(":")
+    try:
+        fn = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as e:
+        raise ValueError(f"cannot load the policy {spec!r}: {e}") from None
+    if not callable(fn):
+        raise ValueError(f"{spec!r} is not callable: a policy is a function(obs, masks) -> actions")
+    agent = CallableAgent(fn, rules, name=attr)
+    agent.seed(seed)
+    return agent
 
 
 def load_agent(spec: str, rules: str | RuleSet, seed: int | None = None) -> Agent:
     """The agent named by ``spec`` for ``rules``, seeded with ``seed``.
 
-    Raises ``ValueError`` naming what is accepted for an unknown spec or rule set, and for a missing model file.
+    Raises ``ValueError`` naming what is accepted for an unknown spec or rule set, and for a missing model file;
+    ``ModuleNotFoundError`` naming the extra to install where a model needs one.
     """
     rs = get_rules(rules)
     if not isinstance(spec, str) or not spec.strip():
@@ -95,20 +112,41 @@ def load_agent(spec: str, rules: str | RuleSet, seed: int | None = None) -> Agen
     factory = AGENT_FACTORIES.get(spec.lower())
     if factory is not None:
         return factory(rs, seed)
-    if spec.lower().endswith(MODEL_SUFFIXES):
-        return _load_model(Path(spec).expanduser(), rs, seed)
+    path = Path(spec).expanduser()
+    if spec.lower().endswith(MODEL_SUFFIXES) or path.is_dir():
+        return load_model(path, rs, seed)
     for suffix in MODEL_SUFFIXES:  # a shipped model, named without its suffix
         shipped = SHIPPED_MODELS_DIR / f"{spec}{suffix}"
         if shipped.is_file():
-            return _load_model(shipped, rs, seed)
+            return load_model(shipped, rs, seed)
+    if ":" in spec and not path.exists():
+        return load_callable(spec, rs, seed)
     raise ValueError(f"unknown agent {spec!r}; accepted: {accepted_specs()}")
 
 
-def _load_td_model(path: Path, rules: RuleSet, seed: int | None) -> Agent:
-    """``.pt`` files are the TD learner's models (agents/td.py; imported on first use: it needs torch)."""
-    from agents.td import load_td_agent
+def as_agent(policy: Any, rules: str | RuleSet, seed: int | None = None) -> Agent:
+    """An agent from any policy: an :class:`Agent` (for these rules), a :func:`load_agent` spec, a
+    stable-baselines3 model or policy object trained on our environments (checked by its observation and action
+    spaces), or a batch callable ``policy(obs (N, D), masks (N, A)) -> actions (N,)``."""
+    rs = get_rules(rules)
+    if isinstance(policy, Agent):
+        if policy.rules.name != rs.name:
+            raise ValueError(f"agent {policy.name!r} plays rules {policy.rules.name!r}, not {rs.name!r}")
+        policy.seed(seed)
+        return policy
+    if isinstance(policy, (str, Path)):
+        return load_agent(str(policy), rs, seed)
+    sb3_policy = getattr(policy, "policy", policy)
+    if hasattr(sb3_policy, "observation_space") and hasattr(sb3_policy, "action_space") and hasattr(
+            sb3_policy, "state_dict"):
+        from yacht_agents.sb3_agent import SB3Agent, check_spaces
 
-    return load_td_agent(path, rules, seed)
-
-
-register_model_loader(".pt", _load_td_model)  # shipped as agents/models/td-yacht.pt, td-yahtzee.pt
+        check_spaces(sb3_policy.observation_space, sb3_policy.action_space, rs, type(policy).__name__)
+        agent: Agent = SB3Agent(sb3_policy, rs, name=type(policy).__name__)
+    elif callable(policy):
+        agent = CallableAgent(policy, rs, name=getattr(policy, "__name__", "policy"))
+    else:
+        raise ValueError(f"cannot evaluate a {type(policy).__name__}: accepted are an Agent, an agent spec "
+                         f"({accepted_specs()}), a stable-baselines3 model, or a function(obs, masks) -> actions")
+    agent.seed(seed)
+    return agent

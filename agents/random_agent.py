@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.base import Agent
+from yacht_agents.base import Agent
 from yacht_env.rules import RuleSet
 from yacht_env.state import GameState
 

@@ -29,10 +29,12 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
+from yacht_agents.sb3_zip import TURN_EXPECTIMAX_KWARGS, PolicySpec, register_policy
 from yacht_env import dice as D
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS
-from yacht_env.rules import FIVE_KIND_FACE, JOKER_FORCED, NUM_UPPER, RuleSet, get_rules
+from yacht_env.engine.rule_tables import rule_tables
+from yacht_env.rules import FIVE_KIND_FACE, NUM_UPPER, RuleSet, get_rules
 
 NEG = -1.0e4  # "impossible" action value (finite, so that masked gradients stay finite)
 GLOBAL_SLICES = ("open", "turn", "upper_total", "upper_bonus", "yahtzee_box")  # what the utility network sees
@@ -80,11 +82,8 @@ class TurnExpectimax(nn.Module):
         self.rules = rs
         self.reward_scale = float(reward_scale)
         lay = O.layout(rs)
-        self.counts = lay["dice_counts"]
-        self.rolls = lay["rolls_left"]
         self.open = lay["open"]
         self.upper_total = lay.get("upper_total")
-        self.ybox = lay.get("yahtzee_box")
         gidx = np.concatenate([np.arange(lay[k].start, lay[k].stop) for k in GLOBAL_SLICES if k in lay])
         idx, n_util = utility_index(rs)
         self.num_utilities = n_util
@@ -110,38 +109,34 @@ class TurnExpectimax(nn.Module):
         buf("global_idx", gidx, th.long)
         util_cat = np.zeros(n_util, dtype=np.int64)  # the box of each utility
         util_cat[idx] = np.arange(c)[None, :]
-        util_box = np.zeros(n_util)  # an upper box's points for each utility of it (its face times the count)
-        util_upper = np.zeros(n_util, dtype=bool)
-        if rs.has_upper_bonus:
-            for k in range(NUM_UPPER):
-                util_box[idx[:, k]] = rs.score_table[:, k]
-                util_upper[idx[:, k]] = True
         buf("util_cat", util_cat, th.long)
-        buf("util_upper_box", util_box, th.float32)
-        buf("util_is_upper", util_upper, th.bool)
         buf("util_idx", idx, th.long)  # (252, C)
         buf("util_idx_flat", idx.reshape(-1), th.long)
-        buf("base_scaled", rs.score_table * self.reward_scale, th.float32)  # (252, C)
+        # every rule-dependent number from the rules' own tables (yacht_env.engine.rule_tables)
+        rt = rule_tables(rs)
+        self.five_plain = rt.five_plain  # no Joker and no bonus: five of a kind goes the way of any hand
+        buf("base_scaled", rs.score_table * self.reward_scale, th.float32)  # (252, C): the box of each hand
         buf("base_flat", rs.score_table.reshape(-1) * self.reward_scale, th.float32)
+        gain = rt.gain[:, np.arange(c)[None, :], rs.score_table]  # (U, 252, C): the upper bonus a box earns
+        buf("gain_scaled", gain * self.reward_scale, th.float32)
+        buf("gain_by_value", rt.gain * self.reward_scale, th.float32)  # (U, C, V)
         five_hands = np.flatnonzero(FIVE_KIND_FACE)
         five_pos = np.full(D.NUM_HANDS, -1, dtype=np.int64)
         five_pos[five_hands] = np.arange(len(five_hands))
         buf("five_hands", five_hands, th.long)
         buf("five_pos", five_pos, th.long)
-        buf("five_box", FIVE_KIND_FACE[five_hands] - 1, th.long)  # the upper box of each one's face
-        buf("five_onehot", np.eye(c, dtype=bool)[FIVE_KIND_FACE[five_hands] - 1], th.bool)  # (6, C)
-        buf("base5", rs.score_table[five_hands], th.float32)
-        buf("joker5", rs.joker_table[five_hands], th.float32)
+        buf("box5", rt.box5, th.long)  # (6, 2**C, C): what a five of a kind writes, Joker included
+        buf("legal5", rt.legal5, th.bool)  # (6, 2**C, C): where it may go
+        buf("bonus5_scaled", rt.bonus5 * self.reward_scale, th.float32)  # (6, 2): its bonus with 50 in the box
         buf("util_idx5", idx[five_hands].reshape(-1), th.long)
         buf("trans_t", D.TRANSITION.T, th.float32)  # (252, 462)
         buf("pattern_keep", D.PATTERN_KEEP, th.long)  # (252, 32)
         pairs = sorted({(h, int(k)) for h in range(D.NUM_HANDS) for k in D.PATTERN_KEEP[h]})  # distinct keeps
         buf("pair_hand", np.array([h for h, _ in pairs]), th.long)
         buf("pair_keep", np.array([k for _, k in pairs]), th.long)
-        buf("key_to_hand", D.KEY_TO_HAND, th.long)
-        buf("pow6", D.NUM_FACES ** np.arange(D.NUM_FACES), th.long)
+        buf("bits", 1 << np.arange(c), th.long)
+        buf("cats", np.arange(c), th.long)
         buf("par", 3.0 * np.arange(1, NUM_UPPER + 1), th.float32)
-        buf("lower_cat", np.arange(c) >= NUM_UPPER, th.bool)
 
     # ---- parts -----------------------------------------------------------------------------------------------
     def utilities(self, obs: th.Tensor) -> th.Tensor:
@@ -163,36 +158,29 @@ class TurnExpectimax(nn.Module):
         lead = (upper.to(obs.dtype) - par) / thr
         return th.cat([g, nn.functional.one_hot(upper, thr + 1).to(obs.dtype), lead[:, None]], 1)
 
-    def _closing_values(self, obs: th.Tensor, open_: th.Tensor, util: th.Tensor) -> th.Tensor:
-        """(B, U) utilities with what the scorecard adds to each way of closing a box folded in: the upper bonus
-        where an upper box's dice reach the threshold, and ``NEG`` for boxes already filled."""
-        rs = self.rules
-        if rs.has_upper_bonus:
-            thr = rs.upper_bonus_threshold
-            upper = th.round(obs[:, self.upper_total.start] * thr)[:, None]  # capped: exact below thr
-            crosses = (upper < thr) & (upper + self.util_upper_box >= thr) & self.util_is_upper
-            util = util + crosses.to(util.dtype) * (rs.upper_bonus * self.reward_scale)
-        return th.where(open_[:, self.util_cat], util, th.full_like(util, NEG))
+    def _decode(self, obs: th.Tensor) -> tuple[th.Tensor, ...]:
+        """``(hand, rolls, open, upper, y, filled)`` of each row, by the one decoder of the observation
+        (:func:`yacht_env.observation.decode_batch`; these fields carry no gradient)."""
+        d = O.decode_batch(obs.detach().cpu().numpy(), self.rules)
+        dev = obs.device
+        hand, rolls, upper = (th.as_tensor(a, device=dev) for a in (d.hand, d.rolls, d.upper))
+        open_ = th.as_tensor(d.open, device=dev)
+        y = th.as_tensor((d.five_box == 50).astype(np.int64), device=dev)
+        filled = ((~open_).long() * self.bits).sum(1)
+        return hand, rolls, open_, upper, y, filled
 
-    def _five_kind_values(self, obs: th.Tensor, open_: th.Tensor, ut: th.Tensor) -> th.Tensor:
-        """(B, 6, C) end-of-turn values of the six five-of-a-kind hands: Joker box values and order (as
-        ``box_score`` and ``legal_bits`` have them) and the five-of-a-kind bonus (as ``points_for``)."""
+    def _five_kind_values(self, open_: th.Tensor, upper: th.Tensor, y: th.Tensor, filled: th.Tensor,
+                          ut: th.Tensor) -> th.Tensor:
+        """(B, 6, C) end-of-turn values of the six five-of-a-kind hands: their box (Joker values included), the
+        upper bonus it earns, their bonus, their utility; ``NEG`` where the rules forbid the box."""
         rs = self.rules
-        b = obs.shape[0]
-        ybox = obs[:, self.ybox]
-        applies = (ybox[:, 0] < 0.5)[:, None]  # the Joker rule applies: the five-of-a-kind box is filled
-        face_open = open_[:, self.five_box]  # (B, 6): the face's upper box is open
-        full = applies if rs.joker == JOKER_FORCED else applies & ~face_open
-        box = th.where(full[..., None], self.joker5, self.base5)
-        end = box * self.reward_scale + ut.gather(1, self.util_idx5.expand(b, -1)).view(b, -1, rs.num_categories)
-        if rs.five_kind_bonus > 0:
-            end = end + (ybox[:, 1] > 0.5).to(end.dtype)[:, None, None] * (rs.five_kind_bonus * self.reward_scale)
-        if rs.joker == JOKER_FORCED:  # the face's upper box if open, else an open lower box, else any
-            lower_any = (open_ & self.lower_cat).any(1)[:, None, None]
-            allowed = th.where(face_open[..., None], self.five_onehot,
-                               th.where(lower_any, self.lower_cat, th.ones_like(self.five_onehot)))
-            end = th.where(allowed | ~applies[..., None], end, th.full_like(end, NEG))
-        return end
+        b = ut.shape[0]
+        box = self.box5[:, filled].transpose(0, 1)  # (B, 6, C)
+        gain = self.gain_by_value[upper[:, None, None], self.cats[None, None, :], box]
+        util = ut.gather(1, self.util_idx5.expand(b, -1)).view(b, -1, rs.num_categories)
+        end = box.to(ut.dtype) * self.reward_scale + (util + gain)
+        end = end + self.bonus5_scaled[:, y].transpose(0, 1)[..., None]
+        return th.where(self.legal5[:, filled].transpose(0, 1), end, th.full_like(end, NEG))
 
     def action_values(self, obs: th.Tensor, util: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
         """``(Q, value)``: (B, 32 + C) expected scaled points still to come after each action (about ``NEG`` for
@@ -200,17 +188,15 @@ class TurnExpectimax(nn.Module):
 
         Only what a row needs is computed: a score decision needs its own hand's boxes; with a roll left, every
         hand's end-of-turn value; with two, the hands' values with one roll left as well."""
-        rs = self.rules
         b = obs.shape[0]
-        counts = th.round(obs[:, self.counts] * D.NUM_DICE).long()
-        hand = self.key_to_hand[(counts * self.pow6).sum(1)]
-        rolls = obs[:, self.rolls].argmax(1)
-        open_ = obs[:, self.open] > 0.5
-        ut = self._closing_values(obs, open_, util)
-        q_box = self.base_scaled[hand] + ut.gather(1, self.util_idx[hand])  # (B, C)
+        hand, rolls, open_, upper, y, filled = self._decode(obs)
+        ut = th.where(open_[:, self.util_cat], util, th.full_like(util, NEG))  # a filled box cannot close
+        gain = self.gain_scaled[upper]  # (B, 252, C)
+        q_box = self.base_scaled[hand] + (ut.gather(1, self.util_idx[hand]) + gain[th.arange(b, device=obs.device),
+                                                                                    hand])
         end5 = None
-        if rs.has_five_kind_box:
-            end5 = self._five_kind_values(obs, open_, ut)
+        if not self.five_plain:
+            end5 = self._five_kind_values(open_, upper, y, filled, ut)
             five = self.five_pos[hand]  # index among the six, -1 if not five of a kind
             q_box = th.where((five >= 0)[:, None], end5[th.arange(b, device=obs.device), five.clamp(min=0)], q_box)
         best_box = q_box.max(1).values
@@ -218,7 +204,7 @@ class TurnExpectimax(nn.Module):
         i1 = th.nonzero(rolls > 0).squeeze(1)
         if i1.numel():
             n1 = i1.numel()
-            end = self.base_flat + ut[i1].gather(1, self.util_idx_flat.expand(n1, -1))
+            end = self.base_flat + (ut[i1].gather(1, self.util_idx_flat.expand(n1, -1)) + gain[i1].reshape(n1, -1))
             t0 = end.view(n1, D.NUM_HANDS, -1).max(-1).values  # every hand with no roll left: its best box
             if end5 is not None:
                 t0 = t0.index_copy(1, self.five_hands, end5[i1].max(-1).values)
@@ -284,5 +270,10 @@ class TurnExpectimaxPolicy(MaskableActorCriticPolicy):
         data.pop("ortho_init", None)
         return data
 
+
+_SPEC = PolicySpec("TurnExpectimaxPolicy", "maskable", lambda: TurnExpectimaxPolicy, TURN_EXPECTIMAX_KWARGS,
+                   first_layer_from_obs=False)
+register_policy("yacht_agents.turn_policy", "TurnExpectimaxPolicy", _SPEC)
+register_policy("agents.turn_policy", "TurnExpectimaxPolicy", _SPEC)  # where the shipped models were saved from
 
 __all__ = ["TurnExpectimax", "TurnExpectimaxPolicy", "utility_index"]

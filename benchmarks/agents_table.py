@@ -3,7 +3,7 @@
     python benchmarks/agents_table.py --episodes 10000 --seed 0 [--json out.json] [--rules yacht yahtzee]
 
 Agents: random, greedy, the shipped learned models (ppo-<rules>, td-<rules>, where present in agents/models/) and
-optimal. Evaluation seeds come from ``--seed`` through :func:`agents.evaluation.game_seed`; the learned models were
+optimal. Evaluation seeds come from ``--seed`` through :func:`yacht_tools.seeds.game_seed`; the learned models were
 evaluated during training on other seeds (train.py starts evaluation seeds at 10**9). Training time comes from the
 model's sidecar JSON written when it was shipped.
 """
@@ -16,11 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from agents.evaluation import evaluate  # noqa: E402
-from agents.loader import SHIPPED_MODELS_DIR, load_agent  # noqa: E402
+from yacht_agents.loader import SHIPPED_MODELS_DIR, load_agent
+from yacht_tools.evaluation import evaluate
 
 
 def agent_specs(rules: str) -> list[str]:

@@ -33,15 +33,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import gymnasium as gym  # noqa: E402
-
-import yacht_env  # noqa: E402, F401  (registers the ids)
-from yacht_env.env import YachtEnv  # noqa: E402
-from yacht_env.vector import LegalActionSampler, YachtVectorEnv  # noqa: E402
+import yacht_env  # noqa: F401  (registers the ids)
+from yacht_env.env import YachtEnv
+from yacht_env.vector import LegalActionSampler, YachtVectorEnv
 
 RULE_IDS = {"yacht": "Yacht-v0", "yahtzee": "Yahtzee-v0"}
 
@@ -175,7 +172,7 @@ def bench_vector(rules: str, n: int, seconds: float) -> Row:
 
 def bench_sb3(rules: str, n: int, seconds: float) -> Row | None:
     try:
-        from agents.sb3_vec_env import YachtSB3VecEnv
+        from yacht_training.sb3_vec_env import YachtSB3VecEnv
     except ImportError:
         print("stable-baselines3 is not installed: the SB3 adapter row is skipped", file=sys.stderr)
         return None

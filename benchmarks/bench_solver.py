@@ -24,8 +24,6 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 THEIR_VARIANT = "american+forced-joker"
 
 

@@ -1,5 +1,5 @@
-"""Speed of the TD learner's pieces: the fast successor table against the solver's reference, self-play games per
-second, and the agent's decisions per second.
+"""Speed of the turn search and of the TD learner: turn-start states searched per second (one at a time and in
+lanes), self-play games per second, and evaluation games per second of a TD agent.
 
     python benchmarks/bench_td.py [--rules yahtzee] [--games 512]
 """
@@ -7,19 +7,15 @@ second, and the agent's decisions per second.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents import td  # noqa: E402
-from agents.evaluation import evaluate  # noqa: E402
-from yacht_env.rules import get_rules  # noqa: E402
-from yacht_env.solver import successor_table, turn_tables  # noqa: E402
-from yacht_env.solver.kernels import fast_successor_table  # noqa: E402
+from yacht_agents import td
+from yacht_env.engine import turn as T
+from yacht_env.rules import get_rules
+from yacht_tools.evaluation import evaluate
+from yacht_training.td import SelfPlay
 
 
 def per_call(fn, n: int) -> float:  # noqa: ANN001 - any zero-argument callable
@@ -40,20 +36,26 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     rs = get_rules(args.rules)
-    a = td.RulesArrays(rs)
-    s = a.space
-    E = np.random.default_rng(0).normal(100, 30, s.size)
-    F, u, y = 0b101, min(10, s.threshold), 0
-    ref = per_call(lambda: successor_table(*a.tables[:3], E, F, u, y, *a.dims()), 500)
-    fast = per_call(lambda: fast_successor_table(*a.tables, E, F, u, y, *a.dims()), 2000)
-    G = fast_successor_table(*a.tables, E, F, u, y, *a.dims())
-    tt = per_call(lambda: turn_tables(G), 2000)
-    print(f"{rs.name}: successor_table {ref * 1e6:.1f} us, fast_successor_table {fast * 1e6:.1f} us, "
-          f"turn_tables {tt * 1e6:.1f} us per turn-start state")
+    arrays = T.turn_arrays(rs)
+    layout = arrays.layout
+    E = np.random.default_rng(0).normal(100, 30, layout.size)
+    F, u, y = 0b101, min(10, layout.threshold), 0
+    ref = per_call(lambda: T.successor_table(*arrays.tables()[:3], E, F, u, y, *arrays.dims()), 500)
+    one = per_call(lambda: T.state_turn(arrays, E, F, u, y), 500)
+    n = 4096
+    rng = np.random.default_rng(1)
+    Fs = rng.integers(0, (1 << rs.num_categories) - 1, n)
+    us = np.minimum(rng.integers(0, layout.U, n), layout.threshold)
+    ys = np.zeros(n, dtype=np.int64)
+    K1, K2 = T.keep_tables(n)
+    start = np.empty(n)
+    lanes = per_call(lambda: T.turn_values(*arrays.tables(), E, Fs, us, ys, *arrays.dims(), K1, K2, start), 5) / n
+    print(f"{rs.name}: successor_table {ref * 1e6:.1f} us; one state's turn {one * 1e6:.1f} us; in lanes "
+          f"(turn_values, {n} states) {lanes * 1e6:.2f} us per state")
 
     torch.manual_seed(0)
     model = td.ValueNet(rs, [128, 128])
-    player = td.SelfPlay(model)
+    player = SelfPlay(model)
     rng = np.random.default_rng(0)
     player.play(16, rng)
     t = time.perf_counter()
@@ -64,9 +66,9 @@ def main() -> None:
 
     agent = td.TDAgent(rs, model=model)
     t = time.perf_counter()
-    r = evaluate(agent, rs, 500, seed=0, regret=False)
+    r = evaluate(agent, rs, 2000, seed=0, regret=False)
     dt = time.perf_counter() - t
-    print(f"evaluation (agents.evaluation.play_games): {500 / dt:,.0f} games/s, mean {r['mean']:.1f} (untrained)")
+    print(f"evaluation on the vector engine: {2000 / dt:,.0f} games/s, mean {r['mean']:.1f} (untrained)")
 
 
 if __name__ == "__main__":

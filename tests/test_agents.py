@@ -7,10 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from agents.base import Agent
-from agents.greedy import GreedyAgent
-from agents.loader import AGENT_FACTORIES, load_agent, register_agent
-from agents.random_agent import RandomAgent
+from yacht_agents.base import Agent
+from yacht_agents.greedy import GreedyAgent
+from yacht_agents.loader import AGENT_FACTORIES, load_agent, register_agent
+from yacht_agents.random_agent import RandomAgent
 from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask, num_actions
 from yacht_env.env import YachtEnv
@@ -124,7 +124,8 @@ def test_greedy_keep_values_match_enumeration(rules: str) -> None:
             "yahtzee": "filled ones=3,twos=6,threes=9,fours=12,yahtzee=50"}[rules]
     st = parse(f"{rules} | dice 1 3 3 5 6 | rolls 1 | {base}")
     agent = GreedyAgent(rules)
-    _, v0, k1, _ = agent.turn_values(st)
+    turn = agent.turn(st)
+    v0, k1 = turn.G.max(axis=1), turn.keep1[:, 0]
     for pattern in (0, 0b00110, 0b11000, 0b01111):
         kept = D.pattern_faces(st.dice, pattern)
         n = D.NUM_DICE - len(kept)
@@ -170,7 +171,7 @@ def test_load_agent_names(name: str, cls: type) -> None:
 
 @needs_solver
 def test_load_optimal() -> None:
-    from agents.optimal import OptimalAgent
+    from yacht_agents.optimal import OptimalAgent
 
     assert isinstance(load_agent("optimal", "yacht"), OptimalAgent)
 
@@ -190,7 +191,7 @@ def test_load_agent_bad_rules() -> None:
 def test_load_agent_model_files(tmp_path) -> None:
     with pytest.raises(ValueError, match="model file not found"):
         load_agent(str(tmp_path / "missing.zip"), "yacht")
-    for name, kind in (("model.pt", "TD model"), ("model.zip", "MaskablePPO model")):
+    for name, kind in (("model.pt", "TD model"), ("model.zip", "stable-baselines3 model")):
         model = tmp_path / name
         model.write_bytes(b"not a model")
         with pytest.raises(ValueError, match=f"cannot load .*{name}' as a {kind}"):

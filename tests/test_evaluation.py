@@ -8,14 +8,17 @@ import math
 import numpy as np
 import pytest
 
-from agents.base import Agent
-from agents.evaluation import RegretMeter, evaluate, format_report, game_seed, play_games, plot_scores, summarise
-from agents.greedy import GreedyAgent
-from agents.random_agent import RandomAgent
+from yacht_agents.base import Agent
+from yacht_agents.greedy import GreedyAgent
+from yacht_agents.random_agent import RandomAgent
 from yacht_env.actions import NUM_KEEP_ACTIONS
-from yacht_env.cli import main
 from yacht_env.env import YachtEnv
 from yacht_env.state import GameState
+from yacht_tools.cli import main
+from yacht_tools.evaluation import RegretMeter, evaluate, play_games, summarise
+from yacht_tools.regret import RegretTally
+from yacht_tools.report import format_report, plot_scores
+from yacht_tools.seeds import game_seed
 
 
 def _solver_available() -> bool:
@@ -152,12 +155,13 @@ class _FakeSolution:
 
 
 def test_regret_meter_with_a_fake_solution() -> None:
-    meter = RegretMeter(lambda s: _FakeSolution().action_values(s), episodes=2)
+    meter = RegretMeter(lambda s: _FakeSolution().action_values(s), RegretTally("yacht", 2))
     st = GameState("yacht", (1, 2, 3, 4, 5), 0, (None,) * 12)
     meter(0, st, NUM_KEEP_ACTIONS + 11)  # best: 0
     meter(0, st, NUM_KEEP_ACTIONS + 1)  # 10
     meter(1, st, 3)  # keep: 11
-    s = meter.summary()
+    meter.flush()
+    s = meter.tally.summary()
     assert s["decisions"] == 3 and s["mean_regret"] == pytest.approx(7.0)
     assert s["regret_per_game"] == pytest.approx(10.5) and s["mean_regret_keep"] == 11.0
     r = evaluate(RandomAgent("yacht"), "yacht", 4, seed=0, solution=_FakeSolution())
@@ -268,5 +272,5 @@ def test_vector_engine_plays_the_same_games(rules: str) -> None:
 def test_engine_errors() -> None:
     with pytest.raises(ValueError, match="unknown engine 'gpu'; accepted: auto, python, vector"):
         evaluate("random", "yacht", 3, engine="gpu")
-    with pytest.raises(ValueError, match="cannot measure regret"):
-        evaluate("random", "yacht", 3, engine="vector", regret=True)
+    with pytest.raises(ValueError, match="measures regret from the solver's value table"):
+        evaluate("random", "yacht", 3, engine="vector", regret=True, solution=_FakeSolution())

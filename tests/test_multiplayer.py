@@ -189,7 +189,7 @@ def test_three_players_win_draw_loss(dice: tuple[int, ...], outcomes: list[str])
     assert [e.infos[a]["outcome"] for a in e.possible_agents] == outcomes
     assert [e.rewards[a] for a in e.possible_agents] == [{"win": 1.0, "draw": 0.0, "loss": -1.0}[o] for o in outcomes]
     text = MP.render_table(e.unwrapped.states)
-    assert ("draw: " if outcomes.count("draw") else "winner: ") in text
+    assert ("Tie at 83: " if outcomes.count("draw") else "Winner: ") in text
 
 
 def test_observation_layout_and_decode() -> None:
@@ -227,8 +227,8 @@ def test_max_total() -> None:
 
 
 def test_single_player_agents_play_through_state_of() -> None:
-    from agents.greedy import GreedyAgent
-    from agents.random_agent import RandomAgent
+    from yacht_agents.greedy import GreedyAgent
+    from yacht_agents.random_agent import RandomAgent
 
     e = MP.env(3, "yahtzee", reward="win")
     players = {"player_0": GreedyAgent("yahtzee"), "player_1": RandomAgent("yahtzee", seed=1),

@@ -11,15 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.greedy import GreedyAgent
-from agents.play import PROMPT, InputError, parse_command, parse_faces, play_game, resolve_category
+from yacht_agents.greedy import GreedyAgent
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask
-from yacht_env.cli import main
 from yacht_env.env import YachtEnv
 from yacht_env.i18n import category_name
 from yacht_env.render import render_dice, render_scorecard
 from yacht_env.rules import get_rules
 from yacht_env.state import GameState, new_game, parse, reroll, reroll_pattern, score_category
+from yacht_tools.cli import main
+from yacht_tools.play import PROMPT, InputError, parse_command, parse_faces, play_game, resolve_category
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -59,7 +59,7 @@ def spawn(*args: str) -> pexpect.spawn:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONIOENCODING"] = "utf-8"
-    return pexpect.spawn(sys.executable, ["-m", "yacht_env.cli", "play", *args], cwd=str(REPO), env=env,
+    return pexpect.spawn(sys.executable, ["-m", "yacht_tools.cli", "play", *args], cwd=str(REPO), env=env,
                          encoding="utf-8", timeout=60, dimensions=(60, 200))
 
 

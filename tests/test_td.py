@@ -1,4 +1,5 @@
-"""The model-based TD learner (agents/td.py): exact expectimax, learning, run folders, model files."""
+"""The model-based TD learner (agents/td.py, yacht_training/td.py): exact expectimax, learning, run folders, model
+files."""
 
 from __future__ import annotations
 
@@ -11,15 +12,17 @@ import yaml
 
 torch = pytest.importorskip("torch")
 
-from agents import td  # noqa: E402 - after the torch check
-from agents.evaluation import evaluate, play_games  # noqa: E402
-from agents.loader import load_agent  # noqa: E402
-from agents.optimal import OptimalAgent  # noqa: E402
-from agents.random_agent import RandomAgent  # noqa: E402
+from yacht_agents import nets, td  # noqa: E402 - after the torch check
+from yacht_agents.loader import load_agent  # noqa: E402
+from yacht_agents.optimal import OptimalAgent  # noqa: E402
+from yacht_agents.random_agent import RandomAgent  # noqa: E402
 from yacht_env.actions import action_mask  # noqa: E402
+from yacht_env.engine import turn as T  # noqa: E402
 from yacht_env.rules import get_rules  # noqa: E402
-from yacht_env.solver import kernels, solve, successor_table  # noqa: E402
+from yacht_env.solver import solve  # noqa: E402
 from yacht_env.state import GameState, parse  # noqa: E402
+from yacht_tools.evaluation import evaluate, play_games  # noqa: E402
+from yacht_training import td as td_train  # noqa: E402
 
 RULES = ["yacht", "yahtzee", "yahtzee-free-joker"]
 
@@ -30,18 +33,27 @@ def _one_thread() -> None:
 
 
 @pytest.mark.parametrize("rules", RULES)
-def test_fast_score_table_is_successor_table(rules: str) -> None:
-    """The agent's tables make the solver's fast score table equal the reference, for any values and states."""
-    a = td.RulesArrays(get_rules(rules))
-    s = a.space
-    params, S, J = a.tables[:3]
+def test_memo_holds_every_successor_the_search_reads(rules: str) -> None:
+    """The memo fills only the successors of the states at hand (missing_successors), and the search reads nothing
+    else: with every other state's value NaN it gives the same, finite, values."""
+    rs = get_rules(rules)
+    memo = td.ValueMemo(rs, model=td.ValueNet(rs, [16]))
+    space = memo.space
     rng = np.random.default_rng(1)
-    E = rng.normal(100, 30, s.size)
-    for _ in range(100):
-        F = int(rng.integers(0, (1 << s.num_categories) - 1))
-        u, y = int(rng.integers(0, s.U)), int(rng.integers(0, s.Y))
-        G = kernels.fast_successor_table(*a.tables, E, F, u, y, *a.dims())
-        assert np.array_equal(G, successor_table(params, S, J, E, F, u, y, *a.dims()))
+    Fs = rng.integers(0, (1 << space.num_categories) - 1, 40)
+    us = rng.integers(0, space.U, 40)
+    ys = rng.integers(0, space.Y, 40) * ((Fs >> max(space.five_kind_category, 0)) & 1 if space.Y == 2 else 0)
+    memo.ensure(Fs, us, ys)
+    arrays = T.turn_arrays(rs)
+    starts = []
+    for E in (memo.E, np.where(memo.known, memo.E, np.nan)):
+        K1, K2 = T.keep_tables(40)
+        start = np.empty(40)
+        T.turn_values(*arrays.tables(), E, Fs, us, ys, *arrays.dims(), K1, K2, start)
+        starts.append(start)
+    assert np.isfinite(starts[1]).all()
+    np.testing.assert_array_equal(starts[0], starts[1])
+    assert memo.known.sum() < space.size
 
 
 def _states(rules: str, games: int) -> list[GameState]:
@@ -85,12 +97,12 @@ def test_short_training_improves_on_the_start() -> None:
     model = td.ValueNet("yacht", [64, 64])
     opt = torch.optim.Adam(model.net.parameters(), lr=3e-3)
     before = evaluate(td.TDAgent("yacht", model=model), "yacht", 40, seed=7, regret=True)
-    player = td.SelfPlay(model)
+    player = td_train.SelfPlay(model)
     rng = np.random.default_rng(0)
     for _ in range(20):
         idx, targets, steps, _ = player.play(64, rng)
         assert steps >= 64 * 12 and len(idx) == len(targets) == 64 * 12
-        td.fit(model, opt, idx, targets, 2, 128, rng)
+        td_train.fit(model, opt, idx, targets, 2, 128, rng)
         player.memo.clear()
     after = evaluate(td.TDAgent("yacht", model=model), "yacht", 40, seed=7, regret=True)
     assert after["regret_per_game"] < 0.5 * before["regret_per_game"]
@@ -103,8 +115,8 @@ def test_targets_are_exact_turn_expectations() -> None:
     """With exact values in the memo, every TD(0) target equals the solver's value of the state."""
     sol = solve("yahtzee")
     model = td.ValueNet("yahtzee", [8])
-    player = td.SelfPlay(model)
-    player.memo = td.ValueMemo(player.arrays, table=sol.values)
+    player = td_train.SelfPlay(model)
+    player.memo = td.ValueMemo(get_rules("yahtzee"), table=sol.values)
     idx, targets, _, scores = player.play(16, np.random.default_rng(2))
     np.testing.assert_allclose(targets, sol.values.reshape(-1)[idx], rtol=0, atol=1e-9)
     assert targets[:16] == pytest.approx(sol.start_value)
@@ -155,8 +167,8 @@ def test_train_py_run_folder_and_resume(tmp_path: Path) -> None:
 
     assert train.main(["--config", str(_config(tmp_path)), "--run-dir", str(tmp_path / "runs"), "--no-progress"]) == 0
     (run,) = (tmp_path / "runs").iterdir()
-    for name in ("config.yaml", "command.txt", "checkpoints/latest.pt", "best_model.pt", "final_model.pt",
-                 "evaluations.json", "eval.json", "learning_curve.png"):
+    for name in ("config.yaml", "command.txt", "best_model.pt", "final_model.pt", "evaluations.json", "eval.json",
+                 "learning_curve.png"):
         assert (run / name).is_file(), name
     evals = json.loads((run / "evaluations.json").read_text())
     assert {"timesteps", "mean", "percent_of_optimal"} <= set(evals[0])
@@ -170,7 +182,8 @@ def test_train_py_run_folder_and_resume(tmp_path: Path) -> None:
     evals = json.loads((run / "evaluations.json").read_text())
     assert evals[-1]["timesteps"] >= 6000 > steps
     assert len((run / "command.txt").read_text().splitlines()) == 2
-    ck = torch.load(run / "checkpoints" / "latest.pt", weights_only=False)
+    newest = max((run / "checkpoints").glob("step_*.pt"), key=lambda p: int(p.stem[5:]))
+    ck = torch.load(newest, weights_only=True)
     assert ck["counters"]["timesteps"] == evals[-1]["timesteps"]
 
 
@@ -178,19 +191,20 @@ def test_ctrl_c_saves_and_exits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     import train
 
     calls = {"n": 0}
-    play = td.SelfPlay.play
+    play = td_train.SelfPlay.play
 
-    def interrupted(self: td.SelfPlay, *args: object, **kw: object) -> object:
+    def interrupted(self: td_train.SelfPlay, *args: object, **kw: object) -> object:
         calls["n"] += 1
         if calls["n"] == 3:
             raise KeyboardInterrupt
         return play(self, *args, **kw)
 
-    monkeypatch.setattr(td.SelfPlay, "play", interrupted)
+    monkeypatch.setattr(td_train.SelfPlay, "play", interrupted)
     assert train.main(["--config", str(_config(tmp_path)), "--run-dir", str(tmp_path / "runs"), "--no-progress",
                        "--timesteps", "100000"]) == 0
     (run,) = (tmp_path / "runs").iterdir()
-    ck = torch.load(run / "checkpoints" / "latest.pt", weights_only=False)
+    (ckpt,) = (run / "checkpoints").glob("step_*.pt")
+    ck = torch.load(ckpt, weights_only=True)
     assert ck["counters"]["iteration"] == 2
     assert not (run / "eval.json").exists()
 
@@ -204,8 +218,8 @@ def test_bad_td_settings_fail_clearly(tmp_path: Path) -> None:
 
 
 def test_config_and_network_agree_on_activations() -> None:
-    from agents.train_config import TDConfig
+    from yacht_training.config import TDConfig
 
-    assert TDConfig.ACTIVATIONS == td.ACTIVATIONS
-    for name in td.ACTIVATIONS:
-        td.build_net(4, [3], name)
+    TDConfig(activation="silu")
+    for name in nets.ACTIVATIONS:
+        nets.mlp(4, [3], name, 1)

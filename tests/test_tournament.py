@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.base import Agent
-from agents.random_agent import RandomAgent
-from agents.tournament import game_seed, play_match, run_tournament, wilson_interval
+from yacht_agents.base import Agent
+from yacht_agents.random_agent import RandomAgent
 from yacht_env import multiplayer as MP
 from yacht_env.actions import NUM_KEEP_ACTIONS
-from yacht_env.cli import main
+from yacht_tools.cli import main
+from yacht_tools.tournament import game_seed, play_match, run_tournament, wilson_interval
 
 
 class FirstOpen(Agent):
@@ -80,7 +80,7 @@ def test_group_games_rotate_seats() -> None:
 def test_a_tournament_game_replays_in_the_environment() -> None:
     """Game g of match m: seat s is the match's agent (s + g) mod n, dice from reset(seed=game_seed(seed, m, g))."""
     pytest.importorskip("pettingzoo")
-    from agents.greedy import GreedyAgent
+    from yacht_agents.greedy import GreedyAgent
 
     agents = [GreedyAgent("yacht"), FirstOpen("yacht"), GreedyAgent("yacht")]
     totals = play_match(agents, "yacht", games=4, seed=9, match=2, batch_size=3)

@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 import train
-from agents import train_support
-from agents.loader import load_agent
-from agents.train_config import from_dict, load_config
+from yacht_agents.loader import load_agent
+from yacht_training import run_folder as train_support
+from yacht_training.config import from_dict, load_config
 
 TINY = {
     "rules": "yacht", "total_timesteps": 1024, "n_envs": 8, "checkpoint_freq": 512,
@@ -39,7 +39,7 @@ def test_smoke_run_makes_the_run_folder(tmp_path: Path) -> None:
     assert train.main(["--config", str(_config(tmp_path)), "--run-dir", str(tmp_path / "runs"), "--no-progress"]) == 0
     run = _only_run(tmp_path)
     for name in ("config.yaml", "command.txt", "best_model.zip", "final_model.zip", "eval.json", "evaluations.json",
-                 "learning_curve.png", "checkpoints/latest.zip", "checkpoints/step_512.zip"):
+                 "learning_curve.png", "checkpoints/step_512.zip", "checkpoints/step_1024.zip"):
         assert (run / name).is_file(), name
     assert any((run / "tb").rglob("events.out.tfevents*"))
     result = json.loads((run / "eval.json").read_text())
@@ -51,7 +51,7 @@ def test_smoke_run_makes_the_run_folder(tmp_path: Path) -> None:
     assert "train.py --config" in (run / "command.txt").read_text()
     # the saved model is an agent that plays legal games, and refuses other rules
     agent = load_agent(str(run / "best_model.zip"), "yacht", seed=0)
-    from agents.evaluation import evaluate
+    from yacht_tools.evaluation import evaluate
 
     assert evaluate(agent, "yacht", 5, seed=3, regret=False)["episodes"] == 5
     with pytest.raises(ValueError, match="trained for rules 'yacht', not 'yahtzee'"):
@@ -66,9 +66,9 @@ def test_smoke_run_with_the_turn_expectimax_policy(tmp_path: Path) -> None:
     result = json.loads((run / "eval.json").read_text())
     assert result["episodes"] == 40 and result["mean"] > 100  # it plays the turn by search from the start
     agent = load_agent(str(run / "final_model.zip"), "yahtzee", seed=0)
-    head = agent.model.policy.mlp_extractor
+    head = agent.policy.mlp_extractor
     assert type(head).__name__ == "TurnExpectimax" and head.box_prior.item() != 0.0  # saved and loaded
-    from agents.evaluation import evaluate
+    from yacht_tools.evaluation import evaluate
 
     assert evaluate(agent, "yahtzee", 5, seed=3, regret=False)["episodes"] == 5
     with pytest.raises(ValueError, match="trained for rules 'yahtzee', not 'yacht'"):
@@ -88,16 +88,17 @@ def test_interrupt_saves_and_resume_continues(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(train_support, "save_evaluations", interrupt_on_second_eval)
     assert train.main(["--config", str(_config(tmp_path)), "--run-dir", str(tmp_path / "runs"), "--no-progress"]) == 0
     run = _only_run(tmp_path)
-    assert (run / "checkpoints/latest.zip").is_file() and not (run / "eval.json").exists()
-    from sb3_contrib import MaskablePPO
+    assert not (run / "eval.json").exists()
+    from yacht_agents.sb3_zip import inspect_sb3_zip
 
-    stopped_at = MaskablePPO.load(run / "checkpoints/latest.zip").num_timesteps
-    assert 512 <= stopped_at < 1024
+    (ckpt,) = (run / "checkpoints").glob("step_*.zip")
+    stopped_at = inspect_sb3_zip(ckpt).num_timesteps
+    # the second evaluation ends the rollout of steps 256..512, not yet trained on: the checkpoint counts 256
+    assert stopped_at == 256 and ckpt.name == "step_256.zip"
 
     monkeypatch.setattr(train_support, "save_evaluations", real_save)
     assert train.main(["--resume", str(run), "--no-progress"]) == 0
-    final = MaskablePPO.load(run / "final_model.zip")
-    assert final.num_timesteps == 1024
+    assert inspect_sb3_zip(run / "final_model.zip").num_timesteps == 1024
     steps = [e["timesteps"] for e in json.loads((run / "evaluations.json").read_text())]
     assert steps == sorted(steps) and steps[0] == 256 and steps[-1] == 1024 and len(set(steps)) == len(steps)
     assert len((run / "command.txt").read_text().splitlines()) == 2
@@ -162,18 +163,18 @@ def test_learned_agent_batches_legal_actions() -> None:
 
 def test_every_keep_model_plays_under_the_unique_mask() -> None:
     """A model trained with every keep pattern legal picks among all of them; its pick maps to the allowed one."""
-    from agents.ppo import PPOAgent
+    from yacht_agents.sb3_agent import SB3Agent
     from yacht_env.actions import action_mask
     from yacht_env.observation import encode
     from yacht_env.state import parse
 
-    class PicksPattern2:  # keeps the second sorted die: for 2 2 5 5 5 the allowed pattern is 1 (the first 2)
-        def predict(self, obs: np.ndarray, action_masks: np.ndarray, deterministic: bool) -> tuple:
-            assert action_masks[:, :31].all()  # offered every pattern
-            return np.full(len(obs), 2), None
+    class PicksPattern2(SB3Agent):  # keeps the second sorted die: for 2 2 5 5 5 the allowed pattern is 1
+        def choose(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+            assert masks[:, :31].all()  # offered every pattern
+            return np.full(len(obs), 2)
 
     st = parse("yacht | dice 2 2 5 5 5 | rolls 2 | filled -")
     mask = action_mask(st)
     assert not mask[2] and mask[1]
-    agent = PPOAgent(PicksPattern2(), "yacht", unique_keeps=False)
+    agent = PicksPattern2(None, "yacht", unique_keeps=False)
     assert agent.act(encode(st), mask) == 1

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch as th
 
-from agents.turn_policy import TurnExpectimax, TurnExpectimaxPolicy, utility_index
+from yacht_agents.turn_policy import TurnExpectimax, TurnExpectimaxPolicy, utility_index
 from yacht_env import dice as D
 from yacht_env import observation as O
 from yacht_env.actions import action_mask

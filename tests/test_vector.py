@@ -11,12 +11,12 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import yacht_env  # noqa: F401  (registers the ids)
+from yacht_env.engine import pcg64 as P
 from yacht_env.env import YachtEnv
 from yacht_env.observation import layout, size
 from yacht_env.randomness import roll
 from yacht_env.state import GameState, parse
 from yacht_env.vector import LegalActionSampler, YachtVectorEnv
-from yacht_env.engine import pcg64 as P
 
 RULE_NAMES = ["yacht", "yahtzee", "yahtzee-free-joker"]
 IDS = {"yacht": "Yacht-v0", "yahtzee": "Yahtzee-v0", "yahtzee-free-joker": "YahtzeeFreeJoker-v0"}
@@ -436,7 +436,7 @@ def test_sampler_picks_legal_actions_uniformly() -> None:
 def test_sb3_adapter_basics() -> None:
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    from agents.sb3_vec_env import YachtSB3VecEnv
+    from yacht_training.sb3_vec_env import YachtSB3VecEnv
 
     venv = YachtSB3VecEnv(4, rules="yacht", reward_scale=0.5, seed=7)
     assert is_masking_supported(venv)
@@ -470,7 +470,7 @@ def test_maskable_ppo_trains_on_adapter() -> None:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from agents.sb3_vec_env import YachtSB3VecEnv
+    from yacht_training.sb3_vec_env import YachtSB3VecEnv
 
     torch.set_num_threads(1)
     env = YachtSB3VecEnv(16, rules="yacht", reward_scale=1 / 50, seed=0)

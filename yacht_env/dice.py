@@ -94,15 +94,17 @@ def _build() -> dict[str, np.ndarray]:
     hands_arr = np.array(hands, dtype=np.int8)
     pattern_keep = np.zeros((len(hands), NUM_PATTERNS), dtype=np.int32)
     pattern_canonical = np.zeros((len(hands), NUM_PATTERNS), dtype=np.bool_)
+    canonical_pattern = np.zeros((len(hands), NUM_PATTERNS), dtype=np.int64)
     for h in range(len(hands)):
-        seen: set[int] = set()
+        first: dict[int, int] = {}
         for p in range(NUM_PATTERNS):
             kept = [int(hands_arr[h, i]) for i in range(NUM_DICE) if p >> i & 1]
             k = int(key_to_keep[counts_key(counts_of(kept))])
             pattern_keep[h, p] = k
-            if k not in seen:  # the smallest pattern that keeps this multiset stands for it
-                seen.add(k)
+            if k not in first:  # the smallest pattern that keeps this multiset stands for it
+                first[k] = p
                 pattern_canonical[h, p] = True
+            canonical_pattern[h, p] = first[k]
 
     hand_probability = transition[0].copy()  # keep nothing = the first roll of a turn
     out = dict(
@@ -120,6 +122,7 @@ def _build() -> dict[str, np.ndarray]:
         HAND_PROBABILITY=hand_probability,
         PATTERN_KEEP=pattern_keep,
         PATTERN_CANONICAL=pattern_canonical,
+        CANONICAL_PATTERN=canonical_pattern,
     )
     for a in out.values():
         a.setflags(write=False)
@@ -156,6 +159,8 @@ PATTERN_KEEP: np.ndarray = _T["PATTERN_KEEP"]
 """(252, 32) int32: the keep made by applying keep pattern p to the sorted dice of hand h."""
 PATTERN_CANONICAL: np.ndarray = _T["PATTERN_CANONICAL"]
 """(252, 32) bool: p is the smallest pattern of hand h that keeps its multiset."""
+CANONICAL_PATTERN: np.ndarray = _T["CANONICAL_PATTERN"]
+"""(252, 32) int64: the smallest pattern of hand h that keeps the same multiset as pattern p."""
 
 NUM_HANDS = len(HANDS)  # 252
 NUM_KEEPS = len(KEEPS_COUNTS)  # 462

@@ -108,7 +108,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "act_keep": "keep {dice}", "act_reroll_all": "reroll all", "act_score": "score {category}",
         "scored": "{who}: {points} in {category}, total {total}",
         # play
-        "you": "You", "now": "Now", "your_turn": "Your turn", "turn_of": "Turn of {who}",
+        "you": "You", "players": "{n} players",
+        "now": "Now", "your_turn": "Your turn", "turn_of": "Turn of {who}",
         "help": ("Commands:\n"
                  "  keep <faces>      keep these dice, reroll the others (k 5 5 6); 'keep' alone rerolls all\n"
                  "  score <category>  fill a category: its number, id or name (s 7, s full_house)\n"
@@ -141,7 +142,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "regret_total": "Jangkaan mata yang hilang berbanding permainan optimum",
         "act_keep": "simpan {dice}", "act_reroll_all": "baling semula semua", "act_score": "skor {category}",
         "scored": "{who}: {points} dalam {category}, jumlah {total}",
-        "you": "Anda", "now": "Kini", "your_turn": "Giliran anda", "turn_of": "Giliran {who}",
+        "you": "Anda", "players": "{n} pemain",
+        "now": "Kini", "your_turn": "Giliran anda", "turn_of": "Giliran {who}",
         "help": ("Arahan:\n"
                  "  keep <muka>       simpan dadu ini, baling semula yang lain (k 5 5 6); 'keep' sahaja baling "
                  "semula semua\n"
@@ -175,7 +177,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "regret_total": "Αναμενόμενοι πόντοι που χάθηκαν έναντι του βέλτιστου παιχνιδιού",
         "act_keep": "κράτα {dice}", "act_reroll_all": "ξαναρίξε όλα", "act_score": "γράψε {category}",
         "scored": "{who}: {points} στην κατηγορία {category}, σύνολο {total}",
-        "you": "Εσύ", "now": "Τώρα", "your_turn": "Η σειρά σου", "turn_of": "Σειρά: {who}",
+        "you": "Εσύ", "players": "{n} παίκτες",
+        "now": "Τώρα", "your_turn": "Η σειρά σου", "turn_of": "Σειρά: {who}",
         "help": ("Εντολές:\n"
                  "  keep <ζάρια>      κράτα αυτά τα ζάρια, ξαναρίξε τα άλλα (k 5 5 6)· σκέτο 'keep' τα ξαναρίχνει "
                  "όλα\n"
@@ -210,7 +213,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "regret_total": "Oodatav punktikaotus võrreldes optimaalse mänguga",
         "act_keep": "hoia {dice}", "act_reroll_all": "veereta kõik uuesti", "act_score": "vali {category}",
         "scored": "{who}: {points} kategooriasse {category}, kokku {total}",
-        "you": "Sina", "now": "Nüüd", "your_turn": "Sinu käik", "turn_of": "Käigul on {who}",
+        "you": "Sina", "players": "{n} mängijat",
+        "now": "Nüüd", "your_turn": "Sinu käik", "turn_of": "Käigul on {who}",
         "help": ("Käsud:\n"
                  "  keep <täringud>    hoia need täringud, veereta teisi (k 5 5 6); ainult 'keep' veeretab kõiki\n"
                  "  score <kategooria> täida kategooria: number, id või nimi (s 7, s full_house)\n"
@@ -243,7 +247,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "regret_total": "ఉత్తమ ఆటతో పోలిస్తే కోల్పోయిన అంచనా పాయింట్లు",
         "act_keep": "{dice} ఉంచుకో", "act_reroll_all": "అన్నీ మళ్లీ వేయి", "act_score": "{category} ఎంచుకో",
         "scored": "{who}: {category}లో {points}, మొత్తం {total}",
-        "you": "మీరు", "now": "ఇప్పుడు", "your_turn": "మీ టర్న్", "turn_of": "{who} టర్న్",
+        "you": "మీరు", "players": "{n} ఆటగాళ్లు",
+        "now": "ఇప్పుడు", "your_turn": "మీ టర్న్", "turn_of": "{who} టర్న్",
         "help": ("ఆదేశాలు:\n"
                  "  keep <ముఖాలు>     ఈ డైస్ ఉంచుకుని మిగతావి మళ్లీ వేయండి (k 5 5 6); 'keep' మాత్రమే అన్నీ "
                  "మళ్లీ వేస్తుంది\n"

@@ -1,9 +1,14 @@
-"""Text rendering of a game state: the dice and the scorecard."""
+"""Text rendering of games: the dice, a scorecard, the scorecards of several players side by side, and moves in
+words."""
 
 from __future__ import annotations
 
-from yacht_env.i18n import category_name, display_width, pad, text
-from yacht_env.rules import NUM_UPPER
+from collections.abc import Sequence
+
+from yacht_env import dice as D
+from yacht_env.actions import NUM_KEEP_ACTIONS
+from yacht_env.i18n import category_name, display_width, fmt, pad, text
+from yacht_env.rules import NUM_UPPER, RuleSet, get_rules
 from yacht_env.state import GameState
 
 
@@ -43,3 +48,93 @@ def render_text(state: GameState, lang: str = "en") -> str:
         head = (f"{rs.title} - {text('turn', lang)} {state.turn + 1}/{rs.num_categories}   "
                 f"{text('dice', lang)}: {render_dice(state)}   {text('rolls_left', lang)}: {state.rolls_left}")
     return head + "\n" + render_scorecard(state, lang)
+
+
+def verdict(states: Sequence[GameState], names: Sequence[str], lang: str = "en") -> str:
+    """The end of a game of several players: the winner, or the players sharing the highest total."""
+    totals = [s.total for s in states]
+    top = max(totals)
+    best = [names[i] for i, t in enumerate(totals) if t == top]
+    return (fmt("winner", lang, who=best[0], total=top) if len(best) == 1
+            else fmt("tie", lang, who=", ".join(best), total=top))
+
+
+def render_board(states: Sequence[GameState], names: Sequence[str] | None = None, lang: str = "en",
+                 seat: int | None = None, menu: bool = False, with_verdict: bool = True) -> str:
+    """Every player's scorecard side by side under a head line: the dice of ``seat`` (the player to act) while the
+    game goes on, else the end of the game and, with several players (and ``with_verdict``), the winner or a tie.
+
+    With several players the column of ``seat`` is marked ``*``. With ``menu`` each category gets its menu number
+    and, for ``seat``, a column of the points each open category would add now (``x``: forbidden by the Joker)."""
+    st0 = states[0]
+    rs = st0.ruleset
+    n = len(states)
+    names = list(names) if names is not None else [f"player_{i}" for i in range(n)]
+    labels = [category_name(c, lang, rs.name) for c in rs.category_ids]
+    extra = [text("total", lang)]
+    if rs.has_upper_bonus:
+        extra += [text("upper_total", lang), text("upper_bonus", lang)]
+    if rs.five_kind_bonus:
+        extra.append(text("yahtzee_bonus", lang))
+    lw = max(display_width(x) for x in labels + extra + [text("category", lang)]) + 2
+    playing = seat is not None and not states[seat].is_over
+    heads = [("*" if n > 1 and playing and i == seat else "") + names[i] for i in range(n)] if n > 1 else [
+        text("score", lang)]
+    cw = [max(6, display_width(h) + 2) for h in heads]
+    show_now = menu and playing
+    now_head = text("now", lang)
+    nw = max(6, display_width(now_head) + 2)
+    st = states[seat] if playing and seat is not None else None
+    legal = set(st.legal_categories()) if show_now and st is not None else set()
+
+    def row(num: str, label: str, values: Sequence[object], now: str = "") -> str:
+        cells = "".join(pad(str(v), w, ">") for v, w in zip(values, cw))
+        number = f"{num:>3}  " if menu else ""
+        return (f"  {number}{pad(label, lw)}{cells}" + (pad(now, nw, ">") if show_now else "")).rstrip()
+
+    lines = [row("#", text("category", lang) if menu else "", heads, now_head)]
+    for k, label in enumerate(labels):
+        now = ""
+        if show_now and st is not None and st.scores[k] is None:
+            now = str(st.points(k)) if k in legal else "x"
+        lines.append(row(str(k + 1), label, ["-" if s.scores[k] is None else s.scores[k] for s in states], now))
+        if k == NUM_UPPER - 1 and rs.has_upper_bonus:
+            lines.append(row("", text("upper_total", lang), [f"{s.upper_total}/{rs.upper_bonus_threshold}"
+                                                             for s in states]))
+            lines.append(row("", text("upper_bonus", lang), [s.upper_bonus for s in states]))
+    if rs.five_kind_bonus:
+        lines.append(row("", text("yahtzee_bonus", lang), [s.bonus_count * rs.five_kind_bonus for s in states]))
+    lines.append(row("", text("total", lang), [s.total for s in states]))
+    players = f" - {fmt('players', lang, n=n)}" if n > 1 else ""
+    if st is not None:
+        who = f" - {names[seat]}" if n > 1 and seat is not None else ""
+        head = (f"{rs.title}{players} - {text('turn', lang)} {st.turn + 1}/{rs.num_categories}{who}   "
+                f"{text('dice', lang)}: {render_dice(st)}   {text('rolls_left', lang)}: {st.rolls_left}")
+    else:
+        head = f"{rs.title}{players} - {text('game_over', lang)}"
+        if n > 1 and with_verdict and all(s.is_over for s in states):
+            head += " - " + verdict(states, names, lang)
+    return head + "\n" + "\n".join(lines)
+
+
+# ---- moves in words ---------------------------------------------------------------------------------------------
+
+
+def action_label(action: int, dice: Sequence[int], rules: str | RuleSet, lang: str = "en") -> str:
+    """A decision with the sorted ``dice`` in words, in ``lang``: ``keep 3 3 5``, ``reroll all`` or
+    ``score Full House``."""
+    if action < NUM_KEEP_ACTIONS:
+        kept = D.pattern_faces(tuple(sorted(dice)), action)
+        if not kept:
+            return text("act_reroll_all", lang)
+        return fmt("act_keep", lang, dice=" ".join(map(str, kept)))
+    rs = get_rules(rules)
+    cid = rs.category_ids[action - NUM_KEEP_ACTIONS]
+    return fmt("act_score", lang, category=category_name(cid, lang, rs.name))
+
+
+def action_command(action: int, state: GameState) -> str:
+    """A decision as the command ``yacht play`` accepts: ``keep 3 3 5``, ``keep`` or ``score full_house``."""
+    if action < NUM_KEEP_ACTIONS:
+        return " ".join(["keep", *map(str, D.pattern_faces(state.dice, action))])
+    return "score " + state.ruleset.category_ids[action - NUM_KEEP_ACTIONS]

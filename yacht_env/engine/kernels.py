@@ -11,28 +11,14 @@ rules function cost atomic reference-count updates (``points_for`` ran 20 times 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numba
 
 from yacht_env.engine.batch import C_NUM_ACT, C_STRICT
 from yacht_env.engine.cache import guard_numba_cache
 from yacht_env.engine.game import is_legal, legal, reset_game, step_game
-from yacht_env.engine.parallel import CHUNK, claim_chunk, finish_chunk, get_pool, new_counter
+from yacht_env.engine.parallel import claim_chunk, finish_chunk
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
-
-
-PARALLEL_MIN_GAMES = 512  # below this many games one thread does it all (handing work over costs more)
-
-
-def run_chunks(fn: Callable[..., None], n: int, args: tuple[Any, ...], threads: int) -> None:
-    """Run chunk kernel ``fn`` over ``n`` games on up to ``threads`` threads (one below PARALLEL_MIN_GAMES)."""
-    if threads <= 1 or n < PARALLEL_MIN_GAMES:
-        fn(new_counter(), 1, n, *args)
-    else:
-        get_pool(threads).run(fn, n, args, CHUNK)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)

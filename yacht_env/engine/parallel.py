@@ -289,3 +289,14 @@ def get_pool(threads: int) -> WorkPool:
         if pool is None:
             pool = _POOLS[threads] = WorkPool(threads - 1)
         return pool
+
+
+PARALLEL_MIN_GAMES = 512  # below this many games one thread does it all (handing work over costs more)
+
+
+def run_chunks(fn: Callable[..., None], n: int, args: tuple[Any, ...], threads: int) -> None:
+    """Run chunk kernel ``fn`` over ``n`` games on up to ``threads`` threads (one below PARALLEL_MIN_GAMES)."""
+    if threads <= 1 or n < PARALLEL_MIN_GAMES:
+        fn(new_counter(), 1, n, *args)
+    else:
+        get_pool(threads).run(fn, n, args, CHUNK)

@@ -8,8 +8,7 @@ import numpy as np
 from yacht_env.engine import pcg64 as P
 from yacht_env.engine.cache import guard_numba_cache
 from yacht_env.engine.intrinsics import bool_bits, popcount
-from yacht_env.engine.kernels import run_chunks
-from yacht_env.engine.parallel import claim_chunk, default_threads, finish_chunk
+from yacht_env.engine.parallel import claim_chunk, default_threads, finish_chunk, run_chunks
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 

@@ -513,3 +513,77 @@ def state_action_values(G: np.ndarray, K1: np.ndarray, K2: np.ndarray, h: int, r
         if not legal[a]:
             values[a] = NEG_INF
     return choose(values, legal, prefer_score, tol)
+
+
+# ---- sampled turns (self-play) -------------------------------------------------------------------------------------
+
+
+HAND_CUM = np.cumsum(D.HAND_PROBABILITY)
+"""(252,) cumulative probabilities of a roll of five dice, for :func:`play_turns`."""
+TRANSITION_CUM = np.cumsum(D.TRANSITION, axis=1)
+"""(462, 252) cumulative P(hand | keep), for :func:`play_turns`."""
+
+
+@njit(cache=True, inline="always")
+def sample(cum: np.ndarray, r: float) -> int:
+    """Index drawn from a cumulative distribution with a uniform ``r`` in [0, 1)."""
+    i = np.searchsorted(cum, r * cum[-1], side="right")
+    n = cum.shape[0]
+    if i >= n:
+        i = n - 1
+    while i > 0 and cum[i] == cum[i - 1]:  # never land on a zero-probability entry
+        i -= 1
+    return i
+
+
+@njit(cache=True, parallel=True)
+def play_turns(params: np.ndarray, S: np.ndarray, J: np.ndarray, E: np.ndarray, Fs: np.ndarray, us: np.ndarray,
+               ys: np.ndarray, U: int, Y: int, thr: int, ycat: int, K1: np.ndarray, K2: np.ndarray,
+               keep_mask: np.ndarray, hand_cum: np.ndarray, trans_cum: np.ndarray, rand: np.ndarray,
+               explore: np.ndarray, points: np.ndarray, F2: np.ndarray, u2: np.ndarray, y2: np.ndarray,
+               steps: np.ndarray) -> None:
+    """Play one turn of each game i from turn-start state (Fs, us, ys) by the search of :func:`turn_values` (whose
+    ``K1``, ``K2`` the caller computed with the same ``E``), the dice drawn with the uniforms ``rand[i, 0..2]`` from
+    the dice model. ``explore[i]`` in [0, 1): score a uniformly drawn legal category at the end of the turn instead
+    of the best one (``explore[i] < 0``: play best). Writes the points scored, the next turn-start state and the
+    number of decisions (environment steps)."""
+    n = Fs.shape[0]
+    C = S.shape[1]
+    for i in prange(n):
+        F, u, y = Fs[i], us[i], ys[i]
+        row = np.empty(NUM_KEEP_ACTIONS + C)
+        legal = np.empty(NUM_KEEP_ACTIONS + C, dtype=np.bool_)
+        box = np.empty(C)
+        g, b = i // LANES, i % LANES
+        h = sample(hand_cum, rand[i, 0])
+        rolls = 2
+        nsteps = 0
+        c = -1
+        while c < 0:
+            successor_row(box, h, params, S, J, E, F, u, y, U, Y, thr, ycat)
+            action_row(row, legal, box, K1[g], K2[g], b, h, rolls, keep_mask)
+            a = choose(row, legal, False, TIE_TOLERANCE)
+            nsteps += 1
+            if a < NUM_KEEP_ACTIONS:
+                h = sample(trans_cum[PATTERN_KEEP[h, a]], rand[i, 3 - rolls])
+                rolls -= 1
+            else:
+                c = a - NUM_KEEP_ACTIONS
+        if explore[i] >= 0.0:
+            nlegal = 0
+            for k in range(C):
+                if box[k] > NEG_INF:
+                    nlegal += 1
+            pick = int(explore[i] * nlegal)
+            for k in range(C):
+                if box[k] > NEG_INF:
+                    if pick == 0:
+                        c = k
+                        break
+                    pick -= 1
+        face = FIVE_KIND_FACE[h]
+        points[i] = points_for(params, S[h], J[h], face, F, u, y == 1, c)
+        bx = box_score(params, S[h], J[h], face, F, c)
+        F2[i] = F | (1 << c)
+        u2[i], y2[i] = next_turn_start(c, bx, u, y, thr, Y, ycat)
+        steps[i] = nsteps

@@ -14,6 +14,14 @@ network's).
 from __future__ import annotations
 
 from yacht_env.solver.cache import SOLVER_VERSION, cache_dir
-from yacht_env.solver.core import Solution, TurnTables, clear_memory_cache, compute_values, solve
+from yacht_env.solver.core import (
+    Solution,
+    TurnTables,
+    clear_memory_cache,
+    compute_values,
+    solution_or_none,
+    solve,
+)
 
-__all__ = ["SOLVER_VERSION", "Solution", "TurnTables", "cache_dir", "clear_memory_cache", "compute_values", "solve"]
+__all__ = ["SOLVER_VERSION", "Solution", "TurnTables", "cache_dir", "clear_memory_cache", "compute_values",
+           "solution_or_none", "solve"]

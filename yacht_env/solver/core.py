@@ -282,3 +282,12 @@ def solve(rules: str | RuleSet, *, cache: bool = True) -> Solution:
         _cache.save(rs, values, key)
         _MEMO[key] = sol
     return sol
+
+
+def solution_or_none(rules: str | RuleSet) -> Solution | None:
+    """:func:`solve` (cached), or ``None`` for rules the solver does not cover: for tools that compare with optimal
+    play where they can."""
+    try:
+        return solve(rules)
+    except ValueError:
+        return None

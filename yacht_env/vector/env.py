@@ -24,7 +24,7 @@ from yacht_env.actions import NUM_KEEP_ACTIONS, describe_action, illegal_reason
 from yacht_env.engine import kernels as K
 from yacht_env.engine import pcg64 as P
 from yacht_env.engine.batch import Batch, make_tables
-from yacht_env.engine.parallel import default_threads
+from yacht_env.engine.parallel import default_threads, run_chunks
 from yacht_env.i18n import check_lang
 from yacht_env.render import render_text
 from yacht_env.rules import RuleSet, get_rules
@@ -126,7 +126,7 @@ class YachtVectorEnv(VectorEnv):
             if isinstance(seed, (int, np.integer)):
                 self._np_random, self._np_random_seed = seeding.np_random(int(seed))
         obs = np.empty((self.num_envs, self.obs_size), dtype=np.float32)
-        K.run_chunks(K.reset_chunks, self.num_envs, (self._st, self._tb, obs, self._mask), self.threads)
+        run_chunks(K.reset_chunks, self.num_envs, (self._st, self._tb, obs, self._mask), self.threads)
         self._ready = True
         return obs, {"action_mask": self._mask.view(np.int8).copy(), "_action_mask": self._all}
 
@@ -144,7 +144,7 @@ class YachtVectorEnv(VectorEnv):
         final_obs = np.empty((n, self.obs_size), dtype=np.float32)  # the kernel zeroes the rows of running games
         final_mask = np.empty((n, self.num_actions), dtype=np.bool_)
         final_card = np.empty((n, c + 3), dtype=np.int32)
-        K.run_chunks(K.step_chunks, n, (a, self._st, self._tb, obs, self._mask, reward, terminated, truncated,
+        run_chunks(K.step_chunks, n, (a, self._st, self._tb, obs, self._mask, reward, terminated, truncated,
                                         illegal, final_obs, final_mask, final_card), self.threads)
         done = terminated | truncated
         info: dict[str, Any] = {"action_mask": self._mask.view(np.int8).copy(), "_action_mask": self._all,
@@ -184,6 +184,19 @@ class YachtVectorEnv(VectorEnv):
     def states(self) -> list[GameState]:
         """The states of all games (a Python loop: for agents that need states, not for the hot path)."""
         return [self.state(i) for i in range(self.num_envs)]
+
+    def positions(self) -> dict[str, np.ndarray]:
+        """The positions of all games as (N,) int64 arrays (copies): ``hand`` (index of the sorted dice),
+        ``rolls`` left, ``filled`` bits, ``upper`` total, ``five_box`` (the five-of-a-kind box's score, -1 while
+        open or where the rules have none), ``bonus`` count and ``total`` so far."""
+        if not self._ready:
+            raise RuntimeError("call reset() first")
+        b = self._b
+        ycat = self.rules.five_kind_category
+        five = b.scores[:, ycat].astype(np.int64) if ycat >= 0 else np.full(self.num_envs, -1, dtype=np.int64)
+        return {"hand": b.hand.astype(np.int64), "rolls": b.rolls.astype(np.int64),
+                "filled": b.filled.astype(np.int64), "upper": b.upper.astype(np.int64), "five_box": five,
+                "bonus": b.bonus.astype(np.int64), "total": b.total.astype(np.int64)}
 
     def generator(self, i: int) -> np.random.Generator:
         """A numpy Generator continuing game ``i``'s dice stream (a copy: drawing from it does not move game i)."""

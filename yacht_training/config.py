@@ -8,6 +8,7 @@ run), in the spirit of rl-baselines3-zoo.
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -16,10 +17,10 @@ from typing import Any, Union
 
 import yaml
 
+from yacht_agents.nets import ACTIVATIONS
 from yacht_env.rules import RULESETS
 
 ALGOS = ("maskable_ppo", "td")
-ACTIVATIONS = ("tanh", "relu", "elu", "gelu")
 
 
 POLICY_KINDS = ("mlp", "turn_expectimax")
@@ -83,11 +84,9 @@ class TDConfig:
     explore: float = 0.0  # fraction of turns that score a random legal category (states off the greedy path)
     final_model: str = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
 
-    ACTIVATIONS: typing.ClassVar[tuple[str, ...]] = ("relu", "tanh", "elu", "gelu", "silu")
-
     def __post_init__(self) -> None:
         """Check values beyond their types, naming the key (runs when a config is read)."""
-        check_choice(self.activation, "td.activation", self.ACTIVATIONS)
+        check_choice(self.activation, "td.activation", ACTIVATIONS)
         if not self.hidden or any(w < 1 for w in self.hidden):
             raise ValueError(f"config key 'td.hidden' must list positive layer widths, got {self.hidden!r}")
         for key in ("games_per_iteration", "epochs_per_iteration", "batch_size"):
@@ -98,8 +97,8 @@ class TDConfig:
         if not 0.0 <= self.explore < 1.0:
             raise ValueError(f"config key 'td.explore' must be in [0, 1), got {self.explore!r}")
         check_choice(self.final_model, "td.final_model", FINAL_MODELS)
-        if self.value_scale <= 0:
-            raise ValueError(f"config key 'td.value_scale' must be > 0, got {self.value_scale!r}")
+        if not math.isfinite(self.value_scale) or self.value_scale <= 0:
+            raise ValueError(f"config key 'td.value_scale' must be a finite number > 0, got {self.value_scale!r}")
 
 
 @dataclass
@@ -194,27 +193,58 @@ def schedule_value(value: float | str, key: str) -> float:
     return float(value)
 
 
+_INT_MIN = {  # every integer key of the schema and its least value
+    "total_timesteps": 1, "seed": 0, "n_envs": 1, "checkpoint_freq": 1, "torch_threads": 1,
+    "ppo.n_steps": 1, "ppo.batch_size": 1, "ppo.n_epochs": 1,
+    "eval.freq": 1, "eval.episodes": 1, "eval.final_episodes": 1, "eval.seed": 0,
+}
+_UNIT = ("ppo.gamma", "ppo.gae_lambda")  # numbers in [0, 1]
+_POSITIVE = ("reward_scale", "policy.inverse_temperature", "ppo.max_grad_norm")
+_NON_NEGATIVE = ("policy.box_prior", "ppo.ent_coef", "ppo.vf_coef")
+DEVICES = ("cpu", "cuda", "auto", "mps")
+
+
+def _get(cfg: TrainConfig, key: str) -> Any:
+    obj: Any = cfg
+    for part in key.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
 def validate(cfg: TrainConfig) -> TrainConfig:
-    """Check values beyond their types."""
+    """Check every value beyond its type, naming the key and what is accepted (also after command-line
+    overrides)."""
     if cfg.rules not in RULESETS:
         raise ValueError(f"config key 'rules': unknown rules {cfg.rules!r}; accepted: {', '.join(RULESETS)}")
     if cfg.algo not in ALGOS:
         raise ValueError(f"config key 'algo': unknown algorithm {cfg.algo!r}; accepted: {', '.join(ALGOS)}")
     check_choice(cfg.policy.kind, "policy.kind", POLICY_KINDS)
-    if cfg.policy.inverse_temperature <= 0:
-        raise ValueError(f"config key 'policy.inverse_temperature' must be > 0, got {cfg.policy.inverse_temperature}")
     check_choice(cfg.policy.activation_fn, "policy.activation_fn", ACTIVATIONS)
-    for key, v in (("total_timesteps", cfg.total_timesteps), ("n_envs", cfg.n_envs), ("eval.freq", cfg.eval.freq),
-                   ("eval.episodes", cfg.eval.episodes), ("eval.final_episodes", cfg.eval.final_episodes),
-                   ("ppo.n_steps", cfg.ppo.n_steps), ("ppo.batch_size", cfg.ppo.batch_size),
-                   ("checkpoint_freq", cfg.checkpoint_freq)):
-        if v < 1:
-            raise ValueError(f"config key {key!r} must be a positive integer, got {v}")
-    if cfg.reward_scale <= 0:
-        raise ValueError(f"config key 'reward_scale' must be > 0, got {cfg.reward_scale}")
-    schedule_value(cfg.ppo.learning_rate, "ppo.learning_rate")
-    schedule_value(cfg.ppo.clip_range, "ppo.clip_range")
-    schedule_value(cfg.td.learning_rate, "td.learning_rate")
+    if cfg.device.split(":")[0] not in DEVICES:
+        raise ValueError(f"config key 'device': {cfg.device!r}; accepted: {', '.join(DEVICES)} (cuda:N too)")
+    for key, least in _INT_MIN.items():
+        v = _get(cfg, key)
+        if isinstance(v, bool) or not isinstance(v, int) or v < least:
+            what = "a positive integer" if least == 1 else "a non-negative integer"
+            raise ValueError(f"config key {key!r} must be {what}, got {v!r}")
+    for key in (*_UNIT, *_POSITIVE, *_NON_NEGATIVE):
+        v = _get(cfg, key)
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+            raise ValueError(f"config key {key!r} must be a finite number, got {v!r}")
+        if key in _UNIT and not 0.0 <= v <= 1.0:
+            raise ValueError(f"config key {key!r} must be in [0, 1], got {v!r}")
+        if key in _POSITIVE and v <= 0:
+            raise ValueError(f"config key {key!r} must be > 0, got {v!r}")
+        if key in _NON_NEGATIVE and v < 0:
+            raise ValueError(f"config key {key!r} must be >= 0, got {v!r}")
+    if cfg.ppo.target_kl is not None and not cfg.ppo.target_kl > 0:
+        raise ValueError(f"config key 'ppo.target_kl' must be null or > 0, got {cfg.ppo.target_kl!r}")
+    if not cfg.policy.net_arch or any(w < 1 for w in cfg.policy.net_arch):
+        raise ValueError(f"config key 'policy.net_arch' must list positive layer widths, got {cfg.policy.net_arch!r}")
+    for key in ("ppo.learning_rate", "ppo.clip_range", "td.learning_rate"):
+        start = schedule_value(_get(cfg, key), key)
+        if not math.isfinite(start) or start <= 0:
+            raise ValueError(f"config key {key!r} must start above 0, got {_get(cfg, key)!r}")
     return cfg
 
 
@@ -222,15 +252,37 @@ def from_dict(data: dict[str, Any] | None) -> TrainConfig:
     return validate(_build(TrainConfig, data or {}))
 
 
-def load_config(path: str | Path) -> TrainConfig:
-    """Read and validate a YAML config file."""
+def load_config(path: str | Path, *, complete: bool = False) -> TrainConfig:
+    """Read and validate a YAML config file. ``complete``: the file must give every key (a run folder's resolved
+    ``config.yaml``, where a missing key means a torn or edited file, not "use the default")."""
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"config file not found: {str(p)!r}")
     try:
-        data = yaml.safe_load(p.read_text())
-    except yaml.YAMLError as e:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
         raise ValueError(f"config file {str(p)!r} is not valid YAML: {e}") from None
     if data is not None and not isinstance(data, dict):
         raise ValueError(f"config file {str(p)!r} must hold a mapping of keys, got {type(data).__name__}")
-    return from_dict(data)
+    if complete:
+        missing = _missing_keys(TrainConfig, data or {})
+        if missing:
+            raise ValueError(f"config file {str(p)!r} lacks {', '.join(missing[:5])}"
+                             f"{' ...' if len(missing) > 5 else ''}: it is torn or was edited; restore it from "
+                             "command.txt and the config it names")
+    try:
+        return from_dict(data)
+    except ValueError as e:
+        raise ValueError(f"config file {str(p)!r}: {e}") from None
+
+
+def _missing_keys(cls: type, data: dict[str, Any], prefix: str = "") -> list[str]:
+    out = []
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        key = prefix + f.name
+        if f.name not in data:
+            out.append(key)
+        elif dataclasses.is_dataclass(hints[f.name]) and isinstance(data[f.name], dict):
+            out += _missing_keys(hints[f.name], data[f.name], key + ".")
+    return out

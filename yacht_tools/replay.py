@@ -1,10 +1,8 @@
-"""``yacht replay``: one game of an agent, turn by turn, with the optimal action and the regret of each decision.
-
-    yacht replay --agent greedy --rules yacht --seed 7 [--lang ms] [--format text|json] [--no-regret]
+"""One game of an agent, turn by turn, with the optimal action and the regret of each decision.
 
 The game with seed ``S`` is the game ``YachtEnv(rules).reset(seed=S)`` plays: the replay drives that environment.
-The agent is loaded with :func:`agents.loader.load_agent` and seeded with ``S`` too. Where the exact solver covers
-the rules, every decision also records the optimal action, the expected final score of the chosen and of the best
+The agent is loaded with :func:`yacht_agents.loader.as_agent` and seeded with ``S`` too. Where the exact solver
+covers the rules, every decision also records the optimal action, the expected final score of the chosen and of the best
 action (``Solution.action_values``) and the regret, their difference (0 for the optimal agent).
 
 :func:`replay_game` returns the record as a dict (what ``--format json`` prints); :func:`format_replay` renders it
@@ -13,53 +11,25 @@ as text in a language of :data:`yacht_env.i18n.LANGUAGES`.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
-from agents.evaluation import check_seed
+from yacht_agents.base import Agent
+from yacht_agents.loader import as_agent
 from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
-from yacht_env.i18n import LANGUAGES, category_name, check_lang, fmt, text
-from yacht_env.rules import RULESETS, RuleSet, get_rules
-from yacht_env.state import GameState
+from yacht_env.env import YachtEnv
+from yacht_env.i18n import category_name, check_lang, text
+from yacht_env.render import action_command, action_label, render_scorecard
+from yacht_env.rules import RuleSet, get_rules
+from yacht_env.solver import solution_or_none
+from yacht_env.state import GameState, scorecard
+from yacht_tools.seeds import check_seed
 
 FORMATS = ("text", "json")
-
-
-def solver_solution(rules: RuleSet) -> Any:
-    """The solver's solution of ``rules``, or ``None`` where the solver is missing or does not cover them."""
-    from agents.optimal import load_solution
-
-    try:
-        return load_solution(rules)
-    except ValueError:
-        return None
-
-
-def action_label(action: int, dice: Sequence[int], rules: str | RuleSet, lang: str = "en") -> str:
-    """A decision with the sorted ``dice`` in words, in ``lang``: ``keep 3 3 5``, ``reroll all`` or
-    ``score Full House``."""
-    if action < NUM_KEEP_ACTIONS:
-        kept = D.pattern_faces(tuple(sorted(dice)), action)
-        if not kept:
-            return text("act_reroll_all", lang)
-        return fmt("act_keep", lang, dice=" ".join(map(str, kept)))
-    rs = get_rules(rules)
-    cid = rs.category_ids[action - NUM_KEEP_ACTIONS]
-    return fmt("act_score", lang, category=category_name(cid, lang, rs.name))
-
-
-def action_command(action: int, state: GameState) -> str:
-    """A decision as the command ``yacht play`` accepts: ``keep 3 3 5``, ``keep`` or ``score full_house``."""
-    if action < NUM_KEEP_ACTIONS:
-        return " ".join(["keep", *map(str, D.pattern_faces(state.dice, action))])
-    return "score " + state.ruleset.category_ids[action - NUM_KEEP_ACTIONS]
 
 
 def _agent_action(agent: Agent, obs: np.ndarray, mask: np.ndarray, state: GameState) -> int:
@@ -86,19 +56,11 @@ def replay_game(agent: Agent | str, rules: str | RuleSet = "yacht", seed: int = 
     score after it), ``best_action``, ``best_move``, ``best_value`` and ``regret``. Without the solver (or with
     ``regret=False``) the values and regrets are ``None``.
     """
-    from agents.loader import load_agent
-    from yacht_env.env import YachtEnv, scorecard
-
     rs = get_rules(rules)
     lang = check_lang(lang)
     seed = check_seed(seed)
-    if isinstance(agent, str):
-        agent = load_agent(agent, rs, seed)
-    elif not isinstance(agent, Agent):
-        raise ValueError(f"agent must be an Agent or an agent spec string, got {type(agent).__name__}")
-    if agent.rules.name != rs.name:
-        raise ValueError(f"agent {agent.name!r} plays rules {agent.rules.name!r}, not {rs.name!r}")
-    sol = (solution if solution is not None else solver_solution(rs)) if regret else None
+    agent = as_agent(agent, rs, seed)
+    sol = (solution if solution is not None else solution_or_none(rs)) if regret else None
 
     env = YachtEnv(rs.name)
     obs, _ = env.reset(seed=seed)
@@ -171,8 +133,6 @@ def _num(x: float) -> str:
 def format_replay(record: dict[str, Any], lang: str | None = None) -> str:
     """The record of :func:`replay_game` as text: each roll, each decision (with the optimal one and the regret
     where known), each score with the running total, then the final scorecard."""
-    from yacht_env.render import render_scorecard
-
     lang = check_lang(lang or record.get("lang", "en"))
     rs = get_rules(record["rules"])
     final = GameState.from_dict(record["final_state"])
@@ -200,42 +160,3 @@ def format_replay(record: dict[str, Any], lang: str | None = None) -> str:
     if record.get("regret") is not None:
         lines.append(f"{text('regret_total', lang)}: {_num(record['regret'])}")
     return "\n".join(lines)
-
-
-# ---- command line -----------------------------------------------------------------------------------------------
-
-
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``replay`` sub-parser."""
-    p = subparsers.add_parser(
-        "replay",
-        help="show one game of an agent turn by turn",
-        description="Play one seeded game with an agent and print it turn by turn: the dice after each roll, the "
-                    "dice kept, the category and its points, the running total, the optimal action and the "
-                    "expected points lost at each decision (exact solver), and the final scorecard.",
-    )
-    p.add_argument("--agent", default="optimal",
-                   help="random, greedy, optimal, or a saved model (.zip / .pt) (default: optimal)")
-    p.add_argument("--rules", default="yacht", help=f"rule set: {', '.join(RULESETS)} (default: yacht)")
-    p.add_argument("--seed", default="0", help="seed of the game, as in YachtEnv.reset(seed=...) (default: 0)")
-    p.add_argument("--lang", default="en", help=f"language: {', '.join(LANGUAGES)} (default: en)")
-    p.add_argument("--format", default="text", choices=FORMATS, help="text or json (default: text)")
-    p.add_argument("--no-regret", dest="regret", action="store_false",
-                   help="skip the optimal actions and regrets (no solver)")
-    return p
-
-
-def run(args: argparse.Namespace) -> int:
-    """Replay the game and print it. Bad input raises ``ValueError``."""
-    from agents.loader import load_agent
-
-    rules = get_rules(args.rules)
-    lang = check_lang(args.lang)
-    seed = check_seed(args.seed)
-    agent = load_agent(args.agent, rules, seed)
-    record = replay_game(agent, rules, seed, lang=lang, regret=args.regret)
-    if args.format == "json":
-        print(to_json(record))
-    else:
-        print(format_replay(record, lang))
-    return 0

@@ -1,4 +1,4 @@
-"""All-play-all tournaments between agents in the multiplayer game, and the ``yacht tournament`` command.
+"""All-play-all tournaments between agents in the multiplayer game.
 
 Every group of ``players`` distinct agents (every pair by default) plays a *match* of ``games`` games. Seats rotate
 within a match: in game ``g`` seat ``s`` is taken by the group's agent ``(s + g) mod players``, so each agent plays
@@ -19,68 +19,32 @@ size, for agents that draw random numbers).
 
 Agents act as in the single-player game: ``act(obs, mask, state)`` with their own state, its single-player
 observation and its mask (agents that set ``needs_obs = False`` get an empty observation, as in
-:mod:`agents.evaluation`; agents that set ``multiplayer_obs = True`` get the observation of
+:mod:`yacht_tools.games`; agents that set ``multiplayer_obs = True`` get the observation of
 :mod:`yacht_env.multiplayer` instead). Games of a match are played in lockstep batches so that batched agents
 decide for many games at once.
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
-import json
-import math
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from agents.base import Agent
+from yacht_agents.base import Agent
+from yacht_agents.loader import load_agent
 from yacht_env import multiplayer as MP
-from yacht_env import observation as O
-from yacht_env.actions import action_mask, describe_action
 from yacht_env.rules import get_rules
-from yacht_env.state import GameState
+from yacht_tools.games import Table, play_tables
+from yacht_tools.seeds import agent_seed, check_int, game_seed
+from yacht_tools.stats import wilson_interval
 
-Z95 = 1.959963984540054  # two-sided 95 % normal quantile
 DEFAULT_BATCH = 128
 
 
-# ---- checks and seeds -------------------------------------------------------------------------------------------
-
-
-def _check_int(value: Any, what: str, low: int, high: int | None = None) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low or (
-            high is not None and value > high):
-        bound = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
-        raise ValueError(f"{what} must be {bound}, got {value!r}")
-    return int(value)
-
-
-def game_seed(seed: int, match: int, game: int) -> int:
-    """The dice seed of game ``game`` of match ``match`` (see the module docstring)."""
-    return int(np.random.SeedSequence(seed, spawn_key=(match, game)).generate_state(1, np.uint64)[0])
-
-
-def _agent_seed(seed: int, *key: int) -> int:
-    """Seeds for the agents, from spawn keys of another length than the games' (so never a game's seed)."""
-    return int(np.random.SeedSequence(seed, spawn_key=(*key, 1)).generate_state(1, np.uint64)[0])
-
-
-def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson's score interval for a proportion ``successes / n`` (``successes`` may count ties as halves)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1.0 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1.0 - p) / n + z * z / (4 * n * n)) / denom
-    lo = 0.0 if successes <= 0 else max(0.0, centre - half)  # exact ends: the bounds are 0 and 1 there
-    hi = 1.0 if successes >= n else min(1.0, centre + half)
-    return lo, hi
+# ---- agents -------------------------------------------------------------------------------------------------------
 
 
 def _make_agents(agent_specs: Sequence[str | Agent], rules: str, seed: int) -> tuple[list[Agent], list[str]]:
@@ -94,9 +58,7 @@ def _make_agents(agent_specs: Sequence[str | Agent], rules: str, seed: int) -> t
                 raise ValueError(f"agent {agent.name!r} plays rules {agent.rules.name!r}, not {rules!r}")
             name = agent.name
         elif isinstance(spec, str):
-            from agents.loader import load_agent
-
-            agent = load_agent(spec, rules, seed=_agent_seed(seed, 1 << 32, i))
+            agent = load_agent(spec, rules, seed=agent_seed(seed, 1 << 32, i))
             name = spec.strip()
         else:
             raise ValueError(f"an agent must be a spec string or an Agent, got {spec!r}")
@@ -121,54 +83,19 @@ def play_match(agents: Sequence[Agent], rules: str, games: int, seed: int, match
     rs = get_rules(rules)
     n = MP.check_num_players(len(agents))
     for slot, agent in enumerate(agents):
-        agent.seed(_agent_seed(seed, match, slot))
-    needs_obs = [bool(getattr(a, "needs_obs", True)) for a in agents]
-    mp_obs = [bool(getattr(a, "multiplayer_obs", False)) for a in agents]
+        agent.seed(agent_seed(seed, match, slot))
     totals = np.zeros((games, n), dtype=np.int64)
     for start in range(0, games, batch_size):
         ids = list(range(start, min(games, start + batch_size)))
-        rngs = {g: np.random.default_rng(game_seed(seed, match, g)) for g in ids}
-        tables: dict[int, tuple[GameState, ...]] = {g: MP.new_table(rs, n, rngs[g]) for g in ids}
-        active = ids
-        while active:
-            groups: dict[int, list[tuple[int, int]]] = {}
-            for g in active:
-                seat = MP.seat_to_act(tables[g])
-                assert seat is not None
-                groups.setdefault((seat + g) % n, []).append((g, seat))
-            for slot in sorted(groups):
-                agent, todo = agents[slot], groups[slot]
-                states = [tables[g][seat] for g, seat in todo]
-                masks = np.stack([action_mask(s) for s in states])
-                if mp_obs[slot]:
-                    obs = np.stack([MP.encode(tables[g], seat) for g, seat in todo])
-                elif needs_obs[slot]:
-                    obs = np.stack([O.encode(s) for s in states])
-                else:
-                    obs = np.zeros((len(states), 0), dtype=np.float32)
-                if agent.batched:
-                    acts = np.asarray(agent.act_batch(obs, masks, states)).tolist()
-                else:
-                    acts = [agent.act(obs[i], masks[i], states[i]) for i in range(len(states))]
-                if len(acts) != len(states):
-                    raise ValueError(f"agent {agent.name!r} returned {len(acts)} actions for {len(states)} games")
-                for (g, _seat), s, m, a in zip(todo, states, masks, acts):
-                    if isinstance(a, np.integer):
-                        a = int(a)
-                    if not (isinstance(a, int) and 0 <= a < m.size and m[a]):
-                        what = describe_action(a, s) if isinstance(a, int) and 0 <= a < m.size else "out of range"
-                        raise ValueError(f"agent {agent.name!r} played illegal action {a!r} ({what}) in state {s}")
-                    tables[g], _, _ = MP.play(tables[g], a, rngs[g], check=False)
-            still = []
-            for g in active:
-                if MP.is_over(tables[g]):
-                    for seat, st in enumerate(tables[g]):
-                        totals[g, (seat + g) % n] = st.total
-                    if progress is not None:
-                        progress.update(1)
-                else:
-                    still.append(g)
-            active = still
+        tables = []
+        for g in ids:
+            rng = np.random.default_rng(game_seed(seed, match, g))
+            tables.append(Table(MP.new_table(rs, n, rng), rng))
+        play_tables(tables, lambda i, seat, ids=ids: agents[(seat + ids[i]) % n],
+                    on_over=None if progress is None else (lambda i: progress.update(1)))
+        for g, t in zip(ids, tables):
+            for seat, st in enumerate(t.states):
+                totals[g, (seat + g) % n] = st.total
     return totals
 
 
@@ -207,10 +134,10 @@ def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0
     ``win_rate_ci95``, ``mean_score`` and ``score_std``; each match holds its agents in slot order and the same
     stats per agent. ``progress``: a tqdm bar (None: only on a terminal). Raises ``ValueError`` for bad input."""
     rs = get_rules(rules)
-    games = _check_int(games, "games", 1)
-    seed = _check_int(seed, "seed", 0)
-    players = _check_int(players, "players", MP.MIN_PLAYERS, MP.MAX_PLAYERS)
-    batch_size = _check_int(batch_size, "batch_size", 1)
+    games = check_int(games, "games", 1)
+    seed = check_int(seed, "seed", 0)
+    players = check_int(players, "players", MP.MIN_PLAYERS, MP.MAX_PLAYERS)
+    batch_size = check_int(batch_size, "batch_size", 1)
     if isinstance(agent_specs, (str, Agent)) or len(agent_specs) < players:
         raise ValueError(f"a tournament of {players}-player games needs at least {players} agents, got "
                          f"{list(agent_specs) if not isinstance(agent_specs, (str, Agent)) else [agent_specs]}")
@@ -284,40 +211,3 @@ def format_report(result: dict[str, Any]) -> str:
             parts = [f"{n} {m['stats'][n]['win_rate']:.3f} ({m['stats'][n]['mean_score']:.1f})" for n in m["agents"]]
             lines.append("  " + " | ".join(parts))
     return "\n".join(lines)
-
-
-# ---- command line -------------------------------------------------------------------------------------------------
-
-
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """The ``yacht tournament`` sub-parser."""
-    p = subparsers.add_parser(
-        "tournament", help="all-play-all between agents: win rates and mean scores",
-        description="Every pair (or group of --players) of the agents plays --games games with rotating seats; "
-                    "prints win rates (ties shared, Wilson 95%% interval) and mean scores per agent and "
-                    "head-to-head. Deterministic for a seed.")
-    p.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                   help="agents: random, greedy, optimal, or a saved model (at least --players of them)")
-    p.add_argument("--games", type=int, default=1000, help="games per match (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the dice and the agents (default 0)")
-    p.add_argument("--rules", default="yacht", help="yacht (default), yahtzee or yahtzee-free-joker")
-    p.add_argument("--players", type=int, default=2, help="players per game, 2 to 8 (default 2)")
-    p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH, help=argparse.SUPPRESS)
-    p.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return p
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run ``yacht tournament``: print the table, write the JSON if asked."""
-    if args.json:
-        parent = Path(args.json).expanduser().resolve().parent
-        if not parent.is_dir():
-            raise ValueError(f"cannot write --json {args.json!r}: directory {str(parent)!r} does not exist")
-    result = run_tournament(args.agents, args.games, args.seed, args.rules, args.players,
-                            batch_size=args.batch_size, progress=False if args.no_progress else None)
-    print(format_report(result))
-    if args.json:
-        Path(args.json).expanduser().write_text(json.dumps(result, indent=2) + "\n")
-        print(f"\nwrote {args.json}", file=sys.stderr)
-    return 0

@@ -1,0 +1,132 @@
+"""stable-baselines3 / sb3-contrib models as agents: ours (``train.py``) and anyone's trained on our environments.
+
+A model file is read by :mod:`yacht_agents.sb3_zip`, which never unpickles anything from it. A model saved by
+``train.py`` carries ``yacht_env_meta`` (rules, observation layout, action count, unique_keeps) in its zip, checked
+against the rules asked for; any other SB3 model (MaskablePPO, PPO, A2C, DQN) is checked by its observation and
+action spaces instead. The agent plays the model's best legal action: the most likely one of the policy's masked
+distribution, or the best legal Q-value (DQN): deterministic, batched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from yacht_agents.base import Agent
+from yacht_env import dice as D
+from yacht_env import observation as O
+from yacht_env.actions import KEEP_ALL, NUM_KEEP_ACTIONS, num_actions
+from yacht_env.rules import RuleSet, get_rules
+from yacht_env.state import GameState
+
+META_KEY = "yacht_env_meta"
+META_VERSION = 1
+
+
+def model_meta(rules: str | RuleSet, unique_keeps: bool = True) -> dict[str, Any]:
+    """The metadata a model needs to be used safely: what it was trained on."""
+    rs = get_rules(rules)
+    return {
+        "version": META_VERSION,
+        "rules": rs.name,
+        "observation_layout": {k: [s.start, s.stop] for k, s in O.layout(rs).items()},
+        "num_actions": num_actions(rs),
+        "unique_keeps": bool(unique_keeps),
+    }
+
+
+def check_meta(meta: dict[str, Any] | None, rules: RuleSet, source: str) -> None:
+    """Raise ``ValueError`` unless a model's metadata fits ``rules`` and this observation layout."""
+    if not meta:
+        raise ValueError(f"{source} has no {META_KEY}: it was not saved by train.py, so its rules and observation "
+                         "layout are unknown")
+    if meta.get("rules") != rules.name:
+        raise ValueError(f"{source} was trained for rules {meta.get('rules')!r}, not {rules.name!r}")
+    want = model_meta(rules)
+    if meta.get("observation_layout") != want["observation_layout"] or meta.get("num_actions") != want[
+            "num_actions"]:
+        raise ValueError(f"{source} was trained with another observation layout or action space than this version "
+                         f"of yacht-env ({meta.get('observation_layout')} vs {want['observation_layout']})")
+
+
+def check_spaces(observation_space: Any, action_space: Any, rules: RuleSet, source: str) -> None:
+    """``ValueError`` unless a model's spaces are those of the environment of ``rules``."""
+    want_obs, want_act = (O.size(rules),), num_actions(rules)
+    got_obs = tuple(getattr(observation_space, "shape", ()) or ())
+    got_act = getattr(action_space, "n", None)
+    if got_obs != want_obs:
+        raise ValueError(f"{source} expects observations of shape {got_obs}; the {rules.name} environment gives "
+                         f"{want_obs}")
+    if got_act is None or int(got_act) != want_act:
+        raise ValueError(f"{source} has the action space {action_space}; the {rules.name} environment has "
+                         f"Discrete({want_act})")
+
+
+class SB3Agent(Agent):
+    """An SB3 policy (``policy``: a loaded policy module, or the ``.policy`` of a model object) as an agent.
+
+    A model trained with every keep pattern legal (``unique_keeps=False``) still plays under the default mask of
+    one pattern per kept multiset: it chooses among every pattern, and its choice is mapped to the pattern that
+    the mask allows for the same dice.
+    """
+
+    batched = True
+
+    def __init__(self, policy: Any, rules: str | RuleSet, name: str = "sb3", unique_keeps: bool = True) -> None:
+        super().__init__(rules)
+        self.policy = policy
+        self.name = name
+        self.unique_keeps = unique_keeps
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, state: GameState | None = None) -> int:
+        return int(self.act_batch(np.asarray(obs)[None], np.asarray(mask)[None])[0])
+
+    def choose(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The policy's best legal action of each row (:func:`yacht_agents.sb3_zip.greedy_actions`)."""
+        from yacht_agents.sb3_zip import greedy_actions
+
+        return greedy_actions(self.policy, obs, masks)
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, states: Sequence[GameState] | None = None
+                  ) -> np.ndarray:
+        obs = np.asarray(obs, dtype=np.float32)
+        masks = np.asarray(masks, dtype=bool)
+        if not self.unique_keeps:  # the model knows every pattern: offer them all, then map back
+            masks = masks.copy()
+            rolling = masks[:, :KEEP_ALL].any(axis=1)
+            masks[rolling, :KEEP_ALL] = True
+        actions = np.asarray(self.choose(obs, masks), dtype=np.int64).reshape(len(masks))
+        if not self.unique_keeps:
+            keep = actions < NUM_KEEP_ACTIONS
+            hands = O.decode_batch(obs[keep], self.rules).hand
+            actions[keep] = D.CANONICAL_PATTERN[hands, actions[keep]]
+        return actions
+
+
+def load_sb3_agent(path: str | Path, rules: str | RuleSet, seed: int | None = None) -> SB3Agent:
+    """An SB3 model file (a ``.zip``) as an agent for ``rules``, read without running anything from it: checked by
+    its ``yacht_env_meta`` where ``train.py`` saved one, else by its observation and action spaces."""
+    from yacht_agents import turn_policy  # noqa: F401 - registers the project's own policy class
+    from yacht_agents.sb3_zip import inspect_sb3_zip, load_sb3_policy
+    from yacht_env.env import YachtEnv
+
+    rs, path = get_rules(rules), Path(path)
+    source = repr(str(path))
+    try:
+        info = inspect_sb3_zip(path)
+    except ValueError as e:
+        raise ValueError(f"cannot load {source} as a stable-baselines3 model: {e}") from None
+    if info.yacht_env_meta is not None:
+        check_meta(info.yacht_env_meta, rs, source)
+    env = YachtEnv(rs.name)
+    try:
+        policy, _ = load_sb3_policy(path, env.observation_space, env.action_space)
+    except ValueError as e:
+        raise ValueError(f"cannot load {source} as a stable-baselines3 model for rules {rs.name!r}: {e}") from None
+    unique = bool((info.yacht_env_meta or {}).get("unique_keeps", True))
+    agent = SB3Agent(policy, rs, name=path.stem, unique_keeps=unique)
+    agent.seed(seed)  # the agent acts deterministically (the policy's best legal action): no global RNG to seed
+    return agent

@@ -1,0 +1,78 @@
+"""The layers point one way (import-linter checks the imports, here the rest): no module of ours is imported by a
+name in a string, and the wheel installs import names of our own only."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = {"yacht_env": ROOT / "yacht_env", "yacht_agents": ROOT / "agents", "yacht_tools": ROOT / "yacht_tools",
+            "yacht_training": ROOT / "yacht_training"}
+OURS = tuple(PACKAGES)
+# strings naming our modules that are not imports by this code: gymnasium's registry entry points (the package's
+# top naming its environments, below it) and module paths that model files record (read as names, never imported)
+ALLOWED = {
+    ("yacht_env/__init__.py", "yacht_env.env:YachtEnv"),
+    ("yacht_env/__init__.py", "yacht_env.vector.env:YachtVectorEnv"),
+    ("agents/turn_policy.py", "yacht_agents.turn_policy"),
+}
+
+
+def _sources() -> list[Path]:
+    return sorted(p for folder in PACKAGES.values() for p in folder.rglob("*.py"))
+
+
+def test_lint_imports_contracts_hold() -> None:
+    """The import-linter contracts of pyproject.toml (also run by the README's test command)."""
+    if subprocess.run([sys.executable, "-c", "import importlinter"], capture_output=True).returncode:
+        pytest.skip("import-linter is not installed (dev extra)")
+    out = subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout[-3000:]
+    assert "0 broken" in out.stdout
+
+
+def test_no_module_of_ours_is_imported_by_a_string() -> None:
+    found = []
+    for path in _sources():
+        rel = str(path.relative_to(ROOT))
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                if name in ("import_module", "__import__") and rel != "agents/loader.py":
+                    found.append(f"{rel}:{node.lineno}: {ast.unparse(node)}")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                v = node.value.strip()
+                if v.startswith(OURS) and " " not in v and (rel, v) not in ALLOWED and "." in v.split(":")[0]:
+                    found.append(f"{rel}:{node.lineno}: {v!r}")
+    assert not found, "modules of ours named in strings:\n" + "\n".join(found)
+
+
+def test_loader_imports_only_the_users_modules_by_name() -> None:
+    """agents/loader.py imports by name only what ``--agent package.module:function`` names: the user's code."""
+    src = (ROOT / "agents" / "loader.py").read_text(encoding="utf-8")
+    calls = [n for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") ==
+             "import_module"]
+    assert len(calls) == 1 and ast.unparse(calls[0].args[0]) == "module"
+
+
+@pytest.mark.slow
+def test_the_wheel_installs_names_of_our_own(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                          str(tmp_path), str(ROOT)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    (wheel,) = tmp_path.glob("yacht_env-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith((".dist-info", ".data"))}
+    assert top == set(OURS), top
+    assert not {"agents", "tools", "training", "utils"} & top
+    assert "yacht_agents/models/td-yacht.pt" in names and "yacht_agents/models/ppo-yacht.zip" in names
+    assert "yacht_agents/turn_policy.py" in names and "yacht_tools/cli/__main__.py" in names

@@ -1,0 +1,689 @@
+"""The safe SB3 zip reader: same actions as SB3's own loader, hostile files refused, resume, atomic save.
+
+SB3's ``load`` is used here only on files these tests made themselves or on the shipped models (trusted), as the
+reference the safe path must agree with.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import pickle
+import shlex
+import struct
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+import torch as th
+
+import yacht_agents
+import yacht_env  # noqa: F401 - registers Yacht-v0
+from yacht_agents import pickle_data, sb3_zip
+from yacht_agents.pickle_data import NotPlainData, Ref, pickle_references, pickle_to_data
+from yacht_agents.sb3_agent import META_KEY, SB3Agent, check_meta, model_meta
+from yacht_agents.sb3_zip import (
+    ACTIVATIONS,
+    ACTOR_CRITIC_KWARGS,
+    OPTIMIZERS,
+    POLICY_REGISTRY,
+    PolicySpec,
+    SafePolicyModel,
+    ZipLimits,
+    action_scores,
+    greedy_actions,
+    inspect_sb3_zip,
+    load_sb3_policy,
+    register_policy,
+)
+from yacht_agents.turn_policy import TurnExpectimaxPolicy
+from yacht_env.env import YachtEnv
+from yacht_env.rules import get_rules
+from yacht_training import sb3_resume
+from yacht_training.sb3_resume import restore_into, save_sb3_atomic
+
+MODELS = Path(yacht_agents.__file__).resolve().parent / "models"
+SHIPPED = {"yacht": MODELS / "ppo-yacht.zip", "yahtzee": MODELS / "ppo-yahtzee.zip"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _sb3_logdir(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """SB3 models made without a TensorBoard folder open a logger folder: keep it in pytest's tmp."""
+    with pytest.MonkeyPatch.context() as mp:
+        if "SB3_LOGDIR" not in os.environ:
+            mp.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3log")))
+        yield
+
+
+def env_batch(rules: str, n: int = 300, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` observations and masks from games played with random legal actions."""
+    env = YachtEnv(rules)
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    out_obs, out_masks = [], []
+    while len(out_obs) < n:
+        mask = env.action_masks()
+        out_obs.append(obs)
+        out_masks.append(mask)
+        obs, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if term or trunc:
+            obs, _ = env.reset()
+    return np.asarray(out_obs, dtype=np.float32), np.asarray(out_masks, dtype=bool)
+
+
+def yacht_spaces(rules: str = "yacht") -> tuple[gymnasium.Space, gymnasium.Space]:
+    env = YachtEnv(rules)
+    return env.observation_space, env.action_space
+
+
+# ---- zips made by the tests ------------------------------------------------------------------------------------------
+
+
+def _train(algo: str, path: Path, steps: int = 200) -> None:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import A2C, DQN, PPO
+
+    env = gymnasium.make("Yacht-v0")
+    kw: dict[str, Any] = {
+        "PPO": dict(n_steps=64, batch_size=32, n_epochs=1), "A2C": dict(n_steps=8),
+        "DQN": dict(learning_starts=50, buffer_size=1000, train_freq=4),
+        "MaskablePPO": dict(n_steps=64, batch_size=32, n_epochs=1)}[algo]
+    cls = {"PPO": PPO, "A2C": A2C, "DQN": DQN, "MaskablePPO": MaskablePPO}[algo]
+    model = cls("MlpPolicy", env, seed=0, device="cpu", policy_kwargs=dict(net_arch=[16]), **kw)
+    model.learn(steps)
+    model.save(path)
+
+
+ALGOS = ["PPO", "A2C", "DQN", "MaskablePPO"]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("trained")
+    out = {}
+    for algo in ALGOS:
+        out[algo] = d / f"{algo}.zip"
+        _train(algo, out[algo])
+    return out
+
+
+def rewrite_zip(src: Path, dst: Path, entries: dict[str, bytes | None] | None = None,
+                data: Callable[[dict[str, Any]], None] | None = None) -> Path:
+    """A copy of ``src`` with entries replaced (``None``: dropped) and the data JSON edited in place by ``data``."""
+    entries = dict(entries or {})
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            blob = zin.read(info)
+            if info.filename == "data" and data is not None:
+                d = json.loads(blob)
+                data(d)
+                blob = json.dumps(d).encode()
+            if info.filename in entries:
+                blob = entries.pop(info.filename)
+                if blob is None:
+                    continue
+            zout.writestr(info.filename, blob)
+        for name, blob in entries.items():
+            if blob is not None:
+                zout.writestr(name, blob)
+    return dst
+
+
+class _ShellPayload:
+    """Unpickling this runs ``touch marker`` through os.system: what a crafted model file does to SB3's load."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return os.system, (f"touch {shlex.quote(str(self.marker))}",)
+
+
+class _OpenPayload:
+    """Unpickling this creates ``marker`` by calling open(): the same attack without a shell."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return open, (str(self.marker), "w")
+
+
+def serialized(blob: bytes, type_name: str = "<class 'dict'>") -> dict[str, str]:
+    return {":type:": type_name, ":serialized:": base64.b64encode(blob).decode()}
+
+
+def global_pickle(module: str, name: str) -> bytes:
+    """A protocol-2 pickle of a bare global reference, written by hand (pickle itself would import it)."""
+    return b"\x80\x02c" + module.encode() + b"\n" + name.encode() + b"\n."
+
+
+def test_the_payloads_are_live(tmp_path: Path) -> None:
+    """The hostile fixtures are real: plain unpickling of the open() payload creates its marker."""
+    marker = tmp_path / "live"
+    pickle.loads(pickle.dumps(_OpenPayload(marker))).close()
+    assert marker.exists()
+    assert Ref("posix", "system") in pickle_references(pickle.dumps(_ShellPayload(marker)))[0] or Ref(
+        "nt", "system") in pickle_references(pickle.dumps(_ShellPayload(marker)))[0]
+
+
+# ---- the pickle walker -----------------------------------------------------------------------------------------------
+
+
+PLAIN_VALUES = [
+    {"net_arch": [64, 64], "x": (1, 2.5, None, True, False), "s": "é", "big": 2**80, "neg": -3, 7: "int key"},
+    [[], {}, (), {"pi": [8], "vf": [8, 8]}], 0.1, "text", (), None,
+]
+NEW_PROTOCOL_VALUES = [{"b": b"\x00\xff", "ba": bytearray(b"ab")}, frozenset({1, "a"}), {1, 2, 3}]
+"""bytes, sets and frozensets have opcodes of their own from protocol 4 (5 for bytearray); before, pickle
+writes them as calls (``_codecs.encode``, ``builtins.set``), which the reader refuses as not plain data."""
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+@pytest.mark.parametrize("value", PLAIN_VALUES, ids=range(len(PLAIN_VALUES)))
+def test_pickle_to_data_reads_plain_values(value: Any, protocol: int) -> None:
+    assert pickle_to_data(pickle.dumps(value, protocol=protocol)) == value
+
+
+@pytest.mark.parametrize("value", NEW_PROTOCOL_VALUES, ids=range(len(NEW_PROTOCOL_VALUES)))
+def test_pickle_to_data_reads_bytes_and_sets(value: Any) -> None:
+    assert pickle_to_data(pickle.dumps(value, protocol=5)) == value
+    with pytest.raises(NotPlainData):
+        pickle_to_data(pickle.dumps(value, protocol=2))
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_pickle_to_data_returns_globals_as_references(protocol: int) -> None:
+    shared = [1]
+    value = pickle_to_data(pickle.dumps({"act": th.nn.Tanh, "a": shared, "b": shared}, protocol=protocol))
+    assert value["act"] == Ref("torch.nn.modules.activation", "Tanh")
+    assert value["a"] is value["b"]  # the memo is followed
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_pickle_to_data_refuses_objects(protocol: int, tmp_path: Path) -> None:
+    marker = tmp_path / "m"
+    for obj in (_ShellPayload(marker), np.zeros(3), th.nn.Tanh(), gymnasium.spaces.Discrete(3)):
+        with pytest.raises(NotPlainData):
+            pickle_to_data(pickle.dumps(obj, protocol=protocol))
+    assert not marker.exists()
+
+
+def test_pickle_walker_on_malformed_input() -> None:
+    good = pickle.dumps({"a": [1, 2, 3]})
+    for bad in (good[: len(good) // 2], b"", b"\xff\xfe", b"(((((."):
+        with pytest.raises(ValueError):
+            pickle_to_data(bad)
+    with pytest.raises(ValueError, match="opcodes"):
+        pickle_to_data(pickle.dumps(list(range(100))), max_ops=50)
+
+
+def test_pickle_references_finds_globals_through_the_memo() -> None:
+    refs, calls = pickle_references(pickle.dumps([np.zeros(2), np.ones(2)], protocol=4))
+    assert Ref("numpy", "dtype") in refs and "REDUCE" in calls
+
+
+def test_the_class_maps_name_the_real_classes() -> None:
+    for ref, cls in {**ACTIVATIONS, **OPTIMIZERS}.items():
+        assert (cls.__module__, cls.__qualname__) == tuple(ref)
+    for ref, spec in POLICY_REGISTRY.items():
+        cls = spec.load_class()
+        assert cls.__qualname__ == ref.name
+    assert Ref(TurnExpectimaxPolicy.__module__, "TurnExpectimaxPolicy") in POLICY_REGISTRY
+
+
+# ---- the shipped models ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
+def test_shipped_models_act_like_sb3(rules: str) -> None:
+    from sb3_contrib import MaskablePPO
+
+    obs_space, act_space = yacht_spaces(rules)
+    policy, info = load_sb3_policy(SHIPPED[rules], obs_space, act_space)
+    assert isinstance(policy, TurnExpectimaxPolicy) and not policy.training
+    assert info.algorithm == "MaskablePPO" and info.policy == "TurnExpectimaxPolicy"
+    assert info.policy_class == Ref("agents.turn_policy", "TurnExpectimaxPolicy")
+    assert info.yacht_env_meta == model_meta(rules) and info.num_timesteps and info.num_timesteps > 10**6
+    check_meta(info.yacht_env_meta, get_rules(rules), info.source)
+
+    obs, masks = env_batch(rules, 300, seed=1)
+    # trusted file: the unsafe loader as reference (policy_class given, as the recorded module path may be gone)
+    reference = MaskablePPO.load(SHIPPED[rules], device="cpu", custom_objects={"policy_class": TurnExpectimaxPolicy})
+    want, _ = reference.predict(obs, action_masks=masks, deterministic=True)
+    got = greedy_actions(policy, obs, masks)
+    np.testing.assert_array_equal(got, want)
+    scores = action_scores(policy, obs, masks)
+    assert np.all(np.isneginf(scores[~masks])) and np.all(np.isfinite(scores[masks]))
+    np.testing.assert_array_equal(scores, action_scores(reference.policy, obs, masks))
+    np.testing.assert_array_equal(scores.argmax(1), want)
+    for a, b in zip(reference.policy.state_dict().values(), policy.state_dict().values()):
+        assert th.equal(a, b)
+
+    # as the policy of the project's SB3Agent: the same actions as with the SB3-loaded model
+    agent = SB3Agent(SafePolicyModel(policy, info).policy, rules)
+    np.testing.assert_array_equal(agent.act_batch(obs, masks), SB3Agent(reference.policy, rules).act_batch(obs, masks))
+
+
+def test_the_restructured_module_path_is_accepted(tmp_path: Path) -> None:
+    moved = rewrite_zip(SHIPPED["yacht"], tmp_path / "moved.zip", data=lambda d: d.update(policy_class=serialized(
+        global_pickle("yacht_agents.turn_policy", "TurnExpectimaxPolicy"), "<class 'abc.ABCMeta'>")))
+    obs, masks = env_batch("yacht", 100, seed=4)
+    a, info = load_sb3_policy(moved, *yacht_spaces())
+    b, _ = load_sb3_policy(SHIPPED["yacht"], *yacht_spaces())
+    assert info.policy_class == Ref("yacht_agents.turn_policy", "TurnExpectimaxPolicy")
+    np.testing.assert_array_equal(greedy_actions(a, obs, masks), greedy_actions(b, obs, masks))
+
+
+def test_the_module_never_unpickles() -> None:
+    """Source check: no pickle/cloudpickle load, no SB3 loader, and every torch.load is weights_only=True."""
+    import ast
+    import inspect as inspect_module
+
+    tree = ast.parse("\n".join(inspect_module.getsource(m) for m in (sb3_zip, pickle_data, sb3_resume)))
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    assert not names & {"cloudpickle", "Unpickler", "load_from_zip_file", "json_to_data", "load_from_pkl"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("load", "loads"):
+            owner = node.func.value.id if isinstance(node.func.value, ast.Name) else None
+            assert owner not in ("pickle", "marshal", "dill", "yaml"), ast.unparse(node)
+            if owner == "th":
+                kw = {k.arg: k.value for k in node.keywords}
+                assert isinstance(kw.get("weights_only"), ast.Constant) and kw["weights_only"].value is True
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names} | {
+        n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not imported & {"pickle", "cloudpickle", "dill", "marshal", "shelve", "joblib"}
+
+
+def test_inspect_reads_without_building(tmp_path: Path) -> None:
+    info = inspect_sb3_zip(SHIPPED["yahtzee"])
+    assert info.observation_shape == (71,) and info.observation_dtype == "float32" and info.action_n == 45
+    assert info.policy_kwargs["activation_fn"] == Ref("torch.nn.modules.activation", "Tanh")
+    assert info.constructor_kwargs["activation_fn"] is th.nn.Tanh
+    assert info.counters["_n_updates"] == 1468 and info.has_optimizer
+    assert Ref("gymnasium.spaces.box", "Box") in info.serialized["observation_space"]
+
+
+def test_loading_does_not_touch_the_global_rng() -> None:
+    state = th.random.get_rng_state()
+    load_sb3_policy(SHIPPED["yacht"], *yacht_spaces())
+    assert th.equal(state, th.random.get_rng_state())
+
+
+def test_a_model_for_other_spaces_is_refused(trained: dict[str, Path]) -> None:
+    with pytest.raises(ValueError, match=r"model expects observations of shape \(71,\), the environment gives "
+                                         r"\(64,\)"):
+        load_sb3_policy(SHIPPED["yahtzee"], *yacht_spaces("yacht"))
+    obs_space, _ = yacht_spaces("yacht")
+    with pytest.raises(ValueError, match=r"model expects 44 actions .* the environment has 45"):
+        load_sb3_policy(trained["PPO"], obs_space, gymnasium.spaces.Discrete(45))
+    with pytest.raises(ValueError, match="model expects float32 observations, the environment gives float64"):
+        load_sb3_policy(trained["PPO"], gymnasium.spaces.Box(0, 1, (64,), np.float64), yacht_spaces()[1])
+
+
+# ---- models trained here with plain model.save() ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("algo", ALGOS)
+def test_trained_models_act_like_sb3(algo: str, trained: dict[str, Path]) -> None:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import A2C, DQN, PPO
+
+    obs_space, act_space = yacht_spaces()
+    policy, info = load_sb3_policy(trained[algo], obs_space, act_space)
+    assert info.algorithm == algo
+    reference = {"PPO": PPO, "A2C": A2C, "DQN": DQN, "MaskablePPO": MaskablePPO}[algo].load(trained[algo],
+                                                                                          device="cpu")
+    obs, masks = env_batch("yacht", 300, seed=2)
+    want, _ = reference.predict(obs, deterministic=True)
+    np.testing.assert_array_equal(greedy_actions(policy, obs), want)
+    np.testing.assert_array_equal(action_scores(policy, obs, masks), action_scores(reference.policy, obs, masks))
+    got = greedy_actions(policy, obs, masks)
+    assert masks[np.arange(len(got)), got].all()
+    np.testing.assert_array_equal(got, action_scores(policy, obs, masks).argmax(1))
+    if algo == "MaskablePPO":
+        np.testing.assert_array_equal(got, reference.predict(obs, action_masks=masks, deterministic=True)[0])
+    if algo == "DQN":  # the scores are the Q-values
+        with th.no_grad():
+            q = reference.q_net(th.as_tensor(obs)).numpy()
+        np.testing.assert_array_equal(action_scores(policy, obs), q)
+    with pytest.raises(ValueError, match="allows no action"):
+        greedy_actions(policy, obs[:2], np.zeros((2, 44), dtype=bool))
+    model = SafePolicyModel(policy, info)
+    if algo == "DQN":
+        with pytest.raises(ValueError, match="deterministic=True"):
+            model.predict(obs, action_masks=masks, deterministic=False)
+    else:
+        sampled, _ = model.predict(obs, action_masks=masks, deterministic=False)
+        assert masks[np.arange(len(sampled)), sampled].all()
+
+
+def test_a2c_optimizer_is_mapped(trained: dict[str, Path]) -> None:
+    info = inspect_sb3_zip(trained["A2C"])
+    assert info.constructor_kwargs["optimizer_class"] is th.optim.RMSprop
+    policy, _ = load_sb3_policy(trained["A2C"], *yacht_spaces())
+    assert isinstance(policy.optimizer, th.optim.RMSprop)
+
+
+# ---- hostile files ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", [0, 2, 5])
+@pytest.mark.parametrize("key", ["policy_kwargs", "policy_class", "observation_space", "_last_obs", "extra"])
+def test_a_pickled_payload_is_refused_and_never_runs(key: str, protocol: int, trained: dict[str, Path],
+                                                     tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+
+    def plant(d: dict[str, Any]) -> None:  # the readable fields stay: only the pickle is swapped
+        readable = {k: v for k, v in d[key].items() if k != ":serialized:"} if isinstance(d.get(key), dict) else {}
+        d[key] = {**serialized(pickle.dumps(_ShellPayload(marker), protocol=protocol)), **readable}
+
+    bad = rewrite_zip(trained["MaskablePPO"], tmp_path / "bad.zip", data=plant)
+    for call in (lambda: inspect_sb3_zip(bad), lambda: load_sb3_policy(bad, *yacht_spaces())):
+        with pytest.raises(ValueError, match=r"system|not plain data"):
+            call()
+    if key in ("_last_obs", "extra", "observation_space"):
+        # not decoded by the reader (the space is read from its readable fields): strict=False skips the pickle
+        policy, _ = load_sb3_policy(bad, *yacht_spaces(), strict=False)
+        assert isinstance(policy, th.nn.Module)
+    else:
+        with pytest.raises(ValueError, match="not plain data"):
+            load_sb3_policy(bad, *yacht_spaces(), strict=False)
+    assert not marker.exists()
+
+
+def test_the_refusal_names_the_entry_and_the_global(trained: dict[str, Path], tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    bad = rewrite_zip(trained["PPO"], tmp_path / "bad.zip", data=lambda d: d.update(
+        lr_schedule=serialized(pickle.dumps(_OpenPayload(marker)))))
+    with pytest.raises(ValueError, match=r"data\['lr_schedule'\] names io.open, which .*strict=False"):
+        load_sb3_policy(bad, *yacht_spaces())
+    load_sb3_policy(bad, *yacht_spaces(), strict=False)  # not needed by the reader: skipped, never decoded
+    assert not marker.exists()
+
+
+def test_closure_schedules_of_older_sb3_need_strict_false(tmp_path: Path) -> None:
+    """SB3 before 2.6.1 saved schedules as closures, which cloudpickle writes as code: a strict read refuses them;
+    strict=False skips those entries (never decoded) and loads the policy."""
+    import warnings
+
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.utils import constant_fn
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # constant_fn is deprecated
+        lr = constant_fn(3e-4)
+    model = MaskablePPO("MlpPolicy", gymnasium.make("Yacht-v0"), learning_rate=lr, n_steps=64, seed=0,
+                        device="cpu", policy_kwargs=dict(net_arch=[16]))
+    path = save_sb3_atomic(model, tmp_path / "closure.zip")
+    with pytest.raises(ValueError, match=r"data\['(learning_rate|lr_schedule)'\] names .*cloudpickle"):
+        inspect_sb3_zip(path)
+    policy, _ = load_sb3_policy(path, *yacht_spaces(), strict=False)
+    obs, masks = env_batch("yacht", 50, seed=7)
+    np.testing.assert_array_equal(greedy_actions(policy, obs, masks),
+                                  model.predict(obs, action_masks=masks, deterministic=True)[0])
+
+
+@pytest.mark.parametrize("entry", ["policy.pth", "policy.optimizer.pth"])
+def test_a_torch_payload_is_refused_by_weights_only(entry: str, trained: dict[str, Path], tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    buf = io.BytesIO()
+    th.save({"w": th.zeros(2), "evil": _ShellPayload(marker)}, buf)
+    bad = rewrite_zip(trained["MaskablePPO"], tmp_path / "bad.zip", entries={entry: buf.getvalue()})
+    with pytest.raises(ValueError, match="weights-only"):
+        if entry == "policy.pth":
+            load_sb3_policy(bad, *yacht_spaces())
+        else:
+            restore_into(_fresh_maskable(net_arch=[16]), bad)
+    assert not marker.exists()
+
+
+def test_a_legacy_pickle_as_weights_is_refused(trained: dict[str, Path], tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    bad = rewrite_zip(trained["PPO"], tmp_path / "bad.zip", entries={"policy.pth": pickle.dumps(
+        _ShellPayload(marker))})
+    with pytest.raises(ValueError, match="torch's zip format"):
+        load_sb3_policy(bad, *yacht_spaces())
+    assert not marker.exists()
+
+
+def _patch_declared_size(src: Path, dst: Path, name: str, size: int) -> Path:
+    """Set the uncompressed size the central directory declares for ``name`` (the zip-bomb header)."""
+    blob = bytearray(src.read_bytes())
+    pos = 0
+    while True:
+        pos = blob.index(b"PK\x01\x02", pos)
+        n = struct.unpack_from("<H", blob, pos + 28)[0]
+        if bytes(blob[pos + 46: pos + 46 + n]) == name.encode():
+            struct.pack_into("<I", blob, pos + 24, size)
+            break
+        pos += 4
+    dst.write_bytes(bytes(blob))
+    return dst
+
+
+def test_zip_bombs_and_absurd_archives_are_refused(trained: dict[str, Path], tmp_path: Path) -> None:
+    bomb = _patch_declared_size(trained["PPO"], tmp_path / "bomb.zip", "data", 0xFFFFFF00)
+    with pytest.raises(ValueError, match=r"declares 4,294,967,040 bytes uncompressed"):
+        inspect_sb3_zip(bomb)
+    lie = _patch_declared_size(trained["PPO"], tmp_path / "lie.zip", "data", 100)
+    with pytest.raises(ValueError, match="entry 'data' cannot be read"):
+        inspect_sb3_zip(lie)
+
+    real = tmp_path / "real-bomb.zip"
+    with zipfile.ZipFile(real, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("data", b"\0" * (4 << 20))
+    assert real.stat().st_size < 64 << 10
+    with pytest.raises(ValueError, match="more than the limit"):
+        inspect_sb3_zip(real, limits=ZipLimits(max_total_bytes=1 << 20, max_entry_bytes=1 << 20))
+
+    many = tmp_path / "many.zip"
+    with zipfile.ZipFile(many, "w") as z:
+        for i in range(100):
+            z.writestr(f"e{i}", b"x")
+    with pytest.raises(ValueError, match="100 entries, more than the limit of 64"):
+        inspect_sb3_zip(many)
+
+    big = tmp_path / "big.zip"
+    big.write_bytes(trained["PPO"].read_bytes())
+    with pytest.raises(ValueError, match="more than the limit"):
+        inspect_sb3_zip(big, limits=ZipLimits(max_file_bytes=1000))
+
+
+def test_files_that_are_not_model_zips(trained: dict[str, Path], tmp_path: Path) -> None:
+    text = tmp_path / "model.zip"
+    text.write_text("not a zip")
+    with pytest.raises(ValueError, match="not a zip file"):
+        inspect_sb3_zip(text)
+    cut = tmp_path / "cut.zip"
+    blob = trained["PPO"].read_bytes()
+    cut.write_bytes(blob[: len(blob) // 2])
+    with pytest.raises(ValueError, match="truncated"):
+        inspect_sb3_zip(cut)
+    empty = tmp_path / "empty.zip"
+    empty.write_bytes(b"")
+    with pytest.raises(ValueError, match="not a zip file"):
+        inspect_sb3_zip(empty)
+    with pytest.raises(ValueError, match="no model file"):
+        inspect_sb3_zip(tmp_path / "missing.zip")
+    with pytest.raises(ValueError, match="no model file"):
+        inspect_sb3_zip(tmp_path)
+    with pytest.raises(ValueError, match="no 'policy.pth' entry"):
+        inspect_sb3_zip(rewrite_zip(trained["PPO"], tmp_path / "nop.zip", entries={"policy.pth": None}))
+    with pytest.raises(ValueError, match="data entry is not JSON"):
+        inspect_sb3_zip(rewrite_zip(trained["PPO"], tmp_path / "nojson.zip", entries={"data": b"{oops"}))
+    with pytest.raises(ValueError, match="'1.8.0'; accepted: 2.x"):
+        inspect_sb3_zip(rewrite_zip(trained["PPO"], tmp_path / "old.zip",
+                                    entries={"_stable_baselines3_version": b"1.8.0"}))
+    dup = tmp_path / "dup.zip"
+    with zipfile.ZipFile(dup, "w") as z, pytest.warns(UserWarning):
+        z.writestr("data", b"{}")
+        z.writestr("data", b"{}")
+    with pytest.raises(ValueError, match="two entries named 'data'"):
+        inspect_sb3_zip(dup)
+
+
+def test_unknown_policies_and_kwargs_are_refused(trained: dict[str, Path], tmp_path: Path) -> None:
+    def policy_class(module: str, name: str) -> Callable[[dict[str, Any]], None]:
+        return lambda d: d.update(policy_class=serialized(global_pickle(module, name), "<class 'abc.ABCMeta'>"))
+
+    other = rewrite_zip(trained["PPO"], tmp_path / "sac.zip",
+                        data=policy_class("stable_baselines3.sac.policies", "SACPolicy"))
+    with pytest.raises(ValueError, match=r"policy_class is stable_baselines3.sac.policies.SACPolicy, not an accepted "
+                                         r"policy; accepted: .*ActorCriticPolicy"):
+        load_sb3_policy(other, *yacht_spaces(), strict=False)
+    shell = rewrite_zip(trained["PPO"], tmp_path / "shell.zip", data=policy_class("posix", "system"))
+    with pytest.raises(ValueError, match=r"names posix.system"):
+        load_sb3_policy(shell, *yacht_spaces())
+    with pytest.raises(ValueError, match=r"policy_class is posix.system, not an accepted policy"):
+        load_sb3_policy(shell, *yacht_spaces(), strict=False)
+    counter = rewrite_zip(trained["PPO"], tmp_path / "counter.zip", data=lambda d: d.update(num_timesteps=-5))
+    with pytest.raises(ValueError, match=r"data\['num_timesteps'\] must be a count"):
+        inspect_sb3_zip(counter)
+
+    def kwargs(value: dict[str, Any] | bytes) -> Callable[[dict[str, Any]], None]:
+        return lambda d: d.update(policy_kwargs=serialized(value) if isinstance(value, bytes) else value)
+
+    cases = {
+        "unknown key": ({"net_arch": [16], "lstm_hidden_size": 8}, r"\['lstm_hidden_size'\], not accepted for "
+                                                                   r"ActorCriticPolicy; accepted: \["),
+        "activation": (pickle.dumps({"activation_fn": th.nn.Softmax}), r"Softmax: not an accepted activation; "
+                                                                         r"accepted: torch.nn.modules.activation.ELU"),
+        "activation as text": ({"activation_fn": "<class 'torch.nn.modules.activation.Tanh'>"}, "not an accepted"),
+        "net_arch": ({"net_arch": [16, "x"]}, "must be a list of at most 64 layer widths"),
+        "huge net_arch": ({"net_arch": [60000, 60000]}, "does not describe its own network"),
+        "ortho_init": ({"net_arch": [16], "ortho_init": "yes"}, "must be True or False"),
+    }
+    for name, (value, message) in cases.items():
+        bad = rewrite_zip(trained["PPO"], tmp_path / f"{name}.zip", data=kwargs(value))
+        with pytest.raises(ValueError, match=message):
+            load_sb3_policy(bad, *yacht_spaces(), strict=False)
+    wrong = rewrite_zip(trained["PPO"], tmp_path / "wrong-arch.zip", data=kwargs({"net_arch": [17]}))
+    with pytest.raises(ValueError, match="policy.pth does not fit a ActorCriticPolicy"):
+        load_sb3_policy(wrong, *yacht_spaces())
+
+
+def test_the_registry_accepts_new_policies(trained: dict[str, Path], tmp_path: Path) -> None:
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    renamed = rewrite_zip(trained["MaskablePPO"], tmp_path / "renamed.zip", data=lambda d: d.update(
+        policy_class=serialized(global_pickle("old_project.policies", "MyPolicy"), "<class 'abc.ABCMeta'>")))
+    with pytest.raises(ValueError, match="old_project.policies.MyPolicy"):
+        inspect_sb3_zip(renamed)
+    spec = PolicySpec("MyPolicy", "maskable", lambda: MaskableActorCriticPolicy, ACTOR_CRITIC_KWARGS)
+    register_policy("old_project.policies", "MyPolicy", spec)
+    try:
+        _, info = load_sb3_policy(renamed, *yacht_spaces())
+        assert info.policy == "MyPolicy" and info.algorithm == "MaskablePPO"
+    finally:
+        del POLICY_REGISTRY[Ref("old_project.policies", "MyPolicy")]
+
+
+# ---- resuming training -----------------------------------------------------------------------------------------------
+
+
+def _fresh_maskable(turn: bool = False, net_arch: list[int] | None = None, seed: int = 0) -> Any:
+    from sb3_contrib import MaskablePPO
+
+    env = gymnasium.make("Yacht-v0")
+    if turn:
+        return MaskablePPO(TurnExpectimaxPolicy, env, n_steps=64, batch_size=32, n_epochs=1, seed=seed, device="cpu",
+                           policy_kwargs=dict(net_arch=net_arch or [8], activation_fn=th.nn.Tanh, rules="yacht",
+                                              reward_scale=0.02, inverse_temperature=1.0, box_prior=12.0))
+    return MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=seed, device="cpu",
+                       policy_kwargs=dict(net_arch=net_arch or [16], activation_fn=th.nn.Tanh, ortho_init=True))
+
+
+@pytest.mark.parametrize("turn", [False, True], ids=["mlp", "turn_expectimax"])
+def test_restore_into_continues_a_run(turn: bool, tmp_path: Path) -> None:
+    original = _fresh_maskable(turn)
+    original.learn(64)
+    setattr(original, META_KEY, model_meta("yacht"))
+    path = save_sb3_atomic(original, tmp_path / "latest.zip", include=[META_KEY])
+
+    resumed = _fresh_maskable(turn, seed=1)  # built by our code from the run's config; another seed on purpose
+    report = restore_into(resumed, path, include=[META_KEY])
+    obs, masks = env_batch("yacht", 200, seed=3)
+    np.testing.assert_array_equal(resumed.predict(obs, action_masks=masks, deterministic=True)[0],
+                                  original.predict(obs, action_masks=masks, deterministic=True)[0])
+    np.testing.assert_array_equal(action_scores(resumed.policy, obs, masks), action_scores(original.policy, obs,
+                                                                                           masks))
+    for key in ("num_timesteps", "_n_updates", "_num_timesteps_at_start", "_current_progress_remaining",
+                "_total_timesteps", "_episode_num"):
+        assert getattr(resumed, key) == getattr(original, key), key
+    assert getattr(resumed, META_KEY) == model_meta("yacht")
+    want, got = original.policy.optimizer.state_dict(), resumed.policy.optimizer.state_dict()
+    assert want["param_groups"] == got["param_groups"]
+    for i, st in want["state"].items():
+        for k, v in st.items():
+            assert th.equal(th.as_tensor(v), th.as_tensor(got["state"][i][k]))
+    assert "optimizer state (policy.optimizer.pth)" in report.restored
+    assert "rollout buffer" in report.not_restored and "RNG states" in report.not_restored
+    assert report.differences == {"seed": (0, 1)}
+
+    resumed.learn(64, reset_num_timesteps=False)  # training goes on from the restored step count
+    assert resumed.num_timesteps == original.num_timesteps + 64
+
+
+@pytest.mark.parametrize("algo", ["PPO", "A2C", "DQN"])
+def test_restore_into_other_algorithms(algo: str, trained: dict[str, Path], tmp_path: Path) -> None:
+    from stable_baselines3 import A2C, DQN, PPO
+
+    cls = {"PPO": PPO, "A2C": A2C, "DQN": DQN}[algo]
+    kw: dict[str, Any] = {"PPO": dict(n_steps=64, batch_size=32, n_epochs=1), "A2C": dict(n_steps=8),
+                          "DQN": dict(learning_starts=50, buffer_size=1000, train_freq=4)}[algo]
+    fresh = cls("MlpPolicy", gymnasium.make("Yacht-v0"), seed=5, device="cpu", policy_kwargs=dict(net_arch=[16]), **kw)
+    report = restore_into(fresh, trained[algo])
+    reference = cls.load(trained[algo], device="cpu")
+    obs, _ = env_batch("yacht", 100, seed=6)
+    np.testing.assert_array_equal(fresh.predict(obs, deterministic=True)[0],
+                                  reference.predict(obs, deterministic=True)[0])
+    for key, value in report.info.counters.items():
+        assert getattr(fresh, key) == value == getattr(reference, key), key
+    assert ("replay buffer" in report.not_restored) == (algo == "DQN")
+
+
+def test_restore_into_refuses_another_model(tmp_path: Path, trained: dict[str, Path]) -> None:
+    original = _fresh_maskable()
+    path = save_sb3_atomic(original, tmp_path / "m.zip")
+    with pytest.raises(ValueError, match=r"policy_kwargs differ from the model's \(net_arch: file \[16\], model "
+                                         r"\[32\]\)"):
+        restore_into(_fresh_maskable(net_arch=[32]), path)
+    with pytest.raises(ValueError, match="holds a MaskableActorCriticPolicy policy, the model has a "
+                                         "TurnExpectimaxPolicy"):
+        restore_into(_fresh_maskable(turn=True), path)
+    with pytest.raises(ValueError, match="holds a PPO model; it cannot be restored into a MaskablePPO"):
+        restore_into(original, trained["PPO"])
+
+
+# ---- atomic save -----------------------------------------------------------------------------------------------------
+
+
+def test_save_atomic_replaces_or_keeps_the_old_file(tmp_path: Path) -> None:
+    model = _fresh_maskable()
+    path = tmp_path / "ckpt" / "latest.zip"
+    save_sb3_atomic(model, path)
+    assert inspect_sb3_zip(path).algorithm == "MaskablePPO"
+    path.chmod(0o640)
+    good = path.read_bytes()
+
+    class Killed:  # a model whose save dies half-way through writing
+        def save(self, f: Any, include: Any = None, exclude: Any = None) -> None:
+            f.write(b"PK\x03\x04 half a zip")
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        save_sb3_atomic(Killed(), path)
+    assert path.read_bytes() == good
+    assert sorted(p.name for p in path.parent.iterdir()) == ["latest.zip"]  # no temporary file left
+    model.learn(64)
+    save_sb3_atomic(model, path)
+    assert path.read_bytes() != good and inspect_sb3_zip(path).num_timesteps == 64
+    assert path.stat().st_mode & 0o777 == 0o640

@@ -1,0 +1,115 @@
+"""The rules as dense tables, evaluated by the rules' own compiled functions, for engines that cannot call them
+(the torch policy of ``yacht_agents.turn_policy``).
+
+:func:`rule_tables` returns, for a rule set, everything a turn's search needs beyond the score tables:
+
+- ``gain[u, c, v]``: what scoring a box of value ``v`` in category ``c`` adds beyond ``v`` at capped upper total
+  ``u`` for a hand that is not five of a kind (the upper bonus when it crosses the threshold);
+- ``box5[i, F, c]``, ``legal5[i, F, c]``: the box the ``i``-th five of a kind (faces 1..6) writes in ``c`` with the
+  boxes ``F`` filled (the Joker's full values where they apply), and whether it may go there;
+- ``bonus5[i, y]``: what it adds beyond its box when the five-of-a-kind box holds 50 (``y = 1``) or not;
+- ``five_plain``: whether a five of a kind is scored as any other hand (no Joker, no bonus).
+
+Every entry is ``legal_bits`` / ``box_score`` / ``points_for`` of :mod:`yacht_env.rules` itself; building the
+tables checks that the points of a box decompose so (``ValueError`` for rules where they do not).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+from numba import njit
+
+from yacht_env.engine.cache import guard_numba_cache
+from yacht_env.engine.compile import box_score, legal_bits, points_for
+from yacht_env.rules import FIVE_KIND_FACE, RuleSet, TurnStartLayout
+
+guard_numba_cache(__file__)  # before any cached kernel below is compiled
+
+
+@dataclass(frozen=True)
+class RuleTables:
+    """See the module docstring. Arrays are read-only."""
+
+    gain: np.ndarray  # (U, C, V) int32
+    box5: np.ndarray  # (6, 2**C, C) int32
+    legal5: np.ndarray  # (6, 2**C, C) bool
+    bonus5: np.ndarray  # (6, 2) int32
+    five_plain: bool  # five of a kind is scored as any other hand (no Joker, no bonus): the tables add nothing
+
+
+@njit(cache=True)
+def _gain(params: np.ndarray, C: int, U: int, V: int) -> np.ndarray:
+    out = np.zeros((U, C, V), dtype=np.int32)
+    row = np.zeros(C, dtype=np.int32)
+    for c in range(C):
+        for v in range(V):
+            row[c] = v
+            for u in range(U):
+                out[u, c, v] = points_for(params, row, row, 0, 0, u, False, c) - v
+        row[c] = 0
+    return out
+
+
+@njit(cache=True)
+def _five(params: np.ndarray, S: np.ndarray, J: np.ndarray, hands: np.ndarray, faces: np.ndarray, C: int
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    n = 1 << C
+    box = np.zeros((6, n, C), dtype=np.int32)
+    legal = np.zeros((6, n, C), dtype=np.bool_)
+    bonus = np.full((6, 2), -1, dtype=np.int32)
+    bad = 0
+    for i in range(6):
+        h = hands[i]
+        face = faces[i]
+        for F in range(n - 1):
+            bits = legal_bits(params, face, F)
+            for c in range(C):
+                box[i, F, c] = box_score(params, S[h], J[h], face, F, c)
+                legal[i, F, c] = (bits >> c) & 1 == 1
+                if legal[i, F, c]:
+                    for y in range(2):
+                        extra = points_for(params, S[h], J[h], face, F, 0, y == 1, c) - box[i, F, c]
+                        if bonus[i, y] < 0:
+                            bonus[i, y] = extra
+                        elif bonus[i, y] != extra:
+                            bad += 1
+    return box, legal, bonus, bad
+
+
+@cache
+def rule_tables(rules: RuleSet) -> RuleTables:
+    """The :class:`RuleTables` of a rule set (built once)."""
+    layout = TurnStartLayout.of(rules)
+    params = np.ascontiguousarray(rules.params, dtype=np.int64)
+    S = np.ascontiguousarray(rules.score_table, dtype=np.int32)
+    J = np.ascontiguousarray(rules.joker_table, dtype=np.int32)
+    C = rules.num_categories
+    V = int(max(S.max(), J.max())) + 1
+    hands = np.flatnonzero(FIVE_KIND_FACE).astype(np.int64)
+    gain = _gain(params, C, layout.U, V)
+    box5, legal5, bonus5, bad = _five(params, S, J, hands, np.ascontiguousarray(FIVE_KIND_FACE[hands]), C)
+    bonus5 = np.maximum(bonus5, 0)
+    if bad:
+        raise ValueError(f"rules {rules.name!r}: the points of a five of a kind are not its box plus one bonus")
+    plain = FIVE_KIND_FACE == 0
+    for F in range(0, 1 << C, max(1, (1 << C) // 512)):  # the legal boxes of other hands are the open ones
+        if legal_bits(params, 0, F) != ((1 << C) - 1) & ~F:
+            raise ValueError(f"rules {rules.name!r}: a hand that is not five of a kind may not fill every open box")
+    for u in range(layout.U):  # the points of the other hands are their box plus the gain of its value
+        for c in range(C):
+            want = [points_for(params, S[h], J[h], 0, 0, u, False, c) for h in np.flatnonzero(plain)[::7]]
+            if want != [int(S[h, c] + gain[u, c, S[h, c]]) for h in np.flatnonzero(plain)[::7]]:
+                raise ValueError(f"rules {rules.name!r}: points are not the box plus the upper gain")
+    open_ = ~((np.arange(1 << C)[:, None] >> np.arange(C)) & 1).astype(bool)
+    five_plain = bool((box5[:, :-1] == S[hands][:, None, :]).all() and (legal5[:, :-1] == open_[None, :-1]).all()
+                      and not bonus5.any())
+    t = RuleTables(gain, box5, legal5, bonus5, five_plain)
+    for a in (t.gain, t.box5, t.legal5, t.bonus5):
+        a.setflags(write=False)
+    return t
+
+
+__all__ = ["RuleTables", "rule_tables"]

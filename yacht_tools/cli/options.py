@@ -1,0 +1,52 @@
+"""The flags the subcommands share, defined once so that each means one thing everywhere.
+
+``--agent`` one agent spec; ``--agents`` several; ``--rules`` a rule set (checked with the accepted names listed);
+``--seed`` a non-negative integer; ``--lang`` a language; ``--progress`` / ``--no-progress`` a progress bar
+(default: when stderr is a terminal). Values are checked in the subcommand's ``run`` with the library's own checks,
+so a bad value gets one line naming it and what is accepted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from yacht_agents.loader import accepted_specs
+from yacht_env.i18n import LANGUAGES
+from yacht_env.rules import RULESETS
+
+
+def add_agent(p: argparse.ArgumentParser, default: str | None = "optimal", help_: str = "the agent",
+              aliases: tuple[str, ...] = ()) -> None:
+    p.add_argument("--agent", *aliases, dest="agent", default=default, metavar="SPEC",
+                   help=f"{help_}: {accepted_specs()}" + (f" (default: {default})" if default else ""))
+
+
+def add_agents(p: argparse.ArgumentParser, help_: str = "the agents") -> None:
+    p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=f"{help_}: {accepted_specs()}")
+
+
+def add_rules(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rules", default="yacht", metavar="RULES",
+                   help=f"rule set: {', '.join(RULESETS)} (default: yacht; docs/rules.md)")
+
+
+def add_seed(p: argparse.ArgumentParser, default: str | None = "0", help_: str = "seed") -> None:
+    p.add_argument("--seed", default=default, help=f"{help_}, a non-negative integer"
+                   + (f" (default: {default})" if default is not None else ""))
+
+
+def add_lang(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lang", default="en", help=f"language: {', '.join(LANGUAGES)} (default: en)")
+
+
+def add_progress(p: argparse.ArgumentParser) -> None:
+    bar = p.add_mutually_exclusive_group()
+    bar.add_argument("--progress", dest="progress", action="store_true", default=None,
+                     help="show a progress bar (default: when stderr is a terminal)")
+    bar.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+
+
+def progress(args: argparse.Namespace) -> bool:
+    """Whether to show a progress bar: as asked, else when stderr is a terminal."""
+    return sys.stderr.isatty() if args.progress is None else bool(args.progress)

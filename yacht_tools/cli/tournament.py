@@ -1,0 +1,51 @@
+"""``yacht tournament``: all-play-all between agents, win rates and mean scores (:mod:`yacht_tools.tournament`).
+
+    yacht tournament --agents optimal td-yacht greedy random --games 2000 --seed 0 [--players 2] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from yacht_env.files import write_text_atomic
+from yacht_env.rules import get_rules
+from yacht_tools.cli import options
+from yacht_tools.report import check_output_path
+from yacht_tools.seeds import check_int, check_seed
+from yacht_tools.tournament import DEFAULT_BATCH, format_report, run_tournament
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """The ``yacht tournament`` sub-parser."""
+    p = subparsers.add_parser(
+        "tournament", help="all-play-all between agents: win rates and mean scores",
+        description="Every pair (or group of --players) of the agents plays --games games with rotating seats; "
+                    "prints win rates (ties shared, Wilson 95%% interval) and mean scores per agent and "
+                    "head-to-head. Deterministic for a seed.")
+    options.add_agents(p, help_="the agents (at least --players of them)")
+    p.add_argument("--games", default="1000", help="games per match, a positive integer (default 1000)")
+    options.add_seed(p, help_="seed of the dice and the agents")
+    options.add_rules(p)
+    p.add_argument("--players", default="2", help="players per game, 2 to 8 (default 2)")
+    p.add_argument("--batch-size", default=str(DEFAULT_BATCH), help=argparse.SUPPRESS)
+    p.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
+    options.add_progress(p)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``yacht tournament``: print the table, write the JSON if asked."""
+    json_path = check_output_path(args.json, "--json") if args.json else None
+    rules = get_rules(args.rules)
+    result = run_tournament(args.agents, check_int(args.games, "games", 1), check_seed(args.seed), rules.name,
+                            check_int(args.players, "players", 2, 8),
+                            batch_size=check_int(args.batch_size, "batch size", 1),
+                            progress=options.progress(args))
+    print(format_report(result))
+    if json_path is not None:
+        write_text_atomic(json_path, json.dumps(result, indent=2) + "\n")
+        print(f"\nwrote {args.json}", file=sys.stderr)
+    return 0

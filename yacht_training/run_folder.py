@@ -1,0 +1,162 @@
+"""The run folder of ``train.py``: where a run keeps its config, command, checkpoints and results.
+
+Layout: ``config.yaml`` (the resolved config), ``command.txt`` (every command that ran in the folder),
+``checkpoints/step_<N>.<ext>`` (periodic, and at the end or on Ctrl-C), ``evaluations.json`` (periodic
+evaluations), ``training_time.json``, the models (``final_model``, ``best_model``), ``eval.json`` (the final
+evaluation) and ``learning_curve.png``. Every file a later run reads is written atomically
+(:mod:`yacht_env.files`). ``--resume`` takes the newest checkpoint that loads, falling back past a torn one
+(:func:`checkpoints`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+from yacht_env.extras import require
+from yacht_env.files import atomic_path, write_text_atomic
+from yacht_training.config import TrainConfig
+
+EVALS_FILE = "evaluations.json"
+TIME_FILE = "training_time.json"
+CONFIG_FILE = "config.yaml"
+CHECKPOINT_SUFFIX = {"maskable_ppo": ".zip", "td": ".pt"}
+"""Per algorithm: the file type of its checkpoints."""
+_STEP = re.compile(r"^step_(\d+)$")
+
+T = TypeVar("T")
+
+
+def new_run_dir(base: str | Path, cfg: TrainConfig, name: str) -> Path:
+    """A fresh folder ``base/<name>-s<seed>-<time>`` (``name``: the config's file name; never reuses a folder)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    root = Path(base)
+    d = root / f"{name}-s{cfg.seed}-{stamp}"
+    i = 1
+    while d.exists():
+        d = root / f"{name}-s{cfg.seed}-{stamp}-{i}"
+        i += 1
+    (d / "checkpoints").mkdir(parents=True)
+    return d
+
+
+def record_run(run_dir: Path, cfg: TrainConfig, argv: list[str]) -> None:
+    """Write the resolved config (atomically) and append the exact command (a resumed run adds a line)."""
+    write_text_atomic(run_dir / CONFIG_FILE, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    with open(run_dir / "command.txt", "a", encoding="utf-8") as f:
+        f.write(" ".join(shlex.quote(a) for a in [sys.executable, *argv]) + "\n")
+
+
+def checkpoint_path(run_dir: Path, cfg: TrainConfig, steps: int) -> Path:
+    """Where the checkpoint at ``steps`` environment steps goes."""
+    return run_dir / "checkpoints" / f"step_{steps}{CHECKPOINT_SUFFIX[cfg.algo]}"
+
+
+def checkpoints(run_dir: Path, cfg: TrainConfig) -> list[tuple[int, Path]]:
+    """The run's checkpoints as ``(steps, path)``, newest first."""
+    folder = run_dir / "checkpoints"
+    if not folder.is_dir():
+        return []
+    out = []
+    for p in folder.glob(f"step_*{CHECKPOINT_SUFFIX[cfg.algo]}"):
+        m = _STEP.match(p.stem)
+        if m:
+            out.append((int(m.group(1)), p))
+    return sorted(out, reverse=True)
+
+
+def load_newest(run_dir: Path, cfg: TrainConfig, load: Callable[[Path], T]) -> tuple[T, Path]:
+    """``load`` the newest checkpoint that loads, falling back past torn ones (said on stderr); ``ValueError``
+    if none does."""
+    found = checkpoints(run_dir, cfg)
+    if not found:
+        raise ValueError(f"--resume {str(run_dir)!r}: no checkpoints/step_*{CHECKPOINT_SUFFIX[cfg.algo]} there to "
+                         "resume from")
+    errors = []
+    for _steps, path in found:
+        try:
+            return load(path), path
+        except (ValueError, OSError, RuntimeError, KeyError) as e:
+            errors.append(f"{path.name}: {e}")
+            print(f"train.py: checkpoint {path.name} does not load ({e}); trying an older one", file=sys.stderr)
+    raise ValueError(f"--resume {str(run_dir)!r}: no checkpoint loads: " + "; ".join(errors))
+
+
+def load_evaluations(run_dir: Path) -> list[dict[str, Any]]:
+    """The periodic evaluations so far (``ValueError`` if the file is torn)."""
+    p = run_dir / EVALS_FILE
+    if not p.is_file():
+        return []
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"{str(p)!r} is not valid JSON ({e}): the run folder is damaged") from None
+    if not isinstance(data, list):
+        raise ValueError(f"{str(p)!r} must hold a list of evaluations")
+    return data
+
+
+def evaluations_until(run_dir: Path, steps: int) -> list[dict[str, Any]]:
+    """The periodic evaluations up to ``steps`` (a resumed run drops those after its checkpoint: it redoes them)."""
+    evals = load_evaluations(run_dir)
+    kept = [e for e in evals if e.get("timesteps", 0) <= steps]
+    if len(kept) != len(evals):
+        save_evaluations(run_dir, kept)
+    return kept
+
+
+def save_evaluations(run_dir: Path, evals: list[dict[str, Any]]) -> None:
+    write_text_atomic(run_dir / EVALS_FILE, json.dumps(evals, indent=1))
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    write_text_atomic(path, json.dumps(data, indent=1))
+
+
+def plot_learning_curve(evals: list[dict[str, Any]], path: Path, title: str) -> None:
+    """Percent of optimal over training steps, as a PNG (skipped, with a note, without matplotlib)."""
+    try:
+        require("matplotlib", what="the learning curve")
+    except ModuleNotFoundError as e:
+        print(f"train.py: {e}", file=sys.stderr)
+        return
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7, 4))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    if evals:
+        ax.plot([e["timesteps"] for e in evals], [e["percent_of_optimal"] for e in evals], marker="o")
+    ax.axhline(100.0, color="grey", linestyle="--", linewidth=1, label="optimal play")
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("mean score, % of optimal")
+    ax.set_title(title)
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=100, format="png")
+
+
+def training_seconds(run_dir: Path) -> float:
+    """Wall-clock seconds spent learning in this run so far (all sessions of a resumed run)."""
+    p = run_dir / TIME_FILE
+    if not p.is_file():
+        return 0.0
+    try:
+        return float(json.loads(p.read_text(encoding="utf-8"))["seconds"])
+    except (ValueError, KeyError, TypeError):
+        return 0.0  # a torn record of the time: the time is only reported, never used to resume
+
+
+def add_training_seconds(run_dir: Path, seconds: float) -> None:
+    write_text_atomic(run_dir / TIME_FILE, json.dumps({"seconds": training_seconds(run_dir) + seconds}))

@@ -1,0 +1,166 @@
+"""sb3-contrib's MaskablePPO on the vector engine, from a ``train.py`` config, read top to bottom.
+
+Environment (the vectorised engine as an SB3 ``VecEnv``), model (new, or rebuilt from the config and filled from the
+newest checkpoint without unpickling it), callbacks (periodic evaluation against optimal play, checkpoints,
+progress bar), learning (Ctrl-C saves a checkpoint of the steps actually trained on), final evaluation on seeds
+training never used.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from yacht_agents.nets import activation
+from yacht_agents.sb3_agent import META_KEY, SB3Agent, load_sb3_agent, model_meta
+from yacht_env.solver import solve
+from yacht_tools.evaluation import evaluate
+from yacht_training import run_folder as rf
+from yacht_training.config import TrainConfig, schedule_value
+from yacht_training.sb3_resume import restore_into, save_sb3_atomic
+from yacht_training.sb3_vec_env import YachtSB3VecEnv
+
+
+def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:
+    """A new MaskablePPO for the config (the policy, its kwargs and the schedules all from the config)."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.utils import LinearSchedule
+
+    def schedule(value: float | str, key: str) -> Any:
+        start = schedule_value(value, key)
+        return LinearSchedule(start, 0.0, 1.0) if isinstance(value, str) else start
+
+    h = cfg.ppo
+    policy_kwargs: dict[str, Any] = dict(net_arch=list(cfg.policy.net_arch),
+                                         activation_fn=activation(cfg.policy.activation_fn))
+    if cfg.policy.kind == "turn_expectimax":  # box utilities learned, the turn searched exactly
+        from yacht_agents.turn_policy import TurnExpectimaxPolicy
+
+        policy: Any = TurnExpectimaxPolicy
+        policy_kwargs.update(rules=cfg.rules, reward_scale=cfg.reward_scale,
+                             inverse_temperature=cfg.policy.inverse_temperature, box_prior=cfg.policy.box_prior)
+    else:
+        policy = "MlpPolicy"
+        policy_kwargs.update(ortho_init=cfg.policy.ortho_init)
+    return MaskablePPO(
+        policy, env, learning_rate=schedule(h.learning_rate, "ppo.learning_rate"), n_steps=h.n_steps,
+        batch_size=h.batch_size, n_epochs=h.n_epochs, gamma=h.gamma, gae_lambda=h.gae_lambda,
+        clip_range=schedule(h.clip_range, "ppo.clip_range"), ent_coef=h.ent_coef, vf_coef=h.vf_coef,
+        max_grad_norm=h.max_grad_norm, target_kl=h.target_kl, seed=cfg.seed, device=cfg.device,
+        tensorboard_log=str(run_dir / "tb"), verbose=0, policy_kwargs=policy_kwargs,
+    )
+
+
+def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> int:
+    from stable_baselines3.common.callbacks import BaseCallback
+    from tqdm import tqdm
+
+    # ---- 1. environment: the vectorised engine, seeded per game ----------------------------------------------
+    env = YachtSB3VecEnv(num_envs=cfg.n_envs, rules=cfg.rules, seed=cfg.seed, unique_keeps=cfg.unique_keeps,
+                         reward_scale=cfg.reward_scale)
+    optimal = solve(cfg.rules).start_value
+
+    # ---- 2. model: new, or rebuilt from the config and filled from the newest checkpoint that loads -----------
+    model = build_model(cfg, env, run_dir)
+    if resume:
+        _, path = rf.load_newest(run_dir, cfg, lambda p: restore_into(model, p, include=[META_KEY]))
+        print(f"resuming from {path.name} at step {model.num_timesteps:,} of {cfg.total_timesteps:,}")
+    setattr(model, META_KEY, model_meta(cfg.rules, cfg.unique_keeps))
+
+    def save(path: Path) -> None:
+        save_sb3_atomic(model, path, include=[META_KEY])
+
+    # ---- 3. callbacks: periodic evaluation against optimal, checkpoints, progress bar -------------------------
+    evals = rf.evaluations_until(run_dir, model.num_timesteps)
+    best = max((e["mean"] for e in evals), default=float("-inf"))
+
+    def periodic_evaluation() -> None:
+        nonlocal best
+        agent = SB3Agent(model.policy, cfg.rules, unique_keeps=cfg.unique_keeps)
+        res = evaluate(agent, cfg.rules, cfg.eval.episodes, cfg.eval.seed, regret=False, progress=False)
+        evals.append({"timesteps": model.num_timesteps, "mean": res["mean"],
+                      "percent_of_optimal": res["percent_of_optimal"], "time": time.time()})
+        rf.save_evaluations(run_dir, evals)
+        model.logger.record("eval/mean_score", res["mean"])
+        model.logger.record("eval/percent_of_optimal", res["percent_of_optimal"])
+        model.logger.dump(model.num_timesteps)
+        if res["mean"] > best:
+            best = res["mean"]
+            save(run_dir / "best_model.zip")
+
+    class Monitor(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.trained = model.num_timesteps  # steps whose rollouts have been trained on
+
+        def _on_training_start(self) -> None:
+            self.bar = tqdm(total=cfg.total_timesteps, initial=self.num_timesteps, unit="step", disable=not progress,
+                            dynamic_ncols=True)
+            self.next_eval = (self.num_timesteps // cfg.eval.freq + 1) * cfg.eval.freq
+            self.next_ckpt = (self.num_timesteps // cfg.checkpoint_freq + 1) * cfg.checkpoint_freq
+
+        def _on_rollout_start(self) -> None:
+            self.trained = self.num_timesteps  # the previous rollout has just been trained on
+            if self.trained >= self.next_ckpt:
+                self.next_ckpt += cfg.checkpoint_freq
+                save(rf.checkpoint_path(run_dir, cfg, self.trained))
+
+        def _on_step(self) -> bool:
+            self.bar.update(self.num_timesteps - self.bar.n)
+            return True
+
+        def _on_rollout_end(self) -> None:
+            if self.num_timesteps >= self.next_eval:
+                self.next_eval += cfg.eval.freq
+                periodic_evaluation()
+                self.bar.set_postfix_str(f"eval {evals[-1]['mean']:.1f} ({evals[-1]['percent_of_optimal']:.1f}% of "
+                                         "optimal)")
+
+        def _on_training_end(self) -> None:
+            self.bar.close()
+
+    # ---- 4. learning; Ctrl-C saves the steps actually trained on and exits ----------------------------------------
+    monitor = Monitor()
+    remaining = cfg.total_timesteps - model.num_timesteps
+    started = time.perf_counter()
+    try:
+        if remaining > 0:
+            model.learn(remaining, callback=monitor, reset_num_timesteps=not resume, tb_log_name="tb")
+        else:
+            print(f"the run has {model.num_timesteps:,} steps, total_timesteps is {cfg.total_timesteps:,}: "
+                  "nothing left to learn")
+    except KeyboardInterrupt:
+        model.num_timesteps = monitor.trained  # the rollout under way was not trained on: it is redone
+        save(rf.checkpoint_path(run_dir, cfg, model.num_timesteps))
+        rf.add_training_seconds(run_dir, time.perf_counter() - started)
+        if hasattr(monitor, "bar"):
+            monitor.bar.close()
+        print(f"\ninterrupted at step {model.num_timesteps:,}: checkpoint saved. Continue with:\n"
+              f"  python train.py --resume {run_dir}")
+        return 0
+    if remaining > 0:
+        save(rf.checkpoint_path(run_dir, cfg, model.num_timesteps))
+    save(run_dir / "final_model.zip")
+    rf.add_training_seconds(run_dir, time.perf_counter() - started)
+
+    # ---- 5. final evaluation on unseen seeds of the model ppo.final_model names -------------------------------
+    # "final": the last policy (the learning rate has decayed to 0). "best": the best periodic evaluation, which on
+    # 1,000-game means mostly picks the luckiest one (measured: README, "Training").
+    try:
+        if not evals or evals[-1]["timesteps"] != model.num_timesteps:
+            periodic_evaluation()
+        chosen = f"{cfg.ppo.final_model}_model.zip"
+        agent = load_sb3_agent(run_dir / chosen, cfg.rules)
+        result = evaluate(agent, cfg.rules, cfg.eval.final_episodes, cfg.eval.seed + 10_000_000, progress=progress)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted during the final evaluation; the model is saved. Evaluate it with:\n"
+              f"  python train.py --resume {run_dir}", file=sys.stderr)
+        return 130
+    result.update(agent=chosen, training_timesteps=model.num_timesteps, training_wall_s=rf.training_seconds(run_dir))
+    rf.write_json(run_dir / "eval.json", result)
+    rf.plot_learning_curve(evals, run_dir / "learning_curve.png", f"MaskablePPO on {cfg.rules}")
+    print(f"{cfg.rules}: {chosen} scores {result['mean']:.2f} ± {result['ci95'][1] - result['mean']:.2f} over "
+          f"{result['episodes']:,} games = {result['percent_of_optimal']:.2f}% of optimal ({optimal:.4f})")
+    return 0

@@ -1,0 +1,260 @@
+"""Training of the model-based TD agent (:mod:`yacht_agents.td`): self-play with exact TD targets.
+
+Self-play games, many in lockstep. The TD(0) target of a visited turn-start state ``s`` is the exact expectation
+over its turn, ``E_dice[max(points + V(successor))]``: the start value of the turn search, computed anyway to play the
+turn (:func:`yacht_env.engine.turn.turn_values`). With ``td_lambda > 0`` it is mixed with the realised points of the
+rest of the game (lambda-return). The network never sees the exact solver's value table; the solver only measures
+the agent (percent of optimal).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from yacht_agents.td import TDAgent, ValueMemo, ValueNet, load_td_agent
+from yacht_env.actions import KEEP_MASK_UNIQUE
+from yacht_env.engine import turn as T
+from yacht_env.files import write_atomic
+from yacht_env.rules import get_rules
+
+if TYPE_CHECKING:
+    import torch
+
+    from yacht_training.config import TrainConfig
+
+_KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
+
+
+class SelfPlay:
+    """Lockstep self-play with exact turn expectations as TD targets."""
+
+    def __init__(self, model: ValueNet) -> None:
+        self.model = model
+        self.arrays = T.turn_arrays(model.rules)
+        self.memo = ValueMemo(model.rules, model=model)
+
+    def play(self, games: int, rng: np.random.Generator, td_lambda: float = 0.0, explore: float = 0.0
+             ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+        """Play ``games`` games with the current network. Returns the visited turn-start states (flat indices),
+        their targets, the number of environment steps and the final scores."""
+        a = self.arrays
+        s = self.memo.space
+        C = s.num_categories
+        Fs = np.zeros(games, dtype=np.int64)
+        us = np.zeros(games, dtype=np.int64)
+        ys = np.zeros(games, dtype=np.int64)
+        idx = np.empty((C, games), dtype=np.int64)
+        start = np.empty((C, games))
+        points = np.empty((C, games), dtype=np.int64)
+        F2, u2, y2, steps = (np.empty(games, dtype=np.int64) for _ in range(4))
+        K1, K2 = T.keep_tables(games)
+        total_steps = 0
+        for t in range(C):
+            idx[t] = s.flat(Fs, us, ys)
+            self.memo.ensure(Fs, us, ys)
+            rand = rng.random((games, 3))
+            exp = np.where(rng.random(games) < explore, rng.random(games), -1.0) if explore > 0 else np.full(
+                games, -1.0)
+            E = self.memo.E
+            T.turn_values(*a.tables(), E, Fs, us, ys, *a.dims(), K1, K2, start[t])  # start: the TD(0) targets
+            T.play_turns(a.params, a.S, a.J, E, Fs, us, ys, *a.dims(), K1, K2, _KEEP_MASK, T.HAND_CUM,
+                         T.TRANSITION_CUM, rand, exp, points[t], F2, u2, y2, steps)
+            total_steps += int(steps.sum())
+            Fs, us, ys = F2.copy(), u2.copy(), y2.copy()
+        # lambda-return, backwards: G_t = (1 - lam) * start_t + lam * (points_t + G_{t+1}), G_C = 0
+        targets = np.empty((C, games))
+        nxt = np.zeros(games)
+        for t in range(C - 1, -1, -1):
+            nxt = (1.0 - td_lambda) * start[t] + td_lambda * (points[t] + nxt)
+            targets[t] = nxt
+        return idx.reshape(-1), targets.reshape(-1), total_steps, points.sum(axis=0)
+
+
+def _lr_at(value: float | str, fraction_done: float) -> float:
+    """Learning rate: a number, or ``lin_<start>`` decayed linearly to 0 over the run."""
+    if isinstance(value, str):
+        return float(value[4:]) * max(1.0 - fraction_done, 0.0)
+    return float(value)
+
+
+def fit(model: ValueNet, optimizer: torch.optim.Optimizer, idx: np.ndarray, targets: np.ndarray, epochs: int,
+        batch_size: int, rng: np.random.Generator) -> float:
+    """Regress the network on (state, target) pairs; returns the mean squared error in points^2 of the last
+    epoch."""
+    import torch
+
+    x = torch.from_numpy(model.space.features(idx))
+    y = torch.from_numpy((targets / model.value_scale).astype(np.float32))
+    net = model.net
+    net.train()
+    loss_sum = 0.0
+    for _ in range(epochs):
+        perm = torch.from_numpy(rng.permutation(len(idx)))
+        loss_sum = 0.0
+        for a in range(0, len(idx), batch_size):
+            b = perm[a:a + batch_size]
+            pred = net(x[b]).squeeze(1)
+            loss = torch.nn.functional.mse_loss(pred, y[b])
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            loss_sum += loss.item() * len(b)
+    return loss_sum / max(len(idx), 1) * model.value_scale**2
+
+
+def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bool = True) -> int:
+    """Train a value network by self-play with exact TD targets (see the module docstring), in ``run_dir``.
+
+    The run folder follows ``train.py`` (:mod:`yacht_training.run_folder`): ``checkpoints/step_N.pt`` (torch
+    checkpoints of plain tensors and numbers, periodic and at the end or on Ctrl-C), ``best_model.pt`` (best periodic
+    evaluation), ``final_model.pt``, ``evaluations.json``, ``tb/``, ``eval.json`` (the model named by
+    ``td.final_model`` on ``eval.final_episodes`` games with seeds unseen in training and in the periodic
+    evaluations) and ``learning_curve.png``. Ctrl-C saves a checkpoint and returns; ``resume`` continues from the
+    newest checkpoint that loads.
+    """
+    import torch
+    from tqdm import tqdm
+
+    from yacht_tools.evaluation import evaluate
+    from yacht_training import run_folder as ts
+
+    rs = get_rules(cfg.rules)
+    td = cfg.td  # validated by TDConfig.__post_init__ when the config was read
+    torch.manual_seed(cfg.seed)
+    model = ValueNet(rs, td.hidden, td.activation, td.value_scale)
+    optimizer = torch.optim.Adam(model.net.parameters(), lr=_lr_at(td.learning_rate, 0.0))
+    rng = np.random.default_rng(cfg.seed)
+    counters = {"iteration": 0, "timesteps": 0, "games": 0, "train_seconds": 0.0}
+
+    def save_checkpoint() -> None:
+        data = {"meta": model.meta(), "state_dict": model.net.state_dict(), "optimizer": optimizer.state_dict(),
+                "counters": dict(counters), "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state()}
+        path = ts.checkpoint_path(run_dir, cfg, counters["timesteps"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, lambda f: torch.save(data, f))
+
+    def load_checkpoint(path: Path) -> None:
+        try:  # plain tensors and numbers only: nothing in the file can run code
+            ck = torch.load(path, map_location="cpu", weights_only=True)
+            meta = ck["meta"]
+        except Exception as e:  # noqa: BLE001 - any unreadable file: the caller tries an older one
+            raise ValueError(f"not a readable checkpoint: {e}") from None
+        if meta != model.meta():
+            raise ValueError(f"it does not match the run's config: {meta} vs {model.meta()}")
+        model.net.load_state_dict(ck["state_dict"])
+        optimizer.load_state_dict(ck["optimizer"])
+        counters.update(ck["counters"])
+        rng.bit_generator.state = ck["rng"]
+        torch.set_rng_state(ck["torch_rng"])
+
+    if resume:
+        _, path = ts.load_newest(run_dir, cfg, load_checkpoint)
+        print(f"resuming from {path.name} at step {counters['timesteps']:,} of {cfg.total_timesteps:,} "
+              f"({counters['games']:,} games)")
+
+    evals = ts.evaluations_until(run_dir, counters["timesteps"])
+    best = max((e["mean"] for e in evals), default=float("-inf"))
+    writer = None
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(run_dir / "tb"))
+    except ImportError:
+        pass
+    total = cfg.total_timesteps
+    next_eval = (counters["timesteps"] // cfg.eval.freq + 1) * cfg.eval.freq
+    next_ckpt = (counters["timesteps"] // cfg.checkpoint_freq + 1) * cfg.checkpoint_freq
+    bar = tqdm(total=total, initial=min(counters["timesteps"], total), unit="step", disable=not progress,
+               dynamic_ncols=True)
+
+    def run_evaluation() -> None:
+        nonlocal best
+        agent = TDAgent(rs, model=model, name="td")
+        res = evaluate(agent, rs, cfg.eval.episodes, cfg.eval.seed, regret=False, progress=False)
+        evals.append({"timesteps": counters["timesteps"], "mean": res["mean"],
+                      "percent_of_optimal": res["percent_of_optimal"], "games": counters["games"],
+                      "train_seconds": counters["train_seconds"], "time": time.time()})
+        ts.save_evaluations(run_dir, evals)
+        if writer is not None:
+            writer.add_scalar("eval/mean_score", res["mean"], counters["timesteps"])
+            writer.add_scalar("eval/percent_of_optimal", res["percent_of_optimal"], counters["timesteps"])
+            writer.flush()
+        if res["mean"] > best:
+            best = res["mean"]
+            model.save(run_dir / "best_model.pt", {"timesteps": counters["timesteps"], "eval_mean": res["mean"]})
+        bar.set_postfix_str(f"eval {res['mean']:.1f} ({res['percent_of_optimal']:.2f}% of optimal)")
+
+    try:
+        player = SelfPlay(model)  # compiles the kernels on a first run: inside the try, so Ctrl-C is clean here too
+        while counters["timesteps"] < total:
+            t0 = time.perf_counter()
+            lr = _lr_at(td.learning_rate, counters["timesteps"] / total)
+            for g in optimizer.param_groups:
+                g["lr"] = lr
+            idx, targets, steps, scores = player.play(td.games_per_iteration, rng, td.td_lambda, td.explore)
+            mse = fit(model, optimizer, idx, targets, td.epochs_per_iteration, td.batch_size, rng)
+            player.memo.clear()
+            counters["iteration"] += 1
+            counters["timesteps"] += steps
+            counters["games"] += td.games_per_iteration
+            counters["train_seconds"] += time.perf_counter() - t0
+            bar.update(min(counters["timesteps"], total) - bar.n)
+            if writer is not None and counters["iteration"] % 10 == 0:
+                writer.add_scalar("train/mse", mse, counters["timesteps"])
+                writer.add_scalar("train/self_play_score", float(scores.mean()), counters["timesteps"])
+                writer.add_scalar("train/learning_rate", lr, counters["timesteps"])
+            if counters["timesteps"] >= next_eval:
+                next_eval += cfg.eval.freq
+                run_evaluation()
+            if counters["timesteps"] >= next_ckpt:
+                next_ckpt += cfg.checkpoint_freq
+                save_checkpoint()
+    except KeyboardInterrupt:  # between two updates the counters and the network agree: save them
+        save_checkpoint()
+        bar.close()
+        print(f"\ninterrupted at step {counters['timesteps']:,}: checkpoint saved. Continue with:\n"
+              f"  python train.py --resume {run_dir}")
+        return 0
+    save_checkpoint()
+    model.save(run_dir / "final_model.pt", {"timesteps": counters["timesteps"]})
+    try:
+        if not evals or evals[-1]["timesteps"] != counters["timesteps"]:
+            run_evaluation()
+        bar.close()
+        if writer is not None:
+            writer.close()
+        result = _final_evaluation(cfg, run_dir, progress)
+    except KeyboardInterrupt:
+        bar.close()
+        print(f"\ninterrupted during the final evaluation; the model is saved. Evaluate it with:\n"
+              f"  python train.py --resume {run_dir}", file=sys.stderr)
+        return 130
+    result.update(training_timesteps=counters["timesteps"], training_games=counters["games"],
+                  training_seconds=counters["train_seconds"])
+    ts.write_json(run_dir / "eval.json", result)
+    ts.plot_learning_curve(evals, run_dir / "learning_curve.png", f"TD expectimax on {rs.name}")
+    half = result["ci95"][1] - result["mean"]
+    print(f"{rs.name}: {result['agent']} scores {result['mean']:.2f} ± {half:.2f} over {result['episodes']:,} games "
+          f"= {result['percent_of_optimal']:.2f}% of optimal ({result['optimal_value']:.4f}); trained "
+          f"{counters['games']:,} games in {counters['train_seconds']:.0f} s (self-play and updates)")
+    return 0 if math.isfinite(result["mean"]) else 1
+
+
+def _final_evaluation(cfg: TrainConfig, run_dir: Path, progress: bool) -> dict[str, Any]:
+    """The model ``td.final_model`` names on ``eval.final_episodes`` games with seeds unseen in training and in the
+    periodic evaluations. "final": the last network (the learning rate has decayed to 0); 1,000-game means cannot
+    tell late checkpoints apart, so "best" mostly picks the luckiest evaluation."""
+    from yacht_tools.evaluation import evaluate
+
+    chosen = f"{cfg.td.final_model}_model.pt"
+    agent = load_td_agent(run_dir / chosen, cfg.rules)
+    result = evaluate(agent, cfg.rules, cfg.eval.final_episodes, cfg.eval.seed + 10_000_000, regret=False,
+                      progress=progress)
+    result["agent"] = chosen
+    return result
