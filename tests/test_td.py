@@ -17,11 +17,11 @@ from agents.loader import load_agent  # noqa: E402
 from agents.optimal import OptimalAgent  # noqa: E402
 from agents.random_agent import RandomAgent  # noqa: E402
 from yacht_env.actions import action_mask  # noqa: E402
-from yacht_env.rules import get_rules  # noqa: E402
+from yacht_env.rules import RULESETS, get_rules  # noqa: E402
 from yacht_env.solver import kernels, solve, successor_table  # noqa: E402
 from yacht_env.state import GameState, parse  # noqa: E402
 
-RULES = ["yacht", "yahtzee", "yahtzee-free-joker"]
+RULES = list(RULESETS)
 
 
 @pytest.fixture(autouse=True)
@@ -57,7 +57,7 @@ def test_expectimax_with_exact_values_plays_optimally(rules: str) -> None:
     sol = solve(rules)
     exact = td.TDAgent(rules, table=sol.values)
     states = _states(rules, 6)
-    if rules != "yacht":  # Joker and bonus situations
+    if get_rules(rules).has_five_kind_box:  # Joker and bonus situations
         states += [parse(t) for t in (
             f"{rules} | dice 4 4 4 4 4 | rolls 0 | filled yahtzee=50",
             f"{rules} | dice 4 4 4 4 4 | rolls 2 | filled yahtzee=50,fours=12",
