@@ -99,6 +99,8 @@ def test_random_rejects_empty_mask() -> None:
         ("yatzy | dice 1 2 3 4 5 | rolls 0 | filled -", "score small_straight"),
         # Yatzy's upper bonus is 50: three 4s reaching 63 beat Chance and Three of a Kind
         ("yatzy | dice 4 4 4 5 6 | rolls 0 | filled ones=3,twos=6,threes=9,fives=15,sixes=18", "score fours"),
+        # Knizia, Yacht filled: five 6s are 30 in Sixes, Full House, Four of a Kind and Choice; ties go to the first
+        ("knizia | dice 6 6 6 6 6 | rolls 0 | filled yacht=0", "score sixes"),
     ],
 )
 def test_greedy_score_decisions(notation: str, expected: str) -> None:

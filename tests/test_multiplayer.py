@@ -18,7 +18,7 @@ from yacht_env.rules import get_rules  # noqa: E402
 from yacht_env.state import GameState  # noqa: E402
 
 CONFIGS = [(2, "yacht", "points"), (2, "yahtzee", "win"), (5, "yahtzee-free-joker", "points"), (8, "yacht", "win"),
-           (3, "yatzy", "win")]
+           (3, "yatzy", "win"), (2, "knizia", "points")]
 
 # PettingZoo's api_test warns about every dict observation, unless the environment is one of its own classic games
 # (it checks the name against a hard-coded list). The dict with "action_mask" is the PettingZoo way all the same.
@@ -227,6 +227,7 @@ def test_max_total() -> None:
     assert MP.max_total("yahtzee") == 1575
     # Yatzy: 105 upper + 50 bonus + 12 + 22 + 18 + 24 + 15 + 20 + 28 + 30 + 50
     assert MP.max_total("yatzy") == 374
+    assert MP.max_total("knizia") == 105 + 30 + 30 + 30 + 30 + 30 + 50  # Full House and Four of a Kind: 6 6 6 6 6
 
 
 def test_single_player_agents_play_through_state_of() -> None:

@@ -43,6 +43,8 @@ def test_kind_categories(dice: list[int]) -> None:
     fh = sorted(dice.count(f) for f in set(dice)) == [2, 3]
     assert score("full_house", dice) == (sum(dice) if fh else 0)
     assert score("full_house", dice, "yahtzee") == (25 if fh else 0)
+    assert score("full_house", dice, "knizia") == (sum(dice) if fh or most == 5 else 0)
+    assert score("four_of_a_kind", dice, "knizia") == score("four_of_a_kind", dice, "yahtzee")
 
 
 @given(dice5)

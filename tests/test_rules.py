@@ -97,6 +97,29 @@ YATZY_TABLE = [
 ]
 
 
+# Knizia's Yacht: Yacht's boxes, but Four of a Kind and Full House (five of a kind included) score the dice sum
+KNIZIA_TABLE = [
+    ([3, 3, 3, 5, 5], "full_house", 19),
+    ([3, 3, 3, 3, 3], "full_house", 15),  # five of a kind is a Full House here
+    ([3, 3, 3, 3, 5], "full_house", 0),
+    ([2, 2, 3, 3, 4], "full_house", 0),
+    ([3, 3, 3, 3, 5], "four_of_a_kind", 17),  # the sum of all five dice
+    ([6, 6, 6, 6, 6], "four_of_a_kind", 30),
+    ([6, 6, 6, 1, 1], "four_of_a_kind", 0),
+    ([1, 2, 3, 4, 5], "little_straight", 30),
+    ([1, 2, 3, 4, 5], "big_straight", 0),
+    ([2, 3, 4, 5, 6], "big_straight", 30),
+    ([1, 2, 3, 4, 6], "choice", 16),
+    ([2, 2, 2, 2, 2], "yacht", 50),
+    ([5, 5, 5, 2, 1], "fives", 15),
+]
+
+
+@pytest.mark.parametrize("dice,category,expected", KNIZIA_TABLE)
+def test_knizia_scores(dice: list[int], category: str, expected: int) -> None:
+    assert score(category, dice, "knizia") == expected
+
+
 @pytest.mark.parametrize("dice,category,expected", YACHT_TABLE)
 def test_yacht_scores(dice: list[int], category: str, expected: int) -> None:
     assert score(category, dice, "yacht") == expected
@@ -120,6 +143,7 @@ def test_category_orders_are_the_documented_ones() -> None:
     assert get_rules("yahtzee").category_ids == (
         "ones", "twos", "threes", "fours", "fives", "sixes", "three_of_a_kind", "four_of_a_kind", "full_house",
         "small_straight", "large_straight", "yahtzee", "chance")
+    assert get_rules("knizia").category_ids == get_rules("yacht").category_ids
     assert get_rules("yatzy").category_ids == (
         "ones", "twos", "threes", "fours", "fives", "sixes", "one_pair", "two_pairs", "three_of_a_kind",
         "four_of_a_kind", "small_straight", "large_straight", "full_house", "chance", "yatzy")

@@ -4,9 +4,10 @@ Independent checks of the solver's numbers:
 
 - Yahtzee: the three published optimal values (docs/rules.md) to 1e-6; Yatzy: yatzy-solver's value to 1e-6 (the
   benchmark benchmarks/bench_solver.py also solves it with yatzy-solver and compares every turn-start state).
-- Yacht (no published value): every one of the 4,096 turn-start values against a plain dense solver written here
-  from docs/rules.md (its own scoring, its own reroll probabilities from enumerated ordered dice, every keep pattern of
-  every hand, no keep tree); and the mean of simulated optimal games against ``start_value``.
+- Yacht and Knizia's Yacht (no published values): every one of the 4,096 turn-start values against a plain dense
+  solver written here from docs/rules.md (its own scoring for each, its own reroll probabilities from enumerated
+  ordered dice, every keep pattern of every hand, no keep tree); and the mean of simulated optimal games against
+  ``start_value``.
 - Yahtzee and Yatzy end games from partly filled scorecards against a plain dense solver on the rules' Python
   functions with uncapped upper totals.
 """
@@ -59,6 +60,11 @@ def yahtzee() -> core.Solution:
 @pytest.fixture(scope="module")
 def yahtzee_free() -> core.Solution:
     return solve("yahtzee-free-joker", cache=False)
+
+
+@pytest.fixture(scope="module")
+def knizia() -> core.Solution:
+    return solve("knizia", cache=False)
 
 
 @pytest.fixture(scope="module")
@@ -159,9 +165,36 @@ def yacht_score(cat: str, dice: tuple[int, ...]) -> int:
     raise AssertionError(cat)
 
 
-def test_yacht_every_state_matches_plain_dense_solver(yacht: core.Solution) -> None:
-    cats = R.YACHT.category_ids
-    score = np.array([[yacht_score(c, h) for c in cats] for h in HANDS], dtype=np.float64)
+def knizia_score(cat: str, dice: tuple[int, ...]) -> int:
+    """Box scores of Knizia's Yacht straight from docs/rules.md (written apart from yacht_score on purpose)."""
+    tally = [dice.count(f) for f in range(1, 7)]
+    total = sum(dice)
+    faces = ("ones", "twos", "threes", "fours", "fives", "sixes")
+    if cat in faces:
+        return (faces.index(cat) + 1) * tally[faces.index(cat)]
+    if cat == "full_house":  # three of one face and two of another, or all five alike: the sum
+        return total if 5 in tally or (3 in tally and 2 in tally) else 0
+    if cat == "four_of_a_kind":  # four or five alike: the sum of all five dice
+        return total if max(tally) >= 4 else 0
+    if cat in ("little_straight", "big_straight"):
+        low = 1 if cat == "little_straight" else 2
+        return 30 if set(dice) == set(range(low, low + 5)) else 0
+    if cat == "choice":
+        return total
+    if cat == "yacht":
+        return 50 if max(tally) == 5 else 0
+    raise AssertionError(cat)
+
+
+DENSE = {"yacht": yacht_score, "knizia": knizia_score}
+
+
+@pytest.mark.parametrize("which", list(DENSE))
+def test_every_state_matches_plain_dense_solver(request: pytest.FixtureRequest, which: str) -> None:
+    """Yacht and Knizia's Yacht (no bonus, so the state is the filled set): all 4,096 turn-start values."""
+    sol: core.Solution = request.getfixturevalue(which)
+    cats = sol.rules.category_ids
+    score = np.array([[DENSE[which](c, h) for c in cats] for h in HANDS], dtype=np.float64)
     order = [D.hand_index(h) for h in HANDS]
     n = len(cats)
     full = (1 << n) - 1
@@ -170,9 +203,9 @@ def test_yacht_every_state_matches_plain_dense_solver(yacht: core.Solution) -> N
         open_cats = [c for c in range(n) if not F >> c & 1]
         v0 = (score[:, open_cats] + E[[F | 1 << c for c in open_cats]]).max(axis=1)
         E[F] = dense_turn_value(v0)
-    assert yacht.values.shape == (1 << n, 1, 1)
-    np.testing.assert_allclose(yacht.values[:, 0, 0], E, rtol=0, atol=1e-9)
-    assert abs(yacht.start_value - E[0]) < 1e-9
+    assert sol.values.shape == (1 << n, 1, 1)
+    np.testing.assert_allclose(sol.values[:, 0, 0], E, rtol=0, atol=1e-9)
+    assert abs(sol.start_value - E[0]) < 1e-9
     assert [D.hand_index(h) for h in HANDS] == order == list(range(252))  # same hand order, so rows align
 
 
@@ -285,7 +318,7 @@ def _random_states(sol: core.Solution, rng: np.random.Generator, n: int) -> list
     return out
 
 
-@pytest.mark.parametrize("which", ["yacht", "yahtzee", "yahtzee_free", "yatzy"])
+@pytest.mark.parametrize("which", ["yacht", "yahtzee", "yahtzee_free", "yatzy", "knizia"])
 def test_state_values_equal_reference_turn(request: pytest.FixtureRequest, which: str) -> None:
     """Every value re-derived through the rules' functions for every hand and category (successor_table) and the
     public within-turn kernel; the solver's shortcut for hand values equals the reference row maxima, and the
@@ -387,6 +420,16 @@ def test_simulated_yacht_mean_matches_start_value(yacht: core.Solution) -> None:
     _check_mean(yacht, 400, seed=1000)
 
 
+def test_simulated_knizia_mean_matches_start_value(knizia: core.Solution) -> None:
+    _check_mean(knizia, 400, seed=3000)
+
+
+def test_knizia_value(knizia: core.Solution) -> None:
+    """Knizia's Yacht: 169.7987055 (ours; no published value), above Yacht's 166.955 since its Four of a Kind and
+    Full House pay more."""
+    assert abs(knizia.start_value - 169.7987055) < 1e-6
+
+
 @pytest.mark.slow
 def test_simulated_yahtzee_mean_matches_start_value(yahtzee: core.Solution) -> None:
     _check_mean(yahtzee, 200, seed=5000)
@@ -462,7 +505,7 @@ def test_action_values_shape_mask_and_final_score(yacht: core.Solution) -> None:
         yacht.best_action(over)
 
 
-@pytest.mark.parametrize("which", ["yacht", "yahtzee", "yahtzee_free", "yatzy"])
+@pytest.mark.parametrize("which", ["yacht", "yahtzee", "yahtzee_free", "yatzy", "knizia"])
 def test_legal_actions_match_action_mask_in_random_games(request: pytest.FixtureRequest, which: str) -> None:
     sol: core.Solution = request.getfixturevalue(which)
     rng = np.random.default_rng(21)

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from yacht_env.rules.categories import Category
-from yacht_env.rules.definitions import RULESETS, YACHT, YAHTZEE, YAHTZEE_FREE_JOKER, YATZY, get_rules, score
+from yacht_env.rules.definitions import KNIZIA, RULESETS, YACHT, YAHTZEE, YAHTZEE_FREE_JOKER, YATZY, get_rules, score
 from yacht_env.rules.ruleset import (
     FIVE_KIND_FACE,
     JOKER_FORCED,
@@ -27,7 +27,7 @@ from yacht_env.rules.ruleset import (
 )
 from yacht_env.rules.turn import TURN_LOGIC, box_score, joker_applies, legal_bits, points_for
 
-__all__ = ["FIVE_KIND_FACE", "JOKER_FORCED", "JOKER_FREE", "JOKER_NONE", "NUM_UPPER", "P_FIVE_BONUS", "P_FIVE_CAT",
-           "P_JOKER", "P_NUM_CAT", "P_UPPER_BONUS", "P_UPPER_THRESHOLD", "RULESETS", "TURN_LOGIC", "YACHT",
-           "YAHTZEE", "YAHTZEE_FREE_JOKER", "YATZY", "Category", "RuleSet", "box_score", "get_rules", "joker_applies",
-           "legal_bits", "points_for", "score"]
+__all__ = ["FIVE_KIND_FACE", "JOKER_FORCED", "JOKER_FREE", "JOKER_NONE", "KNIZIA", "NUM_UPPER", "P_FIVE_BONUS",
+           "P_FIVE_CAT", "P_JOKER", "P_NUM_CAT", "P_UPPER_BONUS", "P_UPPER_THRESHOLD", "RULESETS", "TURN_LOGIC",
+           "YACHT", "YAHTZEE", "YAHTZEE_FREE_JOKER", "YATZY", "Category", "RuleSet", "box_score", "get_rules",
+           "joker_applies", "legal_bits", "points_for", "score"]

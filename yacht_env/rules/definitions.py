@@ -95,7 +95,21 @@ YATZY = RuleSet(
     env_id="Yatzy-v0",
 )
 
-RULESETS: dict[str, RuleSet] = {r.name: r for r in (YACHT, YAHTZEE, YAHTZEE_FREE_JOKER, YATZY)}
+KNIZIA = RuleSet(
+    name="knizia",
+    title="Yacht (Knizia)",
+    categories=_UPPER
+    + (
+        Category("full_house", "Full House", "full_house_sum_or_five"),
+        Category("four_of_a_kind", "Four of a Kind", "kind_sum", 4),
+    )
+    + YACHT.categories[8:],
+    description="Yacht as in Knizia (1999) and OpenSpiel: Four of a Kind and Full House (five of a kind included) "
+    "score the sum of all dice.",
+    env_id="KniziaYacht-v0",
+)
+
+RULESETS: dict[str, RuleSet] = {r.name: r for r in (YACHT, YAHTZEE, YAHTZEE_FREE_JOKER, YATZY, KNIZIA)}
 
 
 def get_rules(rules: str | RuleSet) -> RuleSet:
