@@ -42,7 +42,7 @@ from agents.base import Agent
 from yacht_env import multiplayer as MP
 from yacht_env import observation as O
 from yacht_env.actions import action_mask, describe_action
-from yacht_env.rules import get_rules
+from yacht_env.rules import RULESETS, get_rules
 from yacht_env.state import GameState
 
 Z95 = 1.959963984540054  # two-sided 95 % normal quantile
@@ -300,7 +300,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="agents: random, greedy, optimal, or a saved model (at least --players of them)")
     p.add_argument("--games", type=int, default=1000, help="games per match (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the dice and the agents (default 0)")
-    p.add_argument("--rules", default="yacht", help="yacht (default), yahtzee or yahtzee-free-joker")
+    p.add_argument("--rules", default="yacht", help=f"rule set: {', '.join(RULESETS)} (default: yacht; docs/rules.md)")
     p.add_argument("--players", type=int, default=2, help="players per game, 2 to 8 (default 2)")
     p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH, help=argparse.SUPPRESS)
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")

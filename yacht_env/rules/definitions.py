@@ -119,7 +119,8 @@ def get_rules(rules: str | RuleSet) -> RuleSet:
     try:
         return RULESETS[rules]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown rules {rules!r}; accepted: {', '.join(RULESETS)}") from None
+        accepted = ", ".join(RULESETS)
+        raise ValueError(f"unknown rules {rules!r}; accepted: {accepted} (stated in docs/rules.md)") from None
 
 
 def score(category: str, dice: Sequence[int], rules: str = "yacht") -> int:
