@@ -111,4 +111,4 @@ def _load_td_model(path: Path, rules: RuleSet, seed: int | None) -> Agent:
     return load_td_agent(path, rules, seed)
 
 
-register_model_loader(".pt", _load_td_model)  # shipped as agents/models/td-yacht.pt, td-yahtzee.pt
+register_model_loader(".pt", _load_td_model)  # shipped: agents/models/td-yacht.pt, td-yahtzee.pt, td-yatzy.pt

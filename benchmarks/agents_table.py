@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from agents.evaluation import evaluate  # noqa: E402
 from agents.loader import SHIPPED_MODELS_DIR, load_agent  # noqa: E402
+from yacht_env.rules import RULESETS  # noqa: E402
 
 
 def agent_specs(rules: str) -> list[str]:
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--episodes", type=int, default=10_000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--rules", nargs="+", default=["yacht", "yahtzee"])
+    p.add_argument("--rules", nargs="+", default=["yacht", "yahtzee"], choices=list(RULESETS))
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
 

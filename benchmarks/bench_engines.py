@@ -39,11 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import gymnasium as gym  # noqa: E402
 
-import yacht_env  # noqa: E402, F401  (registers the ids)
+import yacht_env  # noqa: E402  (registers the ids)
 from yacht_env.env import YachtEnv  # noqa: E402
 from yacht_env.vector import LegalActionSampler, YachtVectorEnv  # noqa: E402
 
-RULE_IDS = {"yacht": "Yacht-v0", "yahtzee": "Yahtzee-v0"}
+RULE_IDS = yacht_env.ENV_IDS  # every rule set's Gymnasium id
 
 
 @dataclass

@@ -129,7 +129,7 @@ def test_model_for_other_rules_fails_clearly(tmp_path: Path) -> None:
         load_agent(str(tmp_path / "junk.pt"), "yacht")
 
 
-@pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
+@pytest.mark.parametrize("rules", ["yacht", "yahtzee", "yatzy"])
 def test_shipped_models_load_and_play(rules: str) -> None:
     agent = load_agent(f"td-{rules}", rules, seed=0)
     assert isinstance(agent, td.TDAgent)
