@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             info = training_info(spec)
             rows.append({"rules": rules, "agent": spec, "mean": res["mean"], "ci95": res["ci95"],
                          "percent_of_optimal": res["percent_of_optimal"],
-                         "regret_per_decision": res.get("mean_regret"),
+                         "regret_per_decision": res.get("mean_regret"), "regret_per_game": res.get("regret_per_game"),
                          "training_wall_s": info.get("training_wall_s"), "episodes": res["episodes"]})
             print(f"{rules:8s} {spec:12s} {res['mean']:8.2f}", file=sys.stderr)
 
