@@ -6,7 +6,7 @@
 - a model file: ``.zip`` (a stable-baselines3 / sb3-contrib model, :mod:`yacht_agents.sb3_agent`) or ``.pt`` (a TD
   model, :mod:`yacht_agents.td`); read without running any code from the file;
 - a run folder of ``train.py`` (its final model);
-- the name of a model shipped in ``agents/models/`` (``td-yacht``, ``ppo-yahtzee``...);
+- the name of a model shipped in ``agents/models/`` (``td-yacht``, ``td-yatzy``, ``ppo-yahtzee``...);
 - ``package.module:function``: a batch policy ``function(obs (N, D), masks (N, A)) -> actions (N,)``
   (:class:`~yacht_agents.base.CallableAgent`).
 

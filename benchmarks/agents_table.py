@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from yacht_agents.loader import SHIPPED_MODELS_DIR, load_agent
+from yacht_env.rules import RULESETS
 from yacht_tools.evaluation import evaluate
 
 
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--episodes", type=int, default=10_000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--rules", nargs="+", default=["yacht", "yahtzee"])
+    p.add_argument("--rules", nargs="+", default=["yacht", "yahtzee"], choices=list(RULESETS))
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
 
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
             info = training_info(spec)
             rows.append({"rules": rules, "agent": spec, "mean": res["mean"], "ci95": res["ci95"],
                          "percent_of_optimal": res["percent_of_optimal"],
-                         "regret_per_decision": res.get("mean_regret"),
+                         "regret_per_decision": res.get("mean_regret"), "regret_per_game": res.get("regret_per_game"),
                          "training_wall_s": info.get("training_wall_s"), "episodes": res["episodes"]})
             print(f"{rules:8s} {spec:12s} {res['mean']:8.2f}", file=sys.stderr)
 

@@ -40,7 +40,7 @@ import yacht_env  # noqa: F401  (registers the ids)
 from yacht_env.env import YachtEnv
 from yacht_env.vector import LegalActionSampler, YachtVectorEnv
 
-RULE_IDS = {"yacht": "Yacht-v0", "yahtzee": "Yahtzee-v0"}
+RULE_IDS = yacht_env.ENV_IDS  # every rule set's Gymnasium id
 
 
 @dataclass

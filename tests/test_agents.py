@@ -14,9 +14,10 @@ from yacht_agents.random_agent import RandomAgent
 from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask, num_actions
 from yacht_env.env import YachtEnv
+from yacht_env.rules import RULESETS
 from yacht_env.state import parse
 
-RULE_NAMES = ["yacht", "yahtzee", "yahtzee-free-joker"]
+RULE_NAMES = list(RULESETS)
 
 
 def solver_available() -> bool:
@@ -93,6 +94,13 @@ def test_random_rejects_empty_mask() -> None:
         ("yahtzee | dice 4 4 4 4 4 | rolls 0 | filled yahtzee=50", "score fours"),
         # Fours filled: full value in a lower box; Large Straight 40 is the most
         ("yahtzee | dice 4 4 4 4 4 | rolls 0 | filled yahtzee=50,fours=12", "score large_straight"),
+        # Yatzy: 6 6 5 5 1 is two pairs (22) against a pair of sixes (12); 1-2-3-4-5 is the 15 of Small Straight
+        ("yatzy | dice 1 5 5 6 6 | rolls 0 | filled chance=20", "score two_pairs"),
+        ("yatzy | dice 1 2 3 4 5 | rolls 0 | filled -", "score small_straight"),
+        # Yatzy's upper bonus is 50: three 4s reaching 63 beat Chance and Three of a Kind
+        ("yatzy | dice 4 4 4 5 6 | rolls 0 | filled ones=3,twos=6,threes=9,fives=15,sixes=18", "score fours"),
+        # Knizia, Yacht filled: five 6s are 30 in Sixes, Full House, Four of a Kind and Choice; ties go to the first
+        ("knizia | dice 6 6 6 6 6 | rolls 0 | filled yacht=0", "score sixes"),
     ],
 )
 def test_greedy_score_decisions(notation: str, expected: str) -> None:
@@ -117,11 +125,12 @@ def test_greedy_upper_bonus_counts_as_points_now() -> None:
     assert a == NUM_KEEP_ACTIONS + 4
 
 
-@pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
+@pytest.mark.parametrize("rules", ["yacht", "yahtzee", "yatzy"])
 def test_greedy_keep_values_match_enumeration(rules: str) -> None:
     """K1 (one roll left) equals a brute-force enumeration of every reroll, scored by GameState.points."""
     base = {"yacht": "filled ones=2,full_house=0,choice=20",
-            "yahtzee": "filled ones=3,twos=6,threes=9,fours=12,yahtzee=50"}[rules]
+            "yahtzee": "filled ones=3,twos=6,threes=9,fours=12,yahtzee=50",
+            "yatzy": "filled ones=3,twos=6,threes=9,fours=12,one_pair=8"}[rules]
     st = parse(f"{rules} | dice 1 3 3 5 6 | rolls 1 | {base}")
     agent = GreedyAgent(rules)
     turn = agent.turn(st)
@@ -150,6 +159,14 @@ def test_greedy_needs_state() -> None:
 def test_agents_play_only_legal_actions(name: str, rules: str) -> None:
     agent = load_agent(name, rules, seed=3)
     for seed in range(15):
+        play_env_game(agent, rules, seed)
+
+
+@needs_solver
+@pytest.mark.parametrize("rules", RULE_NAMES)
+def test_optimal_plays_only_legal_actions(rules: str) -> None:
+    agent = load_agent("optimal", rules)
+    for seed in range(3):
         play_env_game(agent, rules, seed)
 
 

@@ -11,16 +11,20 @@ import numpy as np
 import pytest
 from gymnasium.utils import seeding
 
-import yacht_env  # noqa: F401  (registers the ids)
+from yacht_env import ENV_IDS, RULESETS, get_rules
 from yacht_env.actions import action_mask
 from yacht_env.env import YachtEnv, scorecard
 from yacht_env.observation import decode, encode, layout
 from yacht_env.randomness import roll
 from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category
 
-RULE_NAMES = ["yacht", "yahtzee", "yahtzee-free-joker"]
+RULE_NAMES = list(RULESETS)
+IDS = ENV_IDS
 
-IDS = {"yacht": "Yacht-v0", "yahtzee": "Yahtzee-v0", "yahtzee-free-joker": "YahtzeeFreeJoker-v0"}
+
+def test_every_rule_set_has_its_id() -> None:
+    assert set(IDS) == set(RULESETS)
+    assert IDS["yatzy"] == "Yatzy-v0" and IDS["yahtzee-free-joker"] == "YahtzeeFreeJoker-v0"
 
 
 @pytest.mark.parametrize("env_id", list(IDS.values()))
@@ -151,8 +155,8 @@ def test_reset_from_state_and_errors() -> None:
     assert d["dice"] == [1, 2, 3, 4, 5] and d["rolls_left"] == 1 and "chance" not in d["open"] and d["turn"] == 1
     with pytest.raises(ValueError, match="options\\['state'\\] must be"):
         env.reset(options={"state": 42})
-    with pytest.raises(ValueError, match="unknown rules 'yatzy'"):
-        YachtEnv("yatzy")
+    with pytest.raises(ValueError, match="unknown rules 'poker'"):
+        YachtEnv("poker")
     with pytest.raises(ValueError, match="render_mode"):
         YachtEnv("yacht", render_mode="rgb_array")
 
@@ -179,6 +183,20 @@ def test_observation_layout_is_documented_and_decodes() -> None:
     d = decode(obs, "yahtzee")
     assert d["upper_total_capped"] == 63 and d["upper_bonus_secured"] and d["yahtzee_box"] == 50
     assert d["points"]["chance"] == 130 and d["points"]["full_house"] == 125 and "sixes" not in d["points"]
+
+
+def test_yatzy_observation_carries_the_upper_total() -> None:
+    """Yatzy's upper bonus makes the upper total part of the Markov state; it has no five-of-a-kind box to track."""
+    assert list(layout("yatzy")) == ["dice_counts", "dice_onehot", "rolls_left", "open", "points", "turn",
+                                     "upper_total", "upper_bonus"]
+    env = YachtEnv("yatzy")
+    obs, _ = env.reset(options={"state": "yatzy | dice 4 4 4 1 2 | rolls 0 | filled ones=3,twos=6,threes=9,"
+                                         "fives=15,sixes=18"})
+    d = decode(obs, "yatzy")
+    assert d["upper_total_capped"] == 51 and not d["upper_bonus_secured"]
+    assert d["points"]["fours"] == 12 + 50 and d["points"]["three_of_a_kind"] == 12 and d["points"]["one_pair"] == 8
+    obs, reward, *_ = env.step(32 + 3)
+    assert reward == 62 and decode(obs, "yatzy")["upper_bonus_secured"]
 
 
 def test_maskable_ppo_trains_on_gymnasium_make_without_wrappers() -> None:
@@ -249,7 +267,7 @@ def test_kernel_env_plays_the_reference_transitions(rules: str) -> None:
         assert info["scorecard"] == scorecard(ref)
         bonuses += ref.bonus_count
         assert env.np_random.bit_generator.state == rng.bit_generator.state
-    if rules != "yacht":
+    if get_rules(rules).five_kind_bonus:
         assert jokers >= 100 and bonuses >= 30, (jokers, bonuses)
 
 

@@ -232,7 +232,7 @@ def test_optimal_has_no_regret_and_greedy_some() -> None:
 
 
 @needs_solver
-@pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
+@pytest.mark.parametrize("rules", ["yacht", "yahtzee", "yatzy"])
 def test_greedy_between_random_and_optimal(rules: str) -> None:
     greedy = evaluate("greedy", rules, 200, seed=2, regret=False)
     random = evaluate("random", rules, 200, seed=2, regret=False)
@@ -258,7 +258,7 @@ class _ObsHashAgent(Agent):
         return int(legal[int(np.round(obs * 997).sum()) % legal.size])
 
 
-@pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
+@pytest.mark.parametrize("rules", ["yacht", "yahtzee", "yatzy"])
 def test_vector_engine_plays_the_same_games(rules: str) -> None:
     agent = _ObsHashAgent(rules)
     a = evaluate(agent, rules, 300, seed=11, regret=False, engine="python")

@@ -17,7 +17,8 @@ from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask  # noqa: E402
 from yacht_env.rules import get_rules  # noqa: E402
 from yacht_env.state import GameState  # noqa: E402
 
-CONFIGS = [(2, "yacht", "points"), (2, "yahtzee", "win"), (5, "yahtzee-free-joker", "points"), (8, "yacht", "win")]
+CONFIGS = [(2, "yacht", "points"), (2, "yahtzee", "win"), (5, "yahtzee-free-joker", "points"), (8, "yacht", "win"),
+           (3, "yatzy", "win"), (2, "knizia", "points")]
 
 # PettingZoo's api_test warns about every dict observation, unless the environment is one of its own classic games
 # (it checks the name against a hard-coded list). The dict with "action_mask" is the PettingZoo way all the same.
@@ -62,7 +63,7 @@ def _play_random(e, seed: int, pick: np.random.Generator) -> tuple[list, dict[st
     return trace, summed, order
 
 
-@pytest.mark.parametrize("num_players,rules", [(2, "yacht"), (3, "yahtzee")])
+@pytest.mark.parametrize("num_players,rules", [(2, "yacht"), (3, "yahtzee"), (2, "yatzy")])
 def test_same_seed_and_actions_same_game_and_core_agrees(num_players: int, rules: str) -> None:
     e1, e2 = MP.env(num_players, rules), MP.env(num_players, rules)
     t1, _, _ = _play_random(e1, 7, np.random.default_rng(1))
@@ -224,6 +225,9 @@ def test_observation_layout_and_decode() -> None:
 def test_max_total() -> None:
     assert MP.max_total("yacht") == 297
     assert MP.max_total("yahtzee") == 1575
+    # Yatzy: 105 upper + 50 bonus + 12 + 22 + 18 + 24 + 15 + 20 + 28 + 30 + 50
+    assert MP.max_total("yatzy") == 374
+    assert MP.max_total("knizia") == 105 + 30 + 30 + 30 + 30 + 30 + 50  # Full House and Four of a Kind: 6 6 6 6 6
 
 
 def test_single_player_agents_play_through_state_of() -> None:

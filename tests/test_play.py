@@ -124,6 +124,9 @@ def test_resolve_category(spec: str, cid: str) -> None:
     ("et", "yacht", "neli", "four_of_a_kind"), ("et", "yahtzee", "Juhus", "chance"),
     ("te", "yacht", "ఆరు", "sixes"), ("te", "yacht", "choice", "choice"),
     ("el", "yacht", "choice", "choice"),  # English names are always accepted
+    ("ms", "yatzy", "dua pasang", "two_pairs"), ("ms", "yatzy", "satu", "ones"), ("ms", "yatzy", "4 jenis",
+    "four_of_a_kind"), ("el", "yatzy", "ζευγάρι", "one_pair"), ("et", "yatzy", "kaks paari", "two_pairs"),
+    ("te", "yatzy", "one pair", "one_pair"), ("en", "yatzy", "yatzy", "yatzy"),
 ])
 def test_resolve_localized_names(lang: str, rules: str, spec: str, cid: str) -> None:
     st = parse(f"{rules} | dice 1 3 3 5 6 | rolls 0 | filled -")
@@ -210,6 +213,18 @@ def test_play_in_malay_and_greek() -> None:
     play_game("yacht", 5, lang="el", read=read, write=out.append)
     text = "\n".join(out)
     assert "δεν είναι τιμή ζαριού" in text and "Καρέ" in text and "Ζάρια: " in text
+
+
+def test_play_yatzy_in_estonian() -> None:
+    read, out = scripted([f"s {k + 1}" for k in range(15)])
+    res = play_game("yatzy", 3, lang="et", read=read, write=out.append)
+    rng = np.random.default_rng(3)
+    st = new_game("yatzy", rng)
+    for k in range(15):
+        st, _ = score_category(st, k, rng)
+    text = "\n".join(out)
+    assert res["finished"] and res["totals"] == [st.total]
+    assert "Kaks paari" in text and "Paar" in text and "Yatzy" in text
 
 
 def test_seed_gives_the_environment_dice() -> None:

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 from yacht_env import dice as D
 from yacht_env.env import YachtEnv
 from yacht_env.observation import encode
-from yacht_env.rules import get_rules, score
+from yacht_env.rules import RULESETS, get_rules, score
 from yacht_env.state import GameState
 
 dice5 = st.lists(st.integers(1, 6), min_size=5, max_size=5)
-rules_names = st.sampled_from(["yacht", "yahtzee", "yahtzee-free-joker"])
+rules_names = st.sampled_from(list(RULESETS))
 
 
 @given(dice5, st.permutations(range(5)), rules_names)
@@ -43,6 +43,23 @@ def test_kind_categories(dice: list[int]) -> None:
     fh = sorted(dice.count(f) for f in set(dice)) == [2, 3]
     assert score("full_house", dice) == (sum(dice) if fh else 0)
     assert score("full_house", dice, "yahtzee") == (25 if fh else 0)
+    assert score("full_house", dice, "knizia") == (sum(dice) if fh or most == 5 else 0)
+    assert score("four_of_a_kind", dice, "knizia") == score("four_of_a_kind", dice, "yahtzee")
+
+
+@given(dice5)
+def test_yatzy_sets(dice: list[int]) -> None:
+    """Yatzy's sets count only their own dice: the highest pair, two different pairs, three / four of one face."""
+    counts = {f: dice.count(f) for f in range(1, 7)}
+    pairs = [f for f in range(1, 7) if counts[f] >= 2]
+    assert score("one_pair", dice, "yatzy") == (2 * max(pairs) if pairs else 0)
+    assert score("two_pairs", dice, "yatzy") == (2 * sum(pairs) if len(pairs) == 2 else 0)
+    for n, cid in ((3, "three_of_a_kind"), (4, "four_of_a_kind")):
+        assert score(cid, dice, "yatzy") == next((n * f for f in range(1, 7) if counts[f] >= n), 0)
+    fh = sorted(c for c in counts.values() if c) == [2, 3]
+    assert score("full_house", dice, "yatzy") == (sum(dice) if fh else 0)
+    assert score("yatzy", dice, "yatzy") == (50 if len(set(dice)) == 1 else 0)
+    assert score("chance", dice, "yatzy") == sum(dice)
 
 
 @given(dice5)
@@ -56,6 +73,8 @@ def test_straights(dice: list[int]) -> None:
     assert score("large_straight", dice, "yahtzee") == (40 if len(faces) == 5 and s[4] - s[0] == 4 else 0)
     if score("large_straight", dice, "yahtzee"):
         assert score("small_straight", dice, "yahtzee") == 30
+    assert score("small_straight", dice, "yatzy") == (15 if s == [1, 2, 3, 4, 5] else 0)
+    assert score("large_straight", dice, "yatzy") == (20 if s == [2, 3, 4, 5, 6] else 0)
 
 
 @given(dice5, st.integers(0, 31))

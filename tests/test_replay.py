@@ -84,7 +84,8 @@ def test_optimal_json_yacht(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize(("agent", "rules", "seed"), [("greedy", "yahtzee", 11), ("random", "yacht", 2),
-                                                       ("greedy", "yahtzee-free-joker", 4)])
+                                                       ("greedy", "yahtzee-free-joker", 4), ("greedy", "yatzy", 3),
+                                                       ("greedy", "knizia", 6)])
 def test_other_agents_regret_nonnegative(agent: str, rules: str, seed: int) -> None:
     rec = replay_game(agent, rules, seed)
     check_record(rec, rules, seed)

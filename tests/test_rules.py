@@ -66,6 +66,60 @@ YAHTZEE_TABLE = [
 ]
 
 
+YATZY_TABLE = [
+    ([5, 5, 5, 2, 1], "fives", 15),
+    ([3, 3, 5, 5, 6], "one_pair", 10),  # the highest pair
+    ([3, 3, 5, 6, 1], "one_pair", 6),
+    ([1, 2, 3, 4, 6], "one_pair", 0),
+    ([4, 4, 4, 4, 2], "one_pair", 8),
+    ([3, 3, 5, 5, 6], "two_pairs", 16),  # the four dice of the pairs
+    ([2, 2, 2, 6, 6], "two_pairs", 16),  # a full house holds two pairs
+    ([4, 4, 4, 4, 2], "two_pairs", 0),  # four of a kind is not two pairs
+    ([6, 6, 6, 6, 6], "two_pairs", 0),
+    ([3, 3, 5, 6, 1], "two_pairs", 0),
+    ([4, 4, 4, 2, 6], "three_of_a_kind", 12),  # the other dice never count
+    ([4, 4, 4, 4, 6], "three_of_a_kind", 12),
+    ([4, 4, 2, 2, 6], "three_of_a_kind", 0),
+    ([5, 5, 5, 5, 1], "four_of_a_kind", 20),
+    ([5, 5, 5, 5, 5], "four_of_a_kind", 20),
+    ([5, 5, 5, 1, 1], "four_of_a_kind", 0),
+    ([1, 2, 3, 4, 5], "small_straight", 15),
+    ([2, 3, 4, 5, 6], "small_straight", 0),
+    ([1, 2, 3, 4, 6], "small_straight", 0),
+    ([2, 3, 4, 5, 6], "large_straight", 20),
+    ([1, 2, 3, 4, 5], "large_straight", 0),
+    ([2, 2, 2, 6, 6], "full_house", 18),  # the sum of all dice
+    ([6, 6, 6, 6, 6], "full_house", 0),  # five of a kind is not a full house
+    ([6, 6, 6, 6, 1], "full_house", 0),
+    ([1, 2, 3, 4, 6], "chance", 16),
+    ([3, 3, 3, 3, 3], "yatzy", 50),
+    ([3, 3, 3, 3, 2], "yatzy", 0),
+]
+
+
+# Knizia's Yacht: Yacht's boxes, but Four of a Kind and Full House (five of a kind included) score the dice sum
+KNIZIA_TABLE = [
+    ([3, 3, 3, 5, 5], "full_house", 19),
+    ([3, 3, 3, 3, 3], "full_house", 15),  # five of a kind is a Full House here
+    ([3, 3, 3, 3, 5], "full_house", 0),
+    ([2, 2, 3, 3, 4], "full_house", 0),
+    ([3, 3, 3, 3, 5], "four_of_a_kind", 17),  # the sum of all five dice
+    ([6, 6, 6, 6, 6], "four_of_a_kind", 30),
+    ([6, 6, 6, 1, 1], "four_of_a_kind", 0),
+    ([1, 2, 3, 4, 5], "little_straight", 30),
+    ([1, 2, 3, 4, 5], "big_straight", 0),
+    ([2, 3, 4, 5, 6], "big_straight", 30),
+    ([1, 2, 3, 4, 6], "choice", 16),
+    ([2, 2, 2, 2, 2], "yacht", 50),
+    ([5, 5, 5, 2, 1], "fives", 15),
+]
+
+
+@pytest.mark.parametrize("dice,category,expected", KNIZIA_TABLE)
+def test_knizia_scores(dice: list[int], category: str, expected: int) -> None:
+    assert score(category, dice, "knizia") == expected
+
+
 @pytest.mark.parametrize("dice,category,expected", YACHT_TABLE)
 def test_yacht_scores(dice: list[int], category: str, expected: int) -> None:
     assert score(category, dice, "yacht") == expected
@@ -77,6 +131,11 @@ def test_yahtzee_scores(dice: list[int], category: str, expected: int, rules: st
     assert score(category, dice, rules) == expected
 
 
+@pytest.mark.parametrize("dice,category,expected", YATZY_TABLE)
+def test_yatzy_scores(dice: list[int], category: str, expected: int) -> None:
+    assert score(category, dice, "yatzy") == expected
+
+
 def test_category_orders_are_the_documented_ones() -> None:
     assert get_rules("yacht").category_ids == (
         "ones", "twos", "threes", "fours", "fives", "sixes", "full_house", "four_of_a_kind", "little_straight",
@@ -84,6 +143,10 @@ def test_category_orders_are_the_documented_ones() -> None:
     assert get_rules("yahtzee").category_ids == (
         "ones", "twos", "threes", "fours", "fives", "sixes", "three_of_a_kind", "four_of_a_kind", "full_house",
         "small_straight", "large_straight", "yahtzee", "chance")
+    assert get_rules("knizia").category_ids == get_rules("yacht").category_ids
+    assert get_rules("yatzy").category_ids == (
+        "ones", "twos", "threes", "fours", "fives", "sixes", "one_pair", "two_pairs", "three_of_a_kind",
+        "four_of_a_kind", "small_straight", "large_straight", "full_house", "chance", "yatzy")
 
 
 def test_score_tables_match_scoring_functions_for_every_hand() -> None:
@@ -136,6 +199,19 @@ def test_upper_bonus_when_reaching_63() -> None:
     assert st2.upper_bonus == 35 and _outcome(st2, "sixes")[0] == 18
     st3 = _state("yahtzee | dice 1 1 2 2 3 | rolls 0 | filled threes=9,fours=20,fives=25,sixes=30")
     assert st3.upper_bonus == 35 and _outcome(st3, "ones")[0] == 2
+
+
+def test_yatzy_upper_bonus_is_50_and_nothing_else() -> None:
+    st = _state("yatzy | dice 4 4 4 1 2 | rolls 0 | filled ones=3,twos=6,threes=9,fives=15,sixes=18")
+    pts, new = _outcome(st, "fours")
+    assert pts == 12 + 50 and new.upper_bonus == 50 and new.total == 51 + 12 + 50
+    st1 = _state("yatzy | dice 4 4 4 1 2 | rolls 0 | filled ones=3,twos=6,threes=9,fives=15,sixes=12")
+    assert _outcome(st1, "fours")[0] == 12  # 57: no bonus
+    # no Joker, no extra-Yatzy bonus: a second Yatzy scores as any hand
+    st2 = _state("yatzy | dice 6 6 6 6 6 | rolls 0 | filled yatzy=50")
+    assert st2.legal_categories() == tuple(range(14))
+    assert _outcome(st2, "full_house")[0] == 0 and _outcome(st2, "chance")[0] == 30
+    assert _outcome(st2, "large_straight")[0] == 0 and _outcome(st2, "two_pairs")[0] == 0
 
 
 def test_no_bonuses_in_yacht() -> None:

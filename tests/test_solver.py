@@ -2,12 +2,14 @@
 
 Independent checks of the solver's numbers:
 
-- Yahtzee: the three published optimal values (RULES.md) to 1e-6.
-- Yacht (no published value): every one of the 4,096 turn-start values against a plain dense solver written here
-  from RULES.md (its own scoring, its own reroll probabilities from enumerated ordered dice, every keep pattern of
-  every hand, no keep tree); and the mean of simulated optimal games against ``start_value``.
-- Yahtzee end games from partly filled scorecards against a plain dense solver on the rules' Python functions with
-  uncapped upper totals.
+- Yahtzee: the three published optimal values (docs/rules.md) to 1e-6; Yatzy: yatzy-solver's value to 1e-6 (the
+  benchmark benchmarks/bench_solver.py also solves it with yatzy-solver and compares every turn-start state).
+- Yacht and Knizia's Yacht (no published values): every one of the 4,096 turn-start values against a plain dense
+  solver written here from docs/rules.md (its own scoring for each, its own reroll probabilities from enumerated
+  ordered dice, every keep pattern of every hand, no keep tree); and the mean of simulated optimal games against
+  ``start_value``.
+- Yahtzee and Yatzy end games from partly filled scorecards against a plain dense solver on the rules' Python
+  functions with uncapped upper totals.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from yacht_env.solver import cache as solver_cache
 from yacht_env.solver import clear_memory_cache, core, solve
 from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category
 
-PUBLISHED = {"yahtzee": 254.5877287, "yahtzee-free-joker": 254.5896095}
+PUBLISHED = {"yahtzee": 254.5877287, "yahtzee-free-joker": 254.5896095,
+             "yatzy": 248.4399894}  # Yatzy: yatzy-solver "yatzy-scandinavian" (benchmarks/bench_solver.py runs it)
 NO_BONUS_VALUE = 245.8707745
 
 # Yahtzee without the Yahtzee bonus and without the Joker (Glenn 2006; yatzy-solver "american+no-bonus").
@@ -61,6 +64,16 @@ def yahtzee_free() -> core.Solution:
     return solve("yahtzee-free-joker", cache=False)
 
 
+@pytest.fixture(scope="module")
+def knizia() -> core.Solution:
+    return solve("knizia", cache=False)
+
+
+@pytest.fixture(scope="module")
+def yatzy() -> core.Solution:
+    return solve("yatzy")  # the disk cache of the tests: the largest table (2**15 x 64), 16 s to solve
+
+
 # ---- published values -------------------------------------------------------------------------------------------
 
 
@@ -72,6 +85,21 @@ def test_yahtzee_forced_joker_published(yahtzee: core.Solution) -> None:
 @pytest.mark.slow
 def test_yahtzee_free_joker_published(yahtzee_free: core.Solution) -> None:
     assert abs(yahtzee_free.start_value - PUBLISHED["yahtzee-free-joker"]) < 1e-6
+
+
+@pytest.mark.slow
+def test_yatzy_published(yatzy: core.Solution) -> None:
+    assert yatzy.values.shape == (1 << 15, 64, 1)  # the upper total is tracked, no five-of-a-kind box
+    assert abs(yatzy.start_value - PUBLISHED["yatzy"]) < 1e-6
+
+
+@pytest.mark.slow
+def test_cli_solves_yatzy(yatzy: core.Solution, capsys: pytest.CaptureFixture[str]) -> None:
+    from yacht_tools.cli import main
+
+    assert main(["solve", "--rules", "yatzy", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rules"] == "yatzy" and abs(out["start_value"] - PUBLISHED["yatzy"]) < 1e-6
 
 
 @pytest.mark.slow
@@ -118,7 +146,7 @@ def dense_turn_value(v0: np.ndarray) -> float:
 
 
 def yacht_score(cat: str, dice: tuple[int, ...]) -> int:
-    """Yacht box scores straight from RULES.md."""
+    """Yacht box scores straight from docs/rules.md."""
     counts = sorted((dice.count(f) for f in set(dice)), reverse=True)
     upper = ["ones", "twos", "threes", "fours", "fives", "sixes"]
     if cat in upper:
@@ -139,9 +167,36 @@ def yacht_score(cat: str, dice: tuple[int, ...]) -> int:
     raise AssertionError(cat)
 
 
-def test_yacht_every_state_matches_plain_dense_solver(yacht: core.Solution) -> None:
-    cats = R.YACHT.category_ids
-    score = np.array([[yacht_score(c, h) for c in cats] for h in HANDS], dtype=np.float64)
+def knizia_score(cat: str, dice: tuple[int, ...]) -> int:
+    """Box scores of Knizia's Yacht straight from docs/rules.md (written apart from yacht_score on purpose)."""
+    tally = [dice.count(f) for f in range(1, 7)]
+    total = sum(dice)
+    faces = ("ones", "twos", "threes", "fours", "fives", "sixes")
+    if cat in faces:
+        return (faces.index(cat) + 1) * tally[faces.index(cat)]
+    if cat == "full_house":  # three of one face and two of another, or all five alike: the sum
+        return total if 5 in tally or (3 in tally and 2 in tally) else 0
+    if cat == "four_of_a_kind":  # four or five alike: the sum of all five dice
+        return total if max(tally) >= 4 else 0
+    if cat in ("little_straight", "big_straight"):
+        low = 1 if cat == "little_straight" else 2
+        return 30 if set(dice) == set(range(low, low + 5)) else 0
+    if cat == "choice":
+        return total
+    if cat == "yacht":
+        return 50 if max(tally) == 5 else 0
+    raise AssertionError(cat)
+
+
+DENSE = {"yacht": yacht_score, "knizia": knizia_score}
+
+
+@pytest.mark.parametrize("which", list(DENSE))
+def test_every_state_matches_plain_dense_solver(request: pytest.FixtureRequest, which: str) -> None:
+    """Yacht and Knizia's Yacht (no bonus, so the state is the filled set): all 4,096 turn-start values."""
+    sol: core.Solution = request.getfixturevalue(which)
+    cats = sol.rules.category_ids
+    score = np.array([[DENSE[which](c, h) for c in cats] for h in HANDS], dtype=np.float64)
     order = [D.hand_index(h) for h in HANDS]
     n = len(cats)
     full = (1 << n) - 1
@@ -150,9 +205,9 @@ def test_yacht_every_state_matches_plain_dense_solver(yacht: core.Solution) -> N
         open_cats = [c for c in range(n) if not F >> c & 1]
         v0 = (score[:, open_cats] + E[[F | 1 << c for c in open_cats]]).max(axis=1)
         E[F] = dense_turn_value(v0)
-    assert yacht.values.shape == (1 << n, 1, 1)
-    np.testing.assert_allclose(yacht.values[:, 0, 0], E, rtol=0, atol=1e-9)
-    assert abs(yacht.start_value - E[0]) < 1e-9
+    assert sol.values.shape == (1 << n, 1, 1)
+    np.testing.assert_allclose(sol.values[:, 0, 0], E, rtol=0, atol=1e-9)
+    assert abs(sol.start_value - E[0]) < 1e-9
     assert [D.hand_index(h) for h in HANDS] == order == list(range(252))  # same hand order, so rows align
 
 
@@ -230,6 +285,25 @@ def test_yahtzee_end_games_match_plain_dense_solver(request: pytest.FixtureReque
     assert abs(got - expected) < 1e-9, (got, expected)
 
 
+YATZY_END_GAMES = [
+    # open categories, upper total of the filled upper boxes (Yatzy's bonus is 50 at 63)
+    (("sixes", "two_pairs", "chance", "full_house"), 40),
+    (("fours", "fives", "small_straight"), 45),
+    (("ones", "one_pair", "large_straight"), 59),
+    (("twos", "sixes", "four_of_a_kind", "yatzy"), 30),
+    (("threes", "three_of_a_kind", "two_pairs", "one_pair"), 50),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", YATZY_END_GAMES, ids=lambda g: "+".join(g[0]) if isinstance(g[0], tuple) else None)
+def test_yatzy_end_games_match_plain_dense_solver(yatzy: core.Solution, game: tuple) -> None:
+    open_cats, upper_total = game
+    scores = _scorecard(yatzy.rules, open_cats, upper_total, None)
+    expected = _dense_end_game(yatzy.rules, scores)
+    assert abs(yatzy.value(scores.keys(), upper_total) - expected) < 1e-9
+
+
 # ---- the fast path against the rules' functions -------------------------------------------------------------------
 
 
@@ -246,7 +320,7 @@ def _random_states(sol: core.Solution, rng: np.random.Generator, n: int) -> list
     return out
 
 
-@pytest.mark.parametrize("which", ["yacht", "yahtzee", "yahtzee_free"])
+@pytest.mark.parametrize("which", ["yacht", "yahtzee", "yahtzee_free", "yatzy", "knizia"])
 def test_state_values_equal_reference_turn(request: pytest.FixtureRequest, which: str) -> None:
     """Every value re-derived through the rules' functions for every hand and category (successor_table) and the
     keep tree; the shortcut for hand values equals the reference row maxima; the batched search (turn_values, in
@@ -367,9 +441,24 @@ def test_simulated_yacht_mean_matches_start_value(yacht: core.Solution) -> None:
     _check_mean(yacht, 400, seed=1000)
 
 
+def test_simulated_knizia_mean_matches_start_value(knizia: core.Solution) -> None:
+    _check_mean(knizia, 400, seed=3000)
+
+
+def test_knizia_value(knizia: core.Solution) -> None:
+    """Knizia's Yacht: 169.7987055 (ours; no published value), above Yacht's 166.955 since its Four of a Kind and
+    Full House pay more."""
+    assert abs(knizia.start_value - 169.7987055) < 1e-6
+
+
 @pytest.mark.slow
 def test_simulated_yahtzee_mean_matches_start_value(yahtzee: core.Solution) -> None:
     _check_mean(yahtzee, 200, seed=5000)
+
+
+@pytest.mark.slow
+def test_simulated_yatzy_mean_matches_start_value(yatzy: core.Solution) -> None:
+    _check_mean(yatzy, 200, seed=7000)
 
 
 def test_environment_games_with_best_action(yacht: core.Solution) -> None:
@@ -437,7 +526,7 @@ def test_action_values_shape_mask_and_final_score(yacht: core.Solution) -> None:
         yacht.best_action(over)
 
 
-@pytest.mark.parametrize("which", ["yacht", "yahtzee", "yahtzee_free"])
+@pytest.mark.parametrize("which", ["yacht", "yahtzee", "yahtzee_free", "yatzy", "knizia"])
 def test_legal_actions_match_action_mask_in_random_games(request: pytest.FixtureRequest, which: str) -> None:
     sol: core.Solution = request.getfixturevalue(which)
     rng = np.random.default_rng(21)
@@ -545,7 +634,7 @@ def test_value_rejects_bad_input_yahtzee(yahtzee: core.Solution, args: tuple, me
 
 def test_solve_rejects_unknown_rules() -> None:
     with pytest.raises(ValueError, match="accepted: yacht"):
-        solve("yatzy")
+        solve("poker")
 
 
 # ---- the disk cache -----------------------------------------------------------------------------------------------
@@ -675,4 +764,4 @@ def test_cli_rejects_unknown_rules(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert main(["solve", "--rules", "poker"]) == 2
     err = capsys.readouterr().err
-    assert "poker" in err and "yahtzee-free-joker" in err and err.count("\n") == 1
+    assert "poker" in err and "yahtzee-free-joker" in err and "yatzy" in err and err.count("\n") == 1

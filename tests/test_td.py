@@ -18,13 +18,13 @@ from yacht_agents.optimal import OptimalAgent  # noqa: E402
 from yacht_agents.random_agent import RandomAgent  # noqa: E402
 from yacht_env.actions import action_mask  # noqa: E402
 from yacht_env.engine import turn as T  # noqa: E402
-from yacht_env.rules import get_rules  # noqa: E402
+from yacht_env.rules import RULESETS, get_rules  # noqa: E402
 from yacht_env.solver import solve  # noqa: E402
 from yacht_env.state import GameState, parse  # noqa: E402
 from yacht_tools.evaluation import evaluate, play_games  # noqa: E402
 from yacht_training import td as td_train  # noqa: E402
 
-RULES = ["yacht", "yahtzee", "yahtzee-free-joker"]
+RULES = list(RULESETS)
 
 
 @pytest.fixture(autouse=True)
@@ -69,7 +69,7 @@ def test_expectimax_with_exact_values_plays_optimally(rules: str) -> None:
     sol = solve(rules)
     exact = td.TDAgent(rules, table=sol.values)
     states = _states(rules, 6)
-    if rules != "yacht":  # Joker and bonus situations
+    if get_rules(rules).has_five_kind_box:  # Joker and bonus situations
         states += [parse(t) for t in (
             f"{rules} | dice 4 4 4 4 4 | rolls 0 | filled yahtzee=50",
             f"{rules} | dice 4 4 4 4 4 | rolls 2 | filled yahtzee=50,fours=12",
@@ -141,7 +141,7 @@ def test_model_for_other_rules_fails_clearly(tmp_path: Path) -> None:
         load_agent(str(tmp_path / "junk.pt"), "yacht")
 
 
-@pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
+@pytest.mark.parametrize("rules", ["yacht", "yahtzee", "yatzy"])
 def test_shipped_models_load_and_play(rules: str) -> None:
     agent = load_agent(f"td-{rules}", rules, seed=0)
     assert isinstance(agent, td.TDAgent)

@@ -55,6 +55,12 @@ def test_learned_models_take_part() -> None:
     assert all(s["games"] == 4 for s in a["agents"].values())
 
 
+@pytest.mark.parametrize("rules", ["yatzy", "knizia"])
+def test_tournament_under_other_rules(rules: str) -> None:
+    r = run_tournament(["greedy", "random"], games=10, seed=1, rules=rules)
+    assert r["rules"] == rules and r["agents"]["greedy"]["mean_score"] > 2 * r["agents"]["random"]["mean_score"]
+
+
 def test_statistics_are_consistent() -> None:
     r = run_tournament(["greedy", "random", FirstOpen("yacht")], games=20, seed=0)
     assert r["rules"] == "yacht" and r["games"] == 20 and r["seed"] == 0 and r["players"] == 2

@@ -10,11 +10,11 @@ from yacht_agents.turn_policy import TurnExpectimax, TurnExpectimaxPolicy, utili
 from yacht_env import dice as D
 from yacht_env import observation as O
 from yacht_env.actions import action_mask
-from yacht_env.rules import FIVE_KIND_FACE, NUM_UPPER, box_score, get_rules
+from yacht_env.rules import FIVE_KIND_FACE, NUM_UPPER, RULESETS, box_score, get_rules
 from yacht_env.solver import solve
 from yacht_env.state import GameState
 
-RULES = ("yacht", "yahtzee", "yahtzee-free-joker")
+RULES = tuple(RULESETS)
 
 
 def random_states(rules: str, n: int, seed: int) -> list[GameState]:

@@ -1,6 +1,7 @@
 """yacht-env: Yacht and Yahtzee as Gymnasium environments, with exact rules and tools around them.
 
-``import yacht_env`` registers ``Yacht-v0``, ``Yahtzee-v0`` and ``YahtzeeFreeJoker-v0``.
+``import yacht_env`` registers a Gymnasium id for every rule set (:data:`ENV_IDS`): ``Yacht-v0``, ``Yahtzee-v0``,
+``YahtzeeFreeJoker-v0``, ...
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from yacht_env.state import GameState, new_game, parse, reroll, score_category
 
 __version__ = "0.1.0"
 
-ENV_IDS: dict[str, str] = {"yacht": "Yacht-v0", "yahtzee": "Yahtzee-v0", "yahtzee-free-joker": "YahtzeeFreeJoker-v0"}
+ENV_IDS: dict[str, str] = {name: rs.env_id for name, rs in RULESETS.items() if rs.env_id}
+"""Rule-set name -> Gymnasium id, from the definitions (:attr:`RuleSet.env_id`)."""
 
 for _rules, _id in ENV_IDS.items():
     if _id not in registry:

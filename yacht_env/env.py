@@ -33,21 +33,24 @@ _NOT_STARTED, _PLAYING, _OVER = range(3)
 class YachtEnv(gym.Env[np.ndarray, np.int64]):
     """
     ## Description
-    Solitaire Yacht (or Yahtzee): twelve (thirteen) turns; in each the player rolls five dice up to three times,
-    keeping any dice between rolls, then fills one open category of the scorecard. The goal is the highest total.
-    Rules: ``docs/rules.md`` and :mod:`yacht_env.rules`.
+    Solitaire Yacht or one of its relatives (Yahtzee, Scandinavian Yatzy, Knizia's Yacht): one turn per category;
+    in each the player rolls five dice up to three times, keeping any dice between rolls, then fills one open
+    category of the scorecard. The goal is the highest total. Rules: ``docs/rules.md`` (every rule set, with its
+    sources) and :mod:`yacht_env.rules.definitions`.
 
     ## Action Space
-    ``Discrete(32 + C)`` with C = 12 (Yacht) or 13 (Yahtzee). Actions 0..31 keep a subset of the *sorted* dice
-    (bit i keeps die i) and roll the others; action 32 + k scores category k in the rule set's order
-    (``env.unwrapped.rules.category_ids``). The legal-action mask is ``env.action_masks()`` (bool) and
-    ``info["action_mask"]`` (int8): keeps only while rolls remain, never keep-all (31), one pattern per distinct
-    kept multiset when ``unique_keeps`` (default); scores only for open categories the Joker rule allows.
+    ``Discrete(32 + C)`` with C categories (12 in Yacht and Knizia's Yacht, 13 in Yahtzee, 15 in Yatzy). Actions
+    0..31 keep a subset of the *sorted* dice (bit i keeps die i) and roll the others; action 32 + k scores
+    category k in the rule set's order (``env.unwrapped.rules.category_ids``). The legal-action mask is
+    ``env.action_masks()`` (bool) and ``info["action_mask"]`` (int8): keeps only while rolls remain, never
+    keep-all (31), one pattern per distinct kept multiset when ``unique_keeps`` (default); scores only for open
+    categories the Joker rule allows.
 
     ## Observation Space
     A flat float32 ``Box`` in ``[0, high]`` with named slices (:func:`yacht_env.observation.layout`): dice counts,
-    sorted dice one-hot, rolls left, open categories, points each category would add now, turn, and for Yahtzee
-    the capped upper total, the upper-bonus flag and the Yahtzee box (open / 50 / 0). It is Markov.
+    sorted dice one-hot, rolls left, open categories, points each category would add now, turn, for rule sets with
+    an upper bonus (Yahtzee, Yatzy) the capped upper total and the upper-bonus flag, and for Yahtzee the Yahtzee
+    box (open / 50 / 0). It is Markov.
     :func:`yacht_env.observation.decode` reads it back.
 
     ## Starting State
@@ -78,7 +81,8 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     at the end ``info["final_score"]`` and ``info["scorecard"]`` (box per category, upper bonus, bonuses, total).
 
     ## Arguments
-    - ``rules``: ``"yacht"``, ``"yahtzee"`` or ``"yahtzee-free-joker"``.
+    - ``rules``: a rule set name of :data:`yacht_env.rules.RULESETS` (``"yacht"``, ``"yahtzee"``,
+      ``"yahtzee-free-joker"``, ``"yatzy"``, ``"knizia"``; each stated in ``docs/rules.md``).
     - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
     - ``strict``: an in-space action the mask forbids raises ``ValueError``. Otherwise (default) it is a no-op:
       the state is unchanged, the reward is 0 and ``info["illegal_action"]`` is True.

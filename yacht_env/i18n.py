@@ -24,8 +24,15 @@ LANGUAGES: dict[str, str] = {
     "te": "తెలుగు",
 }
 
-# Names of every category id. The six upper boxes and the categories Yacht shares with Yahtzee (full_house,
-# four_of_a_kind) carry their Yacht name here; YAHTZEE_OVERRIDES replaces those that Yahtzee names differently.
+# Names of every category id. The six upper boxes and the categories Yacht shares with Yahtzee and Yatzy
+# (full_house, four_of_a_kind) carry their Yacht name here; RULES_OVERRIDES replaces those that a rule set names
+# differently. Knizia's Yacht has Yacht's ids and takes Yacht's names (no document in these languages names its
+# boxes; OpenSpiel's English labels "Chance", "Small/Large Straight" are for the same boxes as Yacht's "Choice",
+# "Little/Big Straight", and we keep one name per id).
+# Yatzy has no document in any of these languages: its names are our choice, noted per language. Its boxes shared
+# with Yahtzee (three/four of a kind, straights, full house, chance) take the Yahtzee names, its own boxes are
+# One Pair, Two Pairs and Yatzy (the English names of the Scandinavian scorecard; "Yatzy" is kept in every
+# language, as "Yacht" and "Yahtzee" are).
 CATEGORY_NAMES: dict[str, dict[str, str]] = {
     "en": {
         "ones": "Ones", "twos": "Twos", "threes": "Threes", "fours": "Fours", "fives": "Fives", "sixes": "Sixes",
@@ -33,54 +40,62 @@ CATEGORY_NAMES: dict[str, dict[str, str]] = {
         "big_straight": "Big Straight", "choice": "Choice", "yacht": "Yacht",
         "three_of_a_kind": "Three of a Kind", "small_straight": "Small Straight",
         "large_straight": "Large Straight", "yahtzee": "Yahtzee", "chance": "Chance",
+        "one_pair": "One Pair", "two_pairs": "Two Pairs", "yatzy": "Yatzy",
     },
     # Malay. Yacht (000): the document names the number boxes in Malay ("Satu, Dua, Tiga, Empat, Lima dan Enam")
     # and keeps the English names of the six combination boxes ("Full House", "Four of a Kind", "Little Straight",
     # "Big Straight", "Choice", "Yacht"); we use its terms as written. Yahtzee (004) names all its boxes in Malay:
     # "Aces (Satu)", "Dua" .. "Enam", "3 Jenis", "4 Jenis", "Full House" (its body text also says "Rumah Penuh",
     # accepted as an alias), "Lurus Kecil", "Lurus Besar", "Yahtzee!" (written here without the "!", accepted with
-    # it), "Peluang".
+    # it), "Peluang". Yatzy (our choice): "Satu Pasang" and "Dua Pasang" ("pasang": a pair), the Yahtzee
+    # document's terms for the shared boxes ("4 Jenis" through RULES_OVERRIDES).
     "ms": {
         "ones": "Satu", "twos": "Dua", "threes": "Tiga", "fours": "Empat", "fives": "Lima", "sixes": "Enam",
         "full_house": "Full House", "four_of_a_kind": "Four of a Kind", "little_straight": "Little Straight",
         "big_straight": "Big Straight", "choice": "Choice", "yacht": "Yacht",
         "three_of_a_kind": "3 Jenis", "small_straight": "Lurus Kecil", "large_straight": "Lurus Besar",
         "yahtzee": "Yahtzee", "chance": "Peluang",
+        "one_pair": "Satu Pasang", "two_pairs": "Dua Pasang", "yatzy": "Yatzy",
     },
     # Greek. Yacht (001): "Άσσοι, Δυάρια, Τριάρια, Τεσσάρια, Πεντάρια, Εξάρια", "Full House" (kept in English by
     # the document), "Καρέ", "Μικρή κέντα", "Μεγάλη κέντα", "Επιλογή", "Yacht". There is no Greek Yahtzee document:
     # the boxes Yahtzee shares with Yacht keep the Yacht document's terms (its straights are "Μικρή/Μεγάλη κέντα"
     # too, the poker word for a straight); Three of a Kind is "Τριάδα" (the Greek poker term, beside "Καρέ" for
     # four), Chance is "Τύχη" (a literal translation: "Επιλογή" is Yacht's Choice), Yahtzee keeps its name.
+    # Yatzy (our choice): "Ζευγάρι" and "Δύο ζευγάρια", the Greek poker terms for one pair and two pairs.
     "el": {
         "ones": "Άσσοι", "twos": "Δυάρια", "threes": "Τριάρια", "fours": "Τεσσάρια", "fives": "Πεντάρια",
         "sixes": "Εξάρια", "full_house": "Full House", "four_of_a_kind": "Καρέ", "little_straight": "Μικρή κέντα",
         "big_straight": "Μεγάλη κέντα", "choice": "Επιλογή", "yacht": "Yacht",
         "three_of_a_kind": "Τριάδα", "small_straight": "Μικρή κέντα", "large_straight": "Μεγάλη κέντα",
         "yahtzee": "Yahtzee", "chance": "Τύχη",
+        "one_pair": "Ζευγάρι", "two_pairs": "Δύο ζευγάρια", "yatzy": "Yatzy",
     },
     # Estonian. Yacht (002): "Ühed, Kahed, Kolmed, Neljad, Viied, Kuued", "Full House" (kept in English by the
     # document), "Neli ühesugust", "Väike rida", "Suur rida", "Valik", "Yacht". No Estonian Yahtzee document:
     # shared boxes keep the Yacht terms, the straights are "Väike rida" / "Suur rida" as in Yacht, Three of a Kind
     # is "Kolm ühesugust" (formed like the document's "Neli ühesugust"), Chance is "Juhus" (the usual Estonian
-    # word for the chance box; "Valik" is Yacht's Choice), Yahtzee keeps its name.
+    # word for the chance box; "Valik" is Yacht's Choice), Yahtzee keeps its name. Yatzy (our choice): "Paar" and
+    # "Kaks paari" (a pair, two pairs).
     "et": {
         "ones": "Ühed", "twos": "Kahed", "threes": "Kolmed", "fours": "Neljad", "fives": "Viied", "sixes": "Kuued",
         "full_house": "Full House", "four_of_a_kind": "Neli ühesugust", "little_straight": "Väike rida",
         "big_straight": "Suur rida", "choice": "Valik", "yacht": "Yacht",
         "three_of_a_kind": "Kolm ühesugust", "small_straight": "Väike rida", "large_straight": "Suur rida",
         "yahtzee": "Yahtzee", "chance": "Juhus",
+        "one_pair": "Paar", "two_pairs": "Kaks paari", "yatzy": "Yatzy",
     },
     # Telugu. Yacht (003): the number boxes are "ఒకటి, రెండు, మూడు, నాలుగు, ఐదు మరియు ఆరు"; the document keeps
     # every combination box in English ("Full House", "Four of a Kind", "Little Straight", "Big Straight",
     # "Choice", "Yacht"), and so do we. No Telugu Yahtzee document: following the Yacht document's practice the
-    # Yahtzee-only boxes keep their English names too.
+    # Yahtzee-only and Yatzy-only boxes keep their English names too (for Yatzy, our choice).
     "te": {
         "ones": "ఒకటి", "twos": "రెండు", "threes": "మూడు", "fours": "నాలుగు", "fives": "ఐదు", "sixes": "ఆరు",
         "full_house": "Full House", "four_of_a_kind": "Four of a Kind", "little_straight": "Little Straight",
         "big_straight": "Big Straight", "choice": "Choice", "yacht": "Yacht",
         "three_of_a_kind": "Three of a Kind", "small_straight": "Small Straight", "large_straight": "Large Straight",
         "yahtzee": "Yahtzee", "chance": "Chance",
+        "one_pair": "One Pair", "two_pairs": "Two Pairs", "yatzy": "Yatzy",
     },
 }
 # Yahtzee names that differ from the Yacht name of the same id.
@@ -89,6 +104,14 @@ YAHTZEE_OVERRIDES: dict[str, dict[str, str]] = {
     # 004 heads the box "Aces (Satu)" and the four-of-a-kind box "4 Jenis"
     "ms": {"ones": "Aces (Satu)", "four_of_a_kind": "4 Jenis"},
 }
+# Yatzy names that differ from the Yacht name of the same id (our choice: the Yahtzee document's "4 Jenis", beside
+# its "3 Jenis"; the number boxes keep the Yacht document's "Satu".."Enam").
+YATZY_OVERRIDES: dict[str, dict[str, str]] = {
+    "ms": {"four_of_a_kind": "4 Jenis"},
+}
+# Per rule-set family: the names that replace the Yacht name of an id. A rule set takes the overrides of its name,
+# or of the part of its name before the first "-" ("yahtzee-free-joker" takes those of "yahtzee").
+RULES_OVERRIDES: dict[str, dict[str, dict[str, str]]] = {"yahtzee": YAHTZEE_OVERRIDES, "yatzy": YATZY_OVERRIDES}
 # Further names a player may type for a category (matched by play's command parser, never displayed).
 CATEGORY_ALIASES: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {"ones": ("Aces",), "yahtzee": ("Yahtzee!",)},
@@ -285,14 +308,16 @@ def check_lang(lang: str) -> str:
 
 
 def category_name(category: str, lang: str = "en", rules: str = "yacht") -> str:
-    """Display name of a category id in ``lang`` under ``rules`` (Yahtzee names some boxes differently)."""
+    """Display name of a category id in ``lang`` under ``rules`` (Yahtzee and Yatzy name some boxes differently:
+    :data:`RULES_OVERRIDES`)."""
     check_lang(lang)
     if category not in CATEGORY_NAMES["en"]:
         raise ValueError(f"unknown category {category!r}; accepted: {', '.join(CATEGORY_NAMES['en'])}")
-    if rules.startswith("yahtzee"):
+    overrides = RULES_OVERRIDES.get(rules) or RULES_OVERRIDES.get(rules.split("-", 1)[0])
+    if overrides:
         for lg in (lang, "en"):
-            if category in YAHTZEE_OVERRIDES.get(lg, {}):
-                return YAHTZEE_OVERRIDES[lg][category]
+            if category in overrides.get(lg, {}):
+                return overrides[lg][category]
             if category in CATEGORY_NAMES.get(lg, {}):
                 break  # the language names it and has no Yahtzee override: its Yacht name stands
     return CATEGORY_NAMES.get(lang, {}).get(category) or CATEGORY_NAMES["en"][category]

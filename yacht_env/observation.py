@@ -2,21 +2,20 @@
 
 Layout for a rule set with C categories (slices in this order; see :func:`layout`):
 
-| name          | size | meaning                                                                  |
-|---------------|------|--------------------------------------------------------------------------|
-| dice_counts   | 6    | number of dice showing face f, / 5                                       |
-| dice_onehot   | 30   | sorted dice, die i one-hot over faces (5 x 6)                            |
-| rolls_left    | 3    | one-hot of 0, 1, 2 rolls left                                            |
-| open          | C    | 1 where the category is open                                             |
-| points        | C    | points scoring it now would add (bonuses included), / 50; 0 if not legal |
-| turn          | 1    | turn index / C                                                           |
-| upper_total   | 1    | (bonus rules only) upper total capped at the threshold, / threshold      |
-| upper_bonus   | 1    | (bonus rules only) 1 once the upper bonus is secured                     |
-| yahtzee_box   | 3    | (bonus rules only) one-hot: open, holds 50, holds 0                      |
+| name        | size | meaning                                                                              |
+|-------------|------|--------------------------------------------------------------------------------------|
+| dice_counts | 6    | number of dice showing face f, / 5                                                   |
+| dice_onehot | 30   | sorted dice, die i one-hot over faces (5 x 6)                                        |
+| rolls_left  | 3    | one-hot of 0, 1, 2 rolls left                                                        |
+| open        | C    | 1 where the category is open                                                         |
+| points      | C    | points scoring it now would add (bonuses included), / 50; 0 if not legal             |
+| turn        | 1    | turn index / C                                                                       |
+| upper_total | 1    | (upper-bonus rules: Yahtzee, Yatzy) upper total capped at the threshold, / threshold |
+| upper_bonus | 1    | (upper-bonus rules) 1 once the upper bonus is secured                                |
+| yahtzee_box | 3    | (five-of-a-kind bonus or Joker: Yahtzee) one-hot: open, holds 50, holds 0            |
 
-It is Markov: dice, rolls left, open boxes, and (for bonus rules) the capped upper total and the Yahtzee box
-determine every future reward. ``points`` is a function of the rest, there to help learners.
-
+It is Markov: dice, rolls left, open boxes, and (where the rules have them) the capped upper total and the Yahtzee
+box determine every future reward. ``points`` is a function of the rest, there to help learners.
 The encoder is written once, :func:`write_observation`, on plain integers and arrays: :func:`encode` runs it in
 Python for a :class:`~yacht_env.state.GameState`, and the compiled engine (:mod:`yacht_env.engine.compile`) compiles
 the same function for the single and vector environments. Every float it writes comes from the tables of

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from yacht_env.rules.categories import Category
-from yacht_env.rules.definitions import RULESETS, YACHT, YAHTZEE, YAHTZEE_FREE_JOKER, get_rules, score
+from yacht_env.rules.definitions import KNIZIA, RULESETS, YACHT, YAHTZEE, YAHTZEE_FREE_JOKER, YATZY, get_rules, score
 from yacht_env.rules.ruleset import (
     FIVE_KIND_FACE,
     JOKER_FORCED,
@@ -29,8 +29,8 @@ from yacht_env.rules.ruleset import (
 from yacht_env.rules.turn import TURN_LOGIC, box_score, joker_applies, legal_bits, points_for
 from yacht_env.rules.turnstart import TURNSTART_LOGIC, TurnStartLayout, next_turn_start
 
-__all__ = ["Category", "FIVE_KIND_FACE", "JOKER_FORCED", "JOKER_FREE", "JOKER_NONE", "NUM_UPPER", "P_FIVE_BONUS",
-           "P_FIVE_CAT", "P_JOKER", "P_NUM_CAT", "P_UPPER_BONUS", "P_UPPER_THRESHOLD", "RULESETS",
-           "RuleSet", "TURNSTART_LOGIC", "TURN_LOGIC", "TurnStartLayout", "YACHT", "YAHTZEE",
-           "YAHTZEE_FREE_JOKER", "box_score", "get_rules", "joker_applies", "legal_bits", "next_turn_start",
-           "points_for", "score"]
+__all__ = ["Category", "FIVE_KIND_FACE", "JOKER_FORCED", "JOKER_FREE", "JOKER_NONE", "KNIZIA", "NUM_UPPER",
+           "P_FIVE_BONUS", "P_FIVE_CAT", "P_JOKER", "P_NUM_CAT", "P_UPPER_BONUS", "P_UPPER_THRESHOLD",
+           "RULESETS", "RuleSet", "TURNSTART_LOGIC", "TURN_LOGIC", "TurnStartLayout", "YACHT", "YAHTZEE",
+           "YAHTZEE_FREE_JOKER", "YATZY", "box_score", "get_rules", "joker_applies", "legal_bits",
+           "next_turn_start", "points_for", "score"]

@@ -21,8 +21,13 @@ class Category:
     - ``upper``: sum of the dice showing face ``param``.
     - ``full_house_sum`` / ``full_house_fixed``: exactly three of one face and two of another; the dice sum /
       ``param`` points.
-    - ``kind_face_times``: at least ``param`` dice of one face; ``param`` × that face (Yacht's Four of a Kind).
+    - ``full_house_sum_or_five``: three of one face and two of another, or five of a kind; the dice sum (Knizia's
+      Full House, where five of a kind counts as a full house).
+    - ``kind_face_times``: at least ``param`` dice of one face; ``param`` × the highest such face (Yacht's Four of a
+      Kind; Yatzy's One Pair, Three and Four of a Kind: only the dice of the set count).
     - ``kind_sum``: at least ``param`` dice of one face; sum of all dice.
+    - ``two_pairs``: two different faces with at least two dice each; the sum of those four dice (Yatzy's Two Pairs:
+      four or five of a kind is one face, so not two pairs; a full house is).
     - ``straight_exact``: the dice are exactly the faces in ``faces``; ``param`` points.
     - ``straight_run``: ``run`` consecutive faces among the dice; ``param`` points.
     - ``sum``: sum of all dice.
@@ -46,11 +51,16 @@ class Category:
             if sorted(c for c in counts if c) == [2, 3]:
                 return total if k == "full_house_sum" else self.param
             return 0
+        if k == "full_house_sum_or_five":
+            return total if sorted(c for c in counts if c) in ([2, 3], [D.NUM_DICE]) else 0
         if k == "kind_face_times":
-            for f, c in enumerate(counts):
-                if c >= self.param:
-                    return self.param * (f + 1)
+            for f in range(D.NUM_FACES, 0, -1):  # the highest face first: for a pair of dice, two faces may qualify
+                if counts[f - 1] >= self.param:
+                    return self.param * f
             return 0
+        if k == "two_pairs":
+            pairs = [f + 1 for f, c in enumerate(counts) if c >= 2]
+            return 2 * sum(pairs) if len(pairs) == 2 else 0
         if k == "kind_sum":
             return total if max(counts) >= self.param else 0
         if k == "straight_exact":

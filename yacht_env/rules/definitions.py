@@ -35,6 +35,7 @@ YACHT = RuleSet(
         Category("yacht", "Yacht", "five_kind", 50),
     ),
     description="Traditional Yacht: 12 categories, no bonuses, no Joker.",
+    env_id="Yacht-v0",
 )
 
 _YAHTZEE_LOWER = (
@@ -57,6 +58,7 @@ YAHTZEE = RuleSet(
     five_kind_bonus=100,
     joker=JOKER_FORCED,
     description="Official Yahtzee: upper bonus 35 at 63, Yahtzee bonus 100, forced Joker.",
+    env_id="Yahtzee-v0",
 )
 
 YAHTZEE_FREE_JOKER = RuleSet(
@@ -69,9 +71,45 @@ YAHTZEE_FREE_JOKER = RuleSet(
     five_kind_bonus=100,
     joker=JOKER_FREE,
     description="Yahtzee with the free-choice Joker of the literature (Verhoeff 1999).",
+    env_id="YahtzeeFreeJoker-v0",
 )
 
-RULESETS: dict[str, RuleSet] = {r.name: r for r in (YACHT, YAHTZEE, YAHTZEE_FREE_JOKER)}
+YATZY = RuleSet(
+    name="yatzy",
+    title="Yatzy",
+    categories=_UPPER
+    + (
+        Category("one_pair", "One Pair", "kind_face_times", 2),
+        Category("two_pairs", "Two Pairs", "two_pairs"),
+        Category("three_of_a_kind", "Three of a Kind", "kind_face_times", 3),
+        Category("four_of_a_kind", "Four of a Kind", "kind_face_times", 4),
+        Category("small_straight", "Small Straight", "straight_exact", 15, faces=(1, 2, 3, 4, 5)),
+        Category("large_straight", "Large Straight", "straight_exact", 20, faces=(2, 3, 4, 5, 6)),
+        Category("full_house", "Full House", "full_house_sum"),
+        Category("chance", "Chance", "sum"),
+        Category("yatzy", "Yatzy", "five_kind", 50),
+    ),
+    upper_bonus_threshold=63,
+    upper_bonus=50,
+    description="Scandinavian Yatzy: 15 categories, upper bonus 50 at 63, no Joker, no extra-Yatzy bonus.",
+    env_id="Yatzy-v0",
+)
+
+KNIZIA = RuleSet(
+    name="knizia",
+    title="Yacht (Knizia)",
+    categories=_UPPER
+    + (
+        Category("full_house", "Full House", "full_house_sum_or_five"),
+        Category("four_of_a_kind", "Four of a Kind", "kind_sum", 4),
+    )
+    + YACHT.categories[8:],
+    description="Yacht as in Knizia (1999) and OpenSpiel: Four of a Kind and Full House (five of a kind included) "
+    "score the sum of all dice.",
+    env_id="KniziaYacht-v0",
+)
+
+RULESETS: dict[str, RuleSet] = {r.name: r for r in (YACHT, YAHTZEE, YAHTZEE_FREE_JOKER, YATZY, KNIZIA)}
 
 
 def get_rules(rules: str | RuleSet) -> RuleSet:
@@ -81,7 +119,8 @@ def get_rules(rules: str | RuleSet) -> RuleSet:
     try:
         return RULESETS[rules]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown rules {rules!r}; accepted: {', '.join(RULESETS)}") from None
+        accepted = ", ".join(RULESETS)
+        raise ValueError(f"unknown rules {rules!r}; accepted: {accepted} (stated in docs/rules.md)") from None
 
 
 def score(category: str, dice: Sequence[int], rules: str = "yacht") -> int:

@@ -42,6 +42,7 @@ class RuleSet:
     five_kind_bonus: int = 0
     joker: int = JOKER_NONE
     description: str = ""
+    env_id: str = ""  # the Gymnasium id ``import yacht_env`` registers for it ("": none)
     _ids: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
