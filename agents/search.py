@@ -95,16 +95,10 @@ class TurnSearchAgent(Agent):
     def decide(self, keys: TurnKeys, values: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
         """The action of each position, and with ``values`` every action's value still to come (N, 32 + C) as this
         agent sees it (``-inf`` where illegal)."""
-        n = len(keys)
         E = self.successor_values(keys)
-        tables, dims = self.arrays.tables(), self.arrays.dims()
-        K1, K2 = T.keep_tables(n)
-        start = np.empty(n)
-        T.turn_values(*tables, E, keys.F, keys.u, keys.y, *dims, K1, K2, start)
-        actions = np.empty(n, dtype=np.int64)
-        out = np.empty((n, self.arrays.S.shape[1] + 32)) if values else np.empty((0, 0))
-        T.decide(self.arrays.params, self.arrays.S, self.arrays.J, E, keys.F, keys.u, keys.y, keys.hands, keys.rolls,
-                 *dims, K1, K2, _KEEP_MASK, self.prefer_score, T.TIE_TOLERANCE, actions, out)
+        actions, out = T.search(self.arrays, E, keys.F, keys.u, keys.y, keys.hands, keys.rolls, _KEEP_MASK,
+                                self.prefer_score, values)
+        n = len(keys)
         if n and actions.min() < 0:
             i = int(np.flatnonzero(actions < 0)[0])
             raise ValueError(f"agent {self.name!r} has no finite value for any legal action (position {i}: "

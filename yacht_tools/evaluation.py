@@ -39,7 +39,7 @@ from yacht_env.state import GameState, new_game
 from yacht_env.vector import YachtVectorEnv
 from yacht_tools.games import Table, play_tables
 from yacht_tools.regret import RegretTally, regrets, search_values
-from yacht_tools.seeds import check_episodes, check_seed, game_seed
+from yacht_tools.seeds import check_episodes, check_seed, game_seeds
 from yacht_tools.stats import mean_interval
 
 ENGINES = ("auto", "python", "vector")
@@ -132,7 +132,7 @@ def play_vector(agent: Agent, rules: RuleSet, seed: int, n: int, *, tally: Regre
     for start in range(0, n, batch_size):
         b = min(batch_size, n - start)
         envs = YachtVectorEnv(b, rules=rules)
-        obs, _ = envs.reset(seed=[game_seed(seed, start + i) for i in range(b)])
+        obs, _ = envs.reset(seed=game_seeds(seed, start, start + b))
         live = np.ones(b, dtype=np.bool_)
         while live.any():
             masks = envs.action_masks()
@@ -225,7 +225,7 @@ def play_python(agent: Agent, rules: RuleSet, seed: int, n: int, *, tally: Regre
     meter = None
     if tally is not None and solution is not None:
         meter = RegretMeter(lambda s: solution.action_values(s, unique_keeps=True), tally)
-    states = play_games(agent, rules, [game_seed(seed, j) for j in range(n)], on_decision=meter,
+    states = play_games(agent, rules, game_seeds(seed, 0, n), on_decision=meter,
                         batch_size=batch_size, progress=progress)
     if meter is not None:
         meter.flush()

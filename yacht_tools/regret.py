@@ -84,15 +84,9 @@ class RegretTally:
 def search_values(rules: RuleSet, values: np.ndarray, keys: TurnKeys) -> tuple[np.ndarray, np.ndarray]:
     """``(Q, best)``: the value still to come of every action (N, 32 + C; ``-inf`` where illegal) and the optimal
     action (lowest index among ties) of each position, from the flat turn-start ``values`` of the solver."""
-    arrays = T.turn_arrays(rules)
-    n = len(keys)
-    K1, K2 = T.keep_tables(n)
-    start = np.empty(n)
-    T.turn_values(*arrays.tables(), values, keys.F, keys.u, keys.y, *arrays.dims(), K1, K2, start)
-    best = np.empty(n, dtype=np.int64)
-    q = np.empty((n, NUM_KEEP_ACTIONS + rules.num_categories))
-    T.decide(arrays.params, arrays.S, arrays.J, values, keys.F, keys.u, keys.y, keys.hands, keys.rolls,
-             *arrays.dims(), K1, K2, _KEEP_MASK, False, T.TIE_TOLERANCE, best, q)
+    best, q = T.search(T.turn_arrays(rules), values, keys.F, keys.u, keys.y, keys.hands, keys.rolls, _KEEP_MASK,
+                       values=True)
+    assert q is not None
     return q, best
 
 

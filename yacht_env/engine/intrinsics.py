@@ -120,7 +120,6 @@ def copy_row(typingctx, dst, j, src, h, n):
     return types.void(dst, j, src, h, n), codegen
 
 
-ZERO8 = np.zeros((1, 8), dtype=np.float32)  # eight float32 zeros, for copy_row
 
 _BYTES_TO_BITS = np.uint64(0x0102040810204080)  # (x * this) >> 56: the low bits of x's 8 bytes as 8 bits
 _LOW_BITS = np.uint64(0x0101010101010101)

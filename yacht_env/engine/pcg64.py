@@ -5,8 +5,8 @@ The single environment draws every die from one raw 64-bit output of ``np_random
 outputs ``rotr64(hi ^ lo, hi >> 58)`` of the *new* state. Here a generator is a row of four uint64 words
 ``[state_hi, state_lo, inc_hi, inc_lo]``; the 128-bit arithmetic is done on the 64-bit halves.
 
-Seeding goes through numpy itself (:func:`seed_states`), exactly as gymnasium seeds ``Env.np_random``:
-``np.random.PCG64(np.random.SeedSequence(seed))``.
+Seeding is exactly gymnasium's for ``Env.np_random``, ``np.random.PCG64(np.random.SeedSequence(seed))``, computed
+for many seeds at once by :mod:`yacht_env.seeding` (:func:`seed_states`; tests hold it to numpy).
 """
 
 from __future__ import annotations
@@ -15,11 +15,9 @@ from collections.abc import Sequence
 
 import numba
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
 
 from yacht_env.engine.cache import guard_numba_cache
+from yacht_env.seeding import pcg64_rows
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
@@ -44,11 +42,8 @@ S_HI, S_LO, I_HI, I_LO = range(4)
 
 def seed_states(seeds: Sequence[int]) -> np.ndarray:
     """(N, 4) uint64 generator rows for ``PCG64(SeedSequence(seed))`` of each seed (what gymnasium's
-    ``reset(seed=seed)`` makes)."""
-    out = np.empty((len(seeds), 4), dtype=np.uint64)
-    for i, s in enumerate(seeds):
-        out[i] = state_row(np.random.PCG64(np.random.SeedSequence(int(s))))
-    return out
+    ``reset(seed=seed)`` makes), computed for all seeds at once (:func:`yacht_env.seeding.pcg64_rows`)."""
+    return pcg64_rows(seeds)
 
 
 def state_row(bit_generator: np.random.PCG64) -> np.ndarray:
@@ -80,30 +75,10 @@ def to_generator(row: np.ndarray) -> np.random.Generator:
     return np.random.Generator(bg)
 
 
-@intrinsic
-def _mulhi64_i128(typingctx, a, b):
-    """High 64 bits of ``a * b`` through LLVM's 128-bit multiply (one ``mul`` on x86-64, ``umulh`` on arm64)."""
-    if a != types.uint64 or b != types.uint64:
-        return None
-    sig = types.uint64(types.uint64, types.uint64)
-
-    def codegen(context, builder, signature, args):
-        i128 = ir.IntType(128)
-        p = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
-        return builder.trunc(builder.lshr(p, ir.Constant(i128, 64)), ir.IntType(64))
-
-    return sig, codegen
-
-
 @numba.njit(cache=True, inline="always")
 def mulhi64(a: np.uint64, b: np.uint64) -> np.uint64:
-    """High 64 bits of the 128-bit product ``a * b`` (both uint64)."""
-    return _mulhi64_i128(a, b)
-
-
-@numba.njit(cache=True)
-def mulhi64_portable(a: np.uint64, b: np.uint64) -> np.uint64:
-    """:func:`mulhi64` on 32-bit halves (a cross-check for the tests)."""
+    """High 64 bits of the 128-bit product ``a * b`` (both uint64), on 32-bit halves (LLVM's i128 multiply
+    measured no faster: benchmarks/bench_machinery.py)."""
     a0 = a & _M32
     a1 = a >> _U32
     b0 = b & _M32

@@ -398,12 +398,13 @@ def turn_values(params: np.ndarray, S: np.ndarray, J: np.ndarray, CLS: np.ndarra
 
 @njit(cache=True, parallel=True)
 def decide(params: np.ndarray, S: np.ndarray, J: np.ndarray, E: np.ndarray, Fs: np.ndarray, us: np.ndarray,
-           ys: np.ndarray, hands: np.ndarray, rolls: np.ndarray, U: int, Y: int, thr: int, ycat: int,
-           K1: np.ndarray, K2: np.ndarray, keep_mask: np.ndarray, prefer_score: bool, tol: float,
+           ys: np.ndarray, hands: np.ndarray, rolls: np.ndarray, cols: np.ndarray, U: int, Y: int, thr: int,
+           ycat: int, K1: np.ndarray, K2: np.ndarray, keep_mask: np.ndarray, prefer_score: bool, tol: float,
            actions: np.ndarray, values: np.ndarray) -> None:
-    """The action of each state i (turn-start key Fs/us/ys, hand, rolls left) from the keep tree of its turn
-    (:func:`turn_values`, same indexing) and ``E``, by :func:`choose`; -1 where no value is finite. ``values``
-    (N, 32 + C) gets every action's value still to come (``-inf`` where illegal), or is (0, 0) to skip it."""
+    """The action of each position i (turn-start key Fs/us/ys, hand, rolls left) from the keep tree of its turn, in
+    lane ``cols[i] % LANES`` of group ``cols[i] // LANES`` of ``K1`` / ``K2`` (:func:`turn_values`; not read with no
+    roll left), and ``E``, by :func:`choose`; -1 where no value is finite. ``values`` (N, 32 + C) gets every
+    action's value still to come (``-inf`` where illegal), or is (0, 0) to skip it."""
     n = Fs.shape[0]
     A = NUM_KEEP_ACTIONS + S.shape[1]
     keep_values = values.shape[0] == n
@@ -413,12 +414,38 @@ def decide(params: np.ndarray, S: np.ndarray, J: np.ndarray, E: np.ndarray, Fs: 
         box = np.empty(S.shape[1])
         h = hands[i]
         successor_row(box, h, params, S, J, E, Fs[i], us[i], ys[i], U, Y, thr, ycat)
-        g = i // LANES
-        action_row(row, legal, box, K1[g], K2[g], i % LANES, h, rolls[i], keep_mask)
+        g = cols[i] // LANES
+        action_row(row, legal, box, K1[g], K2[g], cols[i] % LANES, h, rolls[i], keep_mask)
         actions[i] = choose(row, legal, prefer_score, tol)
         if keep_values:
             for a in range(A):
                 values[i, a] = row[a] if legal[a] else NEG_INF
+
+
+def search(arrays: TurnArrays, E: np.ndarray, Fs: np.ndarray, us: np.ndarray, ys: np.ndarray, hands: np.ndarray,
+           rolls: np.ndarray, keep_mask: np.ndarray, prefer_score: bool = False, values: bool = False
+           ) -> tuple[np.ndarray, np.ndarray | None]:
+    """The action of each position, and with ``values`` every action's value still to come (N, 32 + C), by the turn
+    search with successor values ``E``: the keep tree is searched once per distinct turn-start state among the
+    positions with a roll left (a score decision needs none), then every position decides."""
+    n = Fs.shape[0]
+    U, Y, thr, ycat = arrays.dims()
+    need = np.flatnonzero(rolls > 0)
+    flat = (Fs[need] * U + us[need]) * Y + ys[need]
+    uniq, inv = np.unique(flat, return_inverse=True)
+    F1, r = np.divmod(uniq, U * Y)
+    u1, y1 = np.divmod(r, Y)
+    K1, K2 = keep_tables(max(len(uniq), 1))
+    start = np.empty(len(uniq))
+    if len(uniq):
+        turn_values(*arrays.tables(), E, F1, u1, y1, U, Y, thr, ycat, K1, K2, start)
+    cols = np.zeros(n, dtype=np.int64)
+    cols[need] = inv.reshape(-1)
+    actions = np.empty(n, dtype=np.int64)
+    out = np.empty((n, NUM_KEEP_ACTIONS + arrays.S.shape[1])) if values else np.empty((0, 0))
+    decide(arrays.params, arrays.S, arrays.J, E, Fs, us, ys, hands, rolls, cols, U, Y, thr, ycat, K1, K2,
+           keep_mask, prefer_score, TIE_TOLERANCE, actions, out)
+    return actions, (out if values else None)
 
 
 def keep_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
