@@ -3,6 +3,7 @@
     python train.py                                    # the default Yacht config: configs/yacht_td.yaml
     python train.py --config configs/yacht_maskable_ppo.yaml --timesteps 2000000 --seed 1
     python train.py --resume runs/yacht_maskable_ppo-s0-20261130-101500     # continue an interrupted run
+    python train.py --config configs/yacht_rllib_ppo.yaml [--ray-address HOST:PORT]   # Ray RLlib's PPO
 
 A run folder holds: config.yaml (resolved), command.txt, tb/ (TensorBoard: mean score, percent of optimal, losses),
 checkpoints/ (periodic, and at the end or on Ctrl-C), best_model (best periodic evaluation), final_model,
@@ -11,7 +12,7 @@ and learning_curve.png (see ``yacht_training/run_folder.py``). Ctrl-C saves a ch
 continues from the newest checkpoint that loads, with the same step count and schedules.
 
 Read top to bottom: configuration, run folder, then the algorithm's own story (``yacht_training/td.py``,
-``yacht_training/sb3_ppo.py``).
+``yacht_training/sb3_ppo.py``, ``yacht_training/rllib_ppo.py``).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue the run in RUN_DIR from its newest "
                    "checkpoint that loads")
     p.add_argument("--final-episodes", help="override eval.final_episodes (a positive integer)")
+    p.add_argument("--ray-address", help="algo rllib_ppo: join this Ray cluster (HOST:PORT or 'auto'; default: "
+                   "$RAY_ADDRESS, else start Ray locally)")
     options.add_progress(p)
     return p.parse_args(argv)
 
@@ -79,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
         from yacht_training.td import train_td
 
         return train_td(cfg, run_dir, resume=bool(args.resume), progress=progress)
+    if cfg.algo == "rllib_ppo":
+        from yacht_training.rllib_ppo import train_rllib_ppo
+
+        return train_rllib_ppo(cfg, run_dir, resume=bool(args.resume), progress=progress,
+                               ray_address=args.ray_address)
     from yacht_training.sb3_ppo import train_ppo
 
     return train_ppo(cfg, run_dir, resume=bool(args.resume), progress=progress)

@@ -4,7 +4,8 @@
 
 - a name in :data:`AGENT_FACTORIES` (``random``, ``greedy``, ``optimal``);
 - a model file: ``.zip`` (a stable-baselines3 / sb3-contrib model, :mod:`yacht_agents.sb3_agent`) or ``.pt`` (a TD
-  model, :mod:`yacht_agents.td`); read without running any code from the file;
+  model, :mod:`yacht_agents.td`, or an RLlib PPO policy, :mod:`yacht_agents.rllib_agent`, told apart by its
+  metadata); read without running any code from the file;
 - a run folder of ``train.py`` (its final model);
 - the name of a model shipped in ``agents/models/`` (``td-yacht``, ``td-yatzy``, ``ppo-yahtzee``...);
 - ``package.module:function``: a batch policy ``function(obs (N, D), masks (N, A)) -> actions (N,)``
@@ -16,6 +17,7 @@ Extension point: :func:`register_agent` adds a named factory.
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,8 +39,6 @@ AGENT_FACTORIES: dict[str, AgentFactory] = {
 }
 
 MODEL_SUFFIXES: tuple[str, ...] = (".zip", ".pt")
-FINAL_MODELS = ("final_model.zip", "final_model.pt")
-"""What a run folder of train.py is loaded from (the model its eval.json measured)."""
 SHIPPED_MODELS_DIR = Path(__file__).resolve().parent / "models"
 
 
@@ -61,14 +61,28 @@ def accepted_specs() -> str:
             "package.module:function")
 
 
+def run_folder_model(run_dir: Path) -> Path:
+    """The model file a run folder of ``train.py`` stands for: the one its ``eval.json`` evaluated, else
+    ``final_model.*``, else ``best_model.*``; ``ValueError`` if there is none."""
+    try:
+        name = json.loads((run_dir / "eval.json").read_text(encoding="utf-8")).get("agent")
+    except (OSError, ValueError, AttributeError):
+        name = None
+    if isinstance(name, str) and Path(name).name == name and Path(name).suffix in MODEL_SUFFIXES and (
+            run_dir / name).is_file():
+        return run_dir / name
+    for stem in ("final_model", "best_model"):
+        for suffix in MODEL_SUFFIXES:
+            if (run_dir / f"{stem}{suffix}").is_file():
+                return run_dir / f"{stem}{suffix}"
+    raise ValueError(f"{str(run_dir)!r} is a folder without a model: a run folder of train.py holds final_model.* "
+                     "or best_model.*")
+
+
 def load_model(path: Path, rules: RuleSet, seed: int | None = None) -> Agent:
     """An agent from a model file (``.zip``: stable-baselines3; ``.pt``: TD) or a run folder of train.py."""
     if path.is_dir():
-        for name in FINAL_MODELS:
-            if (path / name).is_file():
-                return load_model(path / name, rules, seed)
-        raise ValueError(f"{str(path)!r} is a folder without {' or '.join(FINAL_MODELS)}: not a finished run of "
-                         "train.py")
+        return load_model(run_folder_model(path), rules, seed)
     if not path.is_file():
         raise ValueError(f"model file not found: {str(path)!r}")
     suffix = path.suffix.lower()
@@ -79,10 +93,30 @@ def load_model(path: Path, rules: RuleSet, seed: int | None = None) -> Agent:
         return load_sb3_agent(path, rules, seed)
     if suffix == ".pt":
         require("torch", what=f"loading the model {str(path)!r}")
+        if _pt_format(path) == RLLIB_FORMAT:
+            from yacht_agents.rllib_agent import load_rllib_agent
+
+            return load_rllib_agent(path, rules, seed)
         from yacht_agents.td import load_td_agent
 
         return load_td_agent(path, rules, seed)
     raise ValueError(f"cannot load {str(path)!r}: model files end in {' or '.join(MODEL_SUFFIXES)}")
+
+
+RLLIB_FORMAT = "yacht-env-rllib-ppo"  # yacht_agents.rllib_agent.FORMAT, here so that a TD model does not import it
+
+
+def _pt_format(path: Path) -> str | None:
+    """The ``meta["format"]`` of a ``.pt`` model file, read with ``weights_only=True`` (None if unreadable: the
+    TD loader then says why)."""
+    import torch
+
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception:  # noqa: BLE001 - reported by the loader that reads it again
+        return None
+    meta = data.get("meta") if isinstance(data, dict) else None
+    return meta.get("format") if isinstance(meta, dict) else None
 
 
 def load_callable(spec: str, rules: RuleSet, seed: int | None = None) -> Agent:

@@ -19,14 +19,12 @@ from gymnasium.utils import seeding
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, check_action, describe_action, illegal_reason
 from yacht_env.engine import pcg64 as P
-from yacht_env.engine import single as K
-from yacht_env.engine.batch import Batch, make_tables
+from yacht_env.engine.single import OneGame
 from yacht_env.i18n import check_lang
 from yacht_env.render import render_text
 from yacht_env.rules import get_rules
 from yacht_env.state import GameState, parse, scorecard
 
-_SHIFT, _TERM, _TRUNC, _ILLEGAL = K.SINGLE_POINTS_SHIFT, K.SINGLE_TERMINATED, K.SINGLE_TRUNCATED, K.SINGLE_ILLEGAL
 _NOT_STARTED, _PLAYING, _OVER = range(3)
 
 
@@ -110,16 +108,12 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         self.lang = check_lang(lang)
         self.action_space = spaces.Discrete(NUM_KEEP_ACTIONS + self.rules.num_categories)
         self.observation_space = spaces.Box(0.0, O.high(self.rules), dtype=np.float32)
-        # the game: a one-game batch of the vector engine, and the kernels' read-only tables
-        self._b = Batch.empty(1, self.rules.num_categories)
-        self._st = self._b.arrays()
-        self._tb = make_tables(self.rules, self.unique_keeps, self.max_steps, self.strict).arrays()
+        # the game: a one-game batch stepped by the vector engine's kernel (yacht_env.engine.single)
         self._n_actions = int(self.action_space.n)
-        self._obs_size = O.size(self.rules)
-        self._mask2 = np.zeros((1, self._n_actions), dtype=np.bool_)  # what the kernels write
-        self._mask = self._mask2[0]
+        self._game = OneGame(self.rules, self.unique_keeps, self.max_steps, self.strict, O.size(self.rules))
+        self._b = self._game.batch
+        self._mask = self._game.mask[0]
         self._mask8 = self._mask.view(np.int8)
-        self._bind_kernels()
         self._status = _NOT_STARTED
         self._state: GameState | None = None  # env.state, built on demand, dropped at every step
         self._rng_loaded = False  # the kernel's generator row continues self._np_random, untouched since
@@ -131,20 +125,19 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         if seed is not None:
             self._rng_loaded = False
         start = (options or {}).get("state")
-        obs = np.empty(self._obs_size, dtype=np.float32)
         if start is None:
             if not self._rng_loaded:
                 self._load_rng()
-            self._k_reset(self._st, self._tb, obs, self._mask2)
+            self._game.reset()
             self._state = None
         else:
             st = parse(start, self.rules.name) if isinstance(start, str) else start
             if not isinstance(st, GameState) or st.rules != self.rules.name or st.is_over:
                 raise ValueError(f"options['state'] must be an unfinished {self.rules.name} GameState or notation, "
                                  f"got {start!r}")
-            self._b.load_state(0, st)
-            self._k_show(self._st, self._tb, obs, self._mask2)
+            self._game.load(st)
             self._state = st
+        obs = self._game.obs[0].copy()
         self._status = _PLAYING
         if self.render_mode == "human":
             self.render()
@@ -158,11 +151,10 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             self._load_rng()
         if self.strict and not self._mask[a]:
             raise ValueError(f"action {a} ({describe_action(a, self.state)}) is illegal: {self.illegal_reason(a)}")
-        obs = np.empty(self._obs_size, dtype=np.float32)
-        code = self._k_step(a, self._st, self._tb, obs, self._mask2)
+        reward, terminated, truncated, illegal = self._game.step(a)
+        obs = self._game.obs[0].copy()
         self._state = None
-        terminated = code & _TERM != 0
-        info: dict[str, Any] = {"action_mask": self._mask8.copy(), "illegal_action": code & _ILLEGAL != 0}
+        info: dict[str, Any] = {"action_mask": self._mask8.copy(), "illegal_action": illegal}
         if terminated:
             self._status = _OVER
             st = self.state
@@ -170,7 +162,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             info["scorecard"] = scorecard(st)
         if self.render_mode == "human":
             self.render()
-        return obs, float(code >> _SHIFT), terminated, code & _TRUNC != 0, info
+        return obs, reward, terminated, truncated, info
 
     def render(self) -> str | None:
         if self._status == _NOT_STARTED:
@@ -213,25 +205,11 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         self._b.rng[0] = P.state_row(self._np_random.bit_generator)
         self._rng_loaded = True
 
-    def _bind_kernels(self) -> None:
-        """The one-game kernels compiled for this env's arrays, called without numba's type dispatch
-        (:func:`yacht_env.engine.single.compiled`: the arrays keep their types for the env's life; ``obs`` is always
-        a fresh 1-d float32 array and the action a Python int)."""
-        obs = np.empty(self._obs_size, dtype=np.float32)
-        self._k_step = K.compiled(K.single_step, 0, self._st, self._tb, obs, self._mask2)
-        self._k_reset = K.compiled(K.single_reset, self._st, self._tb, obs, self._mask2)
-        self._k_show = K.compiled(K.single_show, self._st, self._tb, obs, self._mask2)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if not k.startswith("_k_")}  # compiled functions don't pickle
-
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._st = self._b.arrays()  # the unpickled batch's arrays, not copies of them
-        self._tb = make_tables(self.rules, self.unique_keeps, self.max_steps, self.strict).arrays()  # read-only
-        self._mask = self._mask2[0]
+        self._b = self._game.batch  # views into the game's arrays, not the copies pickling made of them
+        self._mask = self._game.mask[0]
         self._mask8 = self._mask.view(np.int8)
-        self._bind_kernels()
 
     def _not_playing(self, action: Any) -> None:
         if self._status == _NOT_STARTED:

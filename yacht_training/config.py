@@ -20,7 +20,7 @@ import yaml
 from yacht_agents.nets import ACTIVATIONS
 from yacht_env.rules import RULESETS
 
-ALGOS = ("maskable_ppo", "td")
+ALGOS = ("maskable_ppo", "td", "rllib_ppo")
 
 
 POLICY_KINDS = ("mlp", "turn_expectimax")
@@ -102,6 +102,68 @@ class TDConfig:
 
 
 @dataclass
+class RLlibConfig:
+    """Settings of Ray RLlib's PPO (``algo: rllib_ppo``, :mod:`yacht_training.rllib_ppo`), new API stack. The
+    names follow RLlib's ``PPOConfig`` (``lr``, ``lambda_``, ``clip_param``, ...); ``hidden``, ``activation`` and
+    ``ortho_init`` shape the masked MLP module (:mod:`yacht_training.rllib_module`). ``vectorize``: ``engine`` (the
+    project's vectorised engine in each env runner) or ``sync`` (gymnasium's SyncVectorEnv of single envs)."""
+
+    num_env_runners: int = 2  # Ray actors sampling in parallel (0: sample in the driver)
+    num_envs_per_env_runner: int = 64  # games each env runner steps together
+    num_cpus_per_env_runner: float = 1.0
+    vectorize: str = "engine"
+    train_batch_size: int = 8192  # environment steps per training iteration (over all env runners)
+    minibatch_size: int = 1024
+    num_epochs: int = 4
+    lr: Union[float, str] = "lin_3e-4"  # noqa: UP007 - a number or lin_<start> (decays to 0 at total_timesteps)
+    gamma: float = 1.0
+    lambda_: float = 0.95
+    clip_param: float = 0.2
+    entropy_coeff: float = 0.003
+    vf_loss_coeff: float = 0.5
+    vf_clip_param: Union[float, None] = None  # noqa: UP007 - clip of the value loss; null: none (as SB3)
+    grad_clip: Union[float, None] = 0.5  # noqa: UP007 - global gradient norm; null: none
+    use_kl_loss: bool = False  # RLlib's KL penalty (off: clipped objective only, as SB3)
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    activation: str = "tanh"
+    ortho_init: bool = True
+    final_model: str = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
+
+    VECTORIZE: typing.ClassVar[tuple[str, ...]] = ("engine", "sync")
+
+    def __post_init__(self) -> None:
+        """Check values beyond their types, naming the key (runs when a config is read)."""
+        check_choice(self.vectorize, "rllib.vectorize", self.VECTORIZE)
+        check_choice(self.activation, "rllib.activation", ACTIVATIONS)
+        check_choice(self.final_model, "rllib.final_model", FINAL_MODELS)
+        if self.num_env_runners < 0:
+            raise ValueError(f"config key 'rllib.num_env_runners' must be >= 0, got {self.num_env_runners!r}")
+        for key in ("num_envs_per_env_runner", "train_batch_size", "minibatch_size", "num_epochs"):
+            if getattr(self, key) < 1:
+                raise ValueError(f"config key 'rllib.{key}' must be a positive integer, got {getattr(self, key)!r}")
+        if self.minibatch_size > self.train_batch_size:
+            raise ValueError(f"config key 'rllib.minibatch_size' ({self.minibatch_size}) must not exceed "
+                             f"'rllib.train_batch_size' ({self.train_batch_size})")
+        if self.num_cpus_per_env_runner <= 0:
+            raise ValueError(f"config key 'rllib.num_cpus_per_env_runner' must be > 0, got "
+                             f"{self.num_cpus_per_env_runner!r}")
+        if not self.hidden or any(w < 1 for w in self.hidden):
+            raise ValueError(f"config key 'rllib.hidden' must list positive layer widths, got {self.hidden!r}")
+        if not 0.0 < self.gamma <= 1.0:
+            raise ValueError(f"config key 'rllib.gamma' must be in (0, 1], got {self.gamma!r}")
+        if not 0.0 <= self.lambda_ <= 1.0:
+            raise ValueError(f"config key 'rllib.lambda_' must be in [0, 1], got {self.lambda_!r}")
+        for key in ("clip_param", "vf_clip_param", "grad_clip"):
+            v = getattr(self, key)
+            if v is not None and v <= 0:
+                raise ValueError(f"config key 'rllib.{key}' must be > 0 (or null where allowed), got {v!r}")
+        for key in ("entropy_coeff", "vf_loss_coeff"):
+            if getattr(self, key) < 0:
+                raise ValueError(f"config key 'rllib.{key}' must be >= 0, got {getattr(self, key)!r}")
+        schedule_value(self.lr, "rllib.lr")
+
+
+@dataclass
 class EvalConfig:
     freq: int = 100_000  # environment steps between evaluations
     episodes: int = 1000
@@ -124,6 +186,7 @@ class TrainConfig:
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     td: TDConfig = field(default_factory=TDConfig)
+    rllib: RLlibConfig = field(default_factory=RLlibConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 
     def to_dict(self) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from yacht_training.config import TrainConfig
 EVALS_FILE = "evaluations.json"
 TIME_FILE = "training_time.json"
 CONFIG_FILE = "config.yaml"
-CHECKPOINT_SUFFIX = {"maskable_ppo": ".zip", "td": ".pt"}
+CHECKPOINT_SUFFIX = {"maskable_ppo": ".zip", "td": ".pt", "rllib_ppo": ".pt"}
 """Per algorithm: the file type of its checkpoints."""
 _STEP = re.compile(r"^step_(\d+)$")
 

@@ -19,7 +19,7 @@ from yacht_env import dice as D
 from yacht_env import rules as R
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.engine import pcg64 as P
-from yacht_env.engine.batch import C_MAX_STEPS, C_NUM_CAT, C_YCAT
+from yacht_env.engine.batch import C_AUTORESET, C_MAX_STEPS, C_NUM_CAT, C_YCAT
 from yacht_env.engine.cache import guard_numba_cache
 from yacht_env.engine.compile import box_score, legal_bits, points_for, write_observation
 from yacht_env.engine.intrinsics import BIT_BYTES, U255, load_u64, store_u64
@@ -28,6 +28,8 @@ from yacht_env.state import ROLLS_PER_TURN
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 EMPTY_KEEP = int(D.KEY_TO_KEEP[0])  # keep index of "no dice kept" (0)
+RESET_ACTION = -1
+"""The action :func:`step_game` takes as "start a new game" (never a player's: actions are checked first)."""
 _FULL_HAND = D.NUM_DICE
 
 
@@ -134,14 +136,6 @@ def new_game(i, st, tb) -> None:
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
-def reset_game(i, st, tb, obs, mask) -> None:
-    new_game(i, st, tb)
-    lbits = legal(i, st, tb)
-    write_mask(i, lbits, mask, st, tb)
-    write_obs_row(obs[i], i, lbits, st, tb)
-
-
-@numba.njit(cache=True, inline="always", _nrt=False)
 def play(i, a, st, tb, mask) -> tuple[int, bool]:
     """Game i takes action ``a`` as :meth:`yacht_env.env.YachtEnv.step` does (an illegal action is a no-op) and
     counts the step. Returns (points added, whether the action was illegal)."""
@@ -183,22 +177,33 @@ def play(i, a, st, tb, mask) -> tuple[int, bool]:
 
 @numba.njit(cache=True, inline="always", _nrt=False)
 def step_game(i, a, st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask,
-               final_card) -> int:
-    """Step game i with action ``a`` (:func:`play`), then restart it if it ended. Returns 1 if it ended."""
+              final_card) -> int:
+    """Step game i with action ``a`` (:func:`play`; :data:`RESET_ACTION` starts a new game instead), then, with
+    autoreset, restart it if it ended. Writes the observation and mask of the game as it then stands, the reward and
+    flags, and for a game that ended (with autoreset) its final observation, mask and scorecard (boxes, upper bonus,
+    five-of-a-kind bonus, total). Returns 1 if it ended."""
     filled, scores, upper, bonus, total, steps = st[2], st[3], st[4], st[5], st[6], st[7]
     params, cfg = tb[0], tb[1]
     c = cfg[C_NUM_CAT]
-    pts, bad = play(i, a, st, tb, mask)
-    reward[i] = pts
-    illegal[i] = bad
-    term = np.int64(filled[i]) == (np.int64(1) << c) - 1
-    trunc = (not term) and steps[i] >= cfg[C_MAX_STEPS]
-    terminated[i] = term
-    truncated[i] = trunc
-    lbits = legal(i, st, tb)
     ended = 0
-    if term or trunc:
-        ended = 1
+    if a == RESET_ACTION:
+        new_game(i, st, tb)
+        reward[i] = 0
+        illegal[i] = False
+        terminated[i] = False
+        truncated[i] = False
+    else:
+        pts, bad = play(i, a, st, tb, mask)
+        reward[i] = pts
+        illegal[i] = bad
+        term = np.int64(filled[i]) == (np.int64(1) << c) - 1
+        trunc = (not term) and steps[i] >= cfg[C_MAX_STEPS]
+        terminated[i] = term
+        truncated[i] = trunc
+        if term or trunc:
+            ended = 1
+    lbits = legal(i, st, tb)
+    if ended and cfg[C_AUTORESET]:
         write_mask(i, lbits, final_mask, st, tb)
         write_obs_row(final_obs[i], i, lbits, st, tb)
         for k in range(c):
@@ -220,5 +225,3 @@ def step_game(i, a, st, tb, obs, mask, reward, terminated, truncated, illegal, f
     write_mask(i, lbits, mask, st, tb)
     write_obs_row(obs[i], i, lbits, st, tb)
     return ended
-
-

@@ -15,31 +15,18 @@ import numba
 
 from yacht_env.engine.batch import C_NUM_ACT, C_STRICT
 from yacht_env.engine.cache import guard_numba_cache
-from yacht_env.engine.game import is_legal, legal, reset_game, step_game
+from yacht_env.engine.game import is_legal, legal, step_game, write_mask, write_obs_row
 from yacht_env.engine.parallel import claim_chunk, finish_chunk
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def reset_chunks(counter, n_chunks, chunk, st, tb, obs, mask) -> None:
-    """Start a new game in every row (first roll from each row's generator); write obs and masks."""
-    n = obs.shape[0]
-    while True:
-        lo, hi = claim_chunk(counter, n_chunks, chunk, n)
-        if lo < 0:
-            return
-        for i in range(lo, hi):
-            reset_game(i, st, tb, obs, mask)
-        finish_chunk(counter)
-
-
-@numba.njit(cache=True, nogil=True, _nrt=False)
 def step_chunks(counter, n_chunks, chunk, actions, st, tb, obs, mask, reward, terminated, truncated, illegal,
                 final_obs, final_mask, final_card) -> None:
-    """Step every game with its action (validated by :func:`check_actions`), restarting finished games in the same
-    step. Writes obs / mask of the current (possibly new) games, rewards, flags, and for games that ended their
-    final obs, mask and scorecard (boxes, upper bonus, five-of-a-kind bonus, total)."""
+    """Step every game with its action (validated by :func:`check_actions`; :data:`~yacht_env.engine.game.RESET_ACTION`
+    starts a new game), as :func:`~yacht_env.engine.game.step_game` does: the one step of the vector and the single
+    environment."""
     n = actions.shape[0]
     while True:
         lo, hi = claim_chunk(counter, n_chunks, chunk, n)
@@ -48,6 +35,22 @@ def step_chunks(counter, n_chunks, chunk, actions, st, tb, obs, mask, reward, te
         for i in range(lo, hi):
             step_game(i, actions[i], st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs,
                        final_mask, final_card)
+        finish_chunk(counter)
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def show_chunks(counter, n_chunks, chunk, st, tb, obs, mask) -> None:
+    """Write the observation and mask of every game as it stands (after :meth:`Batch.load_state
+    <yacht_env.engine.batch.Batch.load_state>`)."""
+    n = obs.shape[0]
+    while True:
+        lo, hi = claim_chunk(counter, n_chunks, chunk, n)
+        if lo < 0:
+            return
+        for i in range(lo, hi):
+            lbits = legal(i, st, tb)
+            write_mask(i, lbits, mask, st, tb)
+            write_obs_row(obs[i], i, lbits, st, tb)
         finish_chunk(counter)
 
 

@@ -294,9 +294,12 @@ def get_pool(threads: int) -> WorkPool:
 PARALLEL_MIN_GAMES = 512  # below this many games one thread does it all (handing work over costs more)
 
 
-def run_chunks(fn: Callable[..., None], n: int, args: tuple[Any, ...], threads: int) -> None:
-    """Run chunk kernel ``fn`` over ``n`` games on up to ``threads`` threads (one below PARALLEL_MIN_GAMES)."""
-    if threads <= 1 or n < PARALLEL_MIN_GAMES:
-        fn(new_counter(), 1, n, *args)
+def run_chunks(fn: Callable[..., None], n: int, args: tuple[Any, ...], threads: int | None = None,
+               chunk: int = CHUNK, min_parallel: int = PARALLEL_MIN_GAMES) -> None:
+    """Run chunk kernel ``fn`` over ``n`` items (games, states) in chunks of ``chunk`` on up to ``threads`` threads
+    (default: :func:`default_threads`; one below ``min_parallel`` items)."""
+    threads = default_threads() if threads is None else threads
+    if threads <= 1 or n < min_parallel:
+        fn(new_counter(), 1, max(n, 1), *args)
     else:
-        get_pool(threads).run(fn, n, args, CHUNK)
+        get_pool(threads).run(fn, n, args, chunk)

@@ -1,7 +1,9 @@
-"""The kernels of one game, for the single environment, and a way to call a compiled kernel cheaply.
+"""One game for the single environment: a one-game batch stepped by the vector engine's own kernel, without
+autoreset, and called without numba's type dispatch.
 
-:class:`yacht_env.env.YachtEnv` holds its game as a one-game batch and steps it with these (plain kernels, no
-autoreset): ``obs`` is the 1-d observation to fill, ``mask`` the (1, A) bool mask of the game.
+:class:`yacht_env.env.YachtEnv` holds its game here. It steps with :func:`~yacht_env.engine.kernels.step_chunks` (one
+kernel for both environments: compiled once), resets with its :data:`~yacht_env.engine.game.RESET_ACTION`, and
+shows a loaded state with :func:`~yacht_env.engine.kernels.show_chunks` (compiled only if a state is loaded).
 """
 
 from __future__ import annotations
@@ -12,14 +14,12 @@ from typing import Any
 import numba
 import numpy as np
 
-from yacht_env.engine.batch import C_MAX_STEPS, C_NUM_CAT
-from yacht_env.engine.cache import guard_numba_cache
-from yacht_env.engine.game import legal, new_game, play, write_mask, write_obs_row
-
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
-
-SINGLE_ILLEGAL, SINGLE_TRUNCATED, SINGLE_TERMINATED = 1, 2, 4
-SINGLE_POINTS_SHIFT = 3
+from yacht_env.engine.batch import Batch, make_tables
+from yacht_env.engine.game import RESET_ACTION
+from yacht_env.engine.kernels import show_chunks, step_chunks
+from yacht_env.engine.parallel import FINISHED, new_counter
+from yacht_env.rules import RuleSet
+from yacht_env.state import GameState
 
 
 def _fingerprint(x: Any) -> Any:
@@ -49,38 +49,55 @@ def compiled(kernel: numba.core.registry.CPUDispatcher, *args: Any) -> Callable[
     return fn
 
 
-@numba.njit(cache=True, _nrt=False)
-def single_reset(st, tb, obs, mask) -> None:
-    """Game 0 starts anew (empty scorecard, first roll from its generator); writes its observation and mask."""
-    new_game(0, st, tb)
-    single_show(st, tb, obs, mask)
+class OneGame:
+    """The arrays of one game and the step, reset and show of it; ``obs[0]`` and ``mask[0]`` are its observation
+    and legal-action mask after each call."""
 
+    def __init__(self, rules: RuleSet, unique_keeps: bool, max_steps: int, strict: bool, obs_size: int) -> None:
+        c = rules.num_categories
+        self.key = (rules, unique_keeps, max_steps, strict)
+        self.batch = Batch.empty(1, c)
+        self.actions = np.zeros(1, dtype=np.int64)
+        self.obs = np.zeros((1, obs_size), dtype=np.float32)
+        self.mask = np.zeros((1, 32 + c), dtype=np.bool_)
+        self.reward = np.zeros(1)
+        self.terminated = np.zeros(1, dtype=np.bool_)
+        self.truncated = np.zeros(1, dtype=np.bool_)
+        self.illegal = np.zeros(1, dtype=np.bool_)
+        self.final_obs = np.zeros((1, obs_size), dtype=np.float32)
+        self.final_mask = np.zeros((1, 32 + c), dtype=np.bool_)
+        self.final_card = np.zeros((1, c + 3), dtype=np.int32)
+        self._bind()
 
-@numba.njit(cache=True, _nrt=False)
-def single_show(st, tb, obs, mask) -> None:
-    """Write the observation and mask of game 0 as it stands (after :meth:`Batch.load_state`)."""
-    lbits = legal(0, st, tb)
-    write_mask(0, lbits, mask, st, tb)
-    write_obs_row(obs, 0, lbits, st, tb)
+    def _bind(self) -> None:
+        self.tb = make_tables(*self.key, autoreset=False).arrays()
+        self.st = self.batch.arrays()
+        self._args = (self.actions, self.st, self.tb, self.obs, self.mask, self.reward, self.terminated,
+                      self.truncated, self.illegal, self.final_obs, self.final_mask, self.final_card)
+        self._counter = new_counter()
+        self._step = compiled(step_chunks, self._counter, 1, 1, *self._args)
 
+    def step(self, action: int) -> tuple[float, bool, bool, bool]:
+        """Take ``action`` (in the action space; an illegal one is a no-op); returns (reward, terminated,
+        truncated, illegal)."""
+        self.actions[0] = action
+        c = self._counter
+        c[0] = c[FINISHED] = 0  # one chunk, claimed anew
+        self._step(c, 1, 1, *self._args)
+        return float(self.reward[0]), bool(self.terminated[0]), bool(self.truncated[0]), bool(self.illegal[0])
 
-@numba.njit(cache=True, _nrt=False)
-def single_step(a, st, tb, obs, mask) -> int:
-    """Game 0 takes action ``a`` (in the action space; an illegal one is a no-op) as :meth:`YachtEnv.step
-    <yacht_env.env.YachtEnv.step>` does; writes the new observation and mask. Returns
-    ``points << SINGLE_POINTS_SHIFT | SINGLE_*`` flags (terminated, truncated, illegal): one int, cheap to return."""
-    filled, steps, cfg = st[2], st[7], tb[1]
-    pts, bad = play(0, a, st, tb, mask)
-    term = np.int64(filled[0]) == (np.int64(1) << cfg[C_NUM_CAT]) - 1
-    trunc = (not term) and steps[0] >= cfg[C_MAX_STEPS]
-    single_show(st, tb, obs, mask)
-    code = np.int64(pts) << SINGLE_POINTS_SHIFT
-    if term:
-        code |= SINGLE_TERMINATED
-    if trunc:
-        code |= SINGLE_TRUNCATED
-    if bad:
-        code |= SINGLE_ILLEGAL
-    return code
+    def reset(self) -> None:
+        """A new game from the game's generator row."""
+        self.step(RESET_ACTION)
 
+    def load(self, state: GameState) -> None:
+        """The game becomes ``state`` (its generator row is kept); its observation and mask are written."""
+        self.batch.load_state(0, state)
+        show_chunks(new_counter(), 1, 1, self.st, self.tb, self.obs, self.mask)
 
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_step", "_args", "_counter", "st", "tb")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind()

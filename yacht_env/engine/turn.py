@@ -25,12 +25,13 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.engine.cache import guard_numba_cache
 from yacht_env.engine.compile import box_score, legal_bits, next_turn_start, points_for
+from yacht_env.engine.parallel import claim_chunk, finish_chunk, run_chunks
 from yacht_env.rules import FIVE_KIND_FACE as _FIVE_KIND_FACE
 from yacht_env.rules import RuleSet, TurnStartLayout
 
@@ -365,38 +366,85 @@ def choose(values: np.ndarray, legal: np.ndarray, prefer_score: bool, tol: float
     return -1
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _turn_values_chunks(counter, n_chunks, chunk, params, S, J, CLS, BOXV, NV, PTV, E, Fs, us, ys, U, Y, thr, ycat,
+                        K1, K2, start) -> None:
+    """:func:`turn_values` as a chunk kernel over groups (:mod:`yacht_env.engine.parallel`)."""
+    n = Fs.shape[0]
+    groups = (n + LANES - 1) // LANES
+    Fl = np.empty(LANES, dtype=np.int64)
+    ul = np.empty(LANES, dtype=np.int64)
+    yl = np.empty(LANES, dtype=np.int64)
+    T = np.empty((BOXV.shape[1], LANES))
+    bits = np.empty(LANES, dtype=np.int64)
+    M = np.empty((NUM_KEEPS, LANES))
+    out = np.empty(LANES)
+    while True:
+        g0, g1 = claim_chunk(counter, n_chunks, chunk, groups)
+        if g0 < 0:
+            return
+        for g in range(g0, g1):
+            lo = g * LANES
+            nl = min(n, lo + LANES) - lo
+            for b in range(LANES):
+                j = lo + b if b < nl else lo
+                Fl[b] = Fs[j]
+                ul[b] = us[j]
+                yl[b] = ys[j]
+            hand_values(params, S, J, CLS, BOXV, NV, PTV, E, Fl, ul, yl, U, Y, thr, ycat, K1[g][HAND0:], T, bits)
+            keep_tree(K1[g], K2[g], M, out)
+            for b in range(nl):
+                start[lo + b] = out[b]
+        finish_chunk(counter)
+
+
 def turn_values(params: np.ndarray, S: np.ndarray, J: np.ndarray, CLS: np.ndarray, BOXV: np.ndarray,
                 NV: np.ndarray, PTV: np.ndarray, E: np.ndarray, Fs: np.ndarray, us: np.ndarray, ys: np.ndarray,
                 U: int, Y: int, thr: int, ycat: int, K1: np.ndarray, K2: np.ndarray, start: np.ndarray) -> None:
-    """The keep tree of the turn of every state i (turn-start key Fs/us/ys), in parallel over groups of ``LANES``:
-    state i lives in lane ``i % LANES`` of group ``i // LANES`` of ``K1`` / ``K2`` (:func:`keep_tables`), and
-    ``start[i]`` gets its turn-start value (see :func:`keep_tree`). A last group that is not full repeats its
-    first state in the lanes left over, so that every group is searched at full width."""
+    """The keep tree of the turn of every state i (turn-start key Fs/us/ys), on the engine's threads in groups of
+    ``LANES``: state i lives in lane ``i % LANES`` of group ``i // LANES`` of ``K1`` / ``K2``
+    (:func:`keep_tables`), and ``start[i]`` gets its turn-start value (see :func:`keep_tree`). A last group that is
+    not full repeats its first state in the lanes left over, so that every group is searched at full width."""
+    groups = (Fs.shape[0] + LANES - 1) // LANES
+    run_chunks(_turn_values_chunks, groups, (params, S, J, CLS, BOXV, NV, PTV, _f64(E), _i64(Fs), _i64(us), _i64(ys),
+                                             U, Y, thr, ycat, K1, K2, start), chunk=1, min_parallel=4)
+
+
+def _f64(a: np.ndarray) -> np.ndarray:
+    """A writable C-contiguous float64 array (one type for every caller: one compiled kernel)."""
+    return a if a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable else np.array(a, np.float64)
+
+
+def _i64(a: np.ndarray) -> np.ndarray:
+    return a if a.dtype == np.int64 and a.flags.c_contiguous and a.flags.writeable else np.array(a, np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _decide_chunks(counter, n_chunks, chunk, params, S, J, E, Fs, us, ys, hands, rolls, cols, U, Y, thr, ycat, K1, K2,
+                   keep_mask, prefer_score, tol, actions, values) -> None:
+    """:func:`decide` as a chunk kernel over positions."""
     n = Fs.shape[0]
-    groups = (n + LANES - 1) // LANES
-    for g in prange(groups):
-        lo = g * LANES
-        nl = min(n, lo + LANES) - lo
-        Fl = np.empty(LANES, dtype=np.int64)
-        ul = np.empty(LANES, dtype=np.int64)
-        yl = np.empty(LANES, dtype=np.int64)
-        for b in range(LANES):
-            j = lo + b if b < nl else lo
-            Fl[b] = Fs[j]
-            ul[b] = us[j]
-            yl[b] = ys[j]
-        T = np.empty((BOXV.shape[1], LANES))
-        bits = np.empty(LANES, dtype=np.int64)
-        M = np.empty((NUM_KEEPS, LANES))
-        out = np.empty(LANES)
-        hand_values(params, S, J, CLS, BOXV, NV, PTV, E, Fl, ul, yl, U, Y, thr, ycat, K1[g][HAND0:], T, bits)
-        keep_tree(K1[g], K2[g], M, out)
-        for b in range(nl):
-            start[lo + b] = out[b]
+    A = NUM_KEEP_ACTIONS + S.shape[1]
+    keep_values = values.shape[0] == n
+    row = np.empty(A)
+    legal = np.empty(A, dtype=np.bool_)
+    box = np.empty(S.shape[1])
+    while True:
+        lo, hi = claim_chunk(counter, n_chunks, chunk, n)
+        if lo < 0:
+            return
+        for i in range(lo, hi):
+            h = hands[i]
+            successor_row(box, h, params, S, J, E, Fs[i], us[i], ys[i], U, Y, thr, ycat)
+            g = cols[i] // LANES
+            action_row(row, legal, box, K1[g], K2[g], cols[i] % LANES, h, rolls[i], keep_mask)
+            actions[i] = choose(row, legal, prefer_score, tol)
+            if keep_values:
+                for a in range(A):
+                    values[i, a] = row[a] if legal[a] else NEG_INF
+        finish_chunk(counter)
 
 
-@njit(cache=True, parallel=True)
 def decide(params: np.ndarray, S: np.ndarray, J: np.ndarray, E: np.ndarray, Fs: np.ndarray, us: np.ndarray,
            ys: np.ndarray, hands: np.ndarray, rolls: np.ndarray, cols: np.ndarray, U: int, Y: int, thr: int,
            ycat: int, K1: np.ndarray, K2: np.ndarray, keep_mask: np.ndarray, prefer_score: bool, tol: float,
@@ -404,22 +452,10 @@ def decide(params: np.ndarray, S: np.ndarray, J: np.ndarray, E: np.ndarray, Fs: 
     """The action of each position i (turn-start key Fs/us/ys, hand, rolls left) from the keep tree of its turn, in
     lane ``cols[i] % LANES`` of group ``cols[i] // LANES`` of ``K1`` / ``K2`` (:func:`turn_values`; not read with no
     roll left), and ``E``, by :func:`choose`; -1 where no value is finite. ``values`` (N, 32 + C) gets every
-    action's value still to come (``-inf`` where illegal), or is (0, 0) to skip it."""
-    n = Fs.shape[0]
-    A = NUM_KEEP_ACTIONS + S.shape[1]
-    keep_values = values.shape[0] == n
-    for i in prange(n):
-        row = np.empty(A)
-        legal = np.empty(A, dtype=np.bool_)
-        box = np.empty(S.shape[1])
-        h = hands[i]
-        successor_row(box, h, params, S, J, E, Fs[i], us[i], ys[i], U, Y, thr, ycat)
-        g = cols[i] // LANES
-        action_row(row, legal, box, K1[g], K2[g], cols[i] % LANES, h, rolls[i], keep_mask)
-        actions[i] = choose(row, legal, prefer_score, tol)
-        if keep_values:
-            for a in range(A):
-                values[i, a] = row[a] if legal[a] else NEG_INF
+    action's value still to come (``-inf`` where illegal), or is (0, 0) to skip it. On the engine's threads."""
+    run_chunks(_decide_chunks, Fs.shape[0], (params, S, J, _f64(E), _i64(Fs), _i64(us), _i64(ys), _i64(hands),
+                                             _i64(rolls), _i64(cols), U, Y, thr, ycat, K1, K2, keep_mask,
+                                             bool(prefer_score), float(tol), actions, values))
 
 
 def search(arrays: TurnArrays, E: np.ndarray, Fs: np.ndarray, us: np.ndarray, ys: np.ndarray, hands: np.ndarray,
@@ -563,7 +599,66 @@ def sample(cum: np.ndarray, r: float) -> int:
     return i
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, inline="always")
+def _play_turn(i, params, S, J, E, Fs, us, ys, U, Y, thr, ycat, K1, K2, keep_mask, hand_cum, trans_cum, rand, explore,
+               points, F2, u2, y2, steps, row, legal, box) -> None:
+    """One sampled turn of game i (see :func:`play_turns`)."""
+    C = S.shape[1]
+    F, u, y = Fs[i], us[i], ys[i]
+    g, b = i // LANES, i % LANES
+    h = sample(hand_cum, rand[i, 0])
+    rolls = 2
+    nsteps = 0
+    c = -1
+    while c < 0:
+        successor_row(box, h, params, S, J, E, F, u, y, U, Y, thr, ycat)
+        action_row(row, legal, box, K1[g], K2[g], b, h, rolls, keep_mask)
+        a = choose(row, legal, False, TIE_TOLERANCE)
+        nsteps += 1
+        if a < NUM_KEEP_ACTIONS:
+            h = sample(trans_cum[PATTERN_KEEP[h, a]], rand[i, 3 - rolls])
+            rolls -= 1
+        else:
+            c = a - NUM_KEEP_ACTIONS
+    if explore[i] >= 0.0:
+        nlegal = 0
+        for k in range(C):
+            if box[k] > NEG_INF:
+                nlegal += 1
+        pick = int(explore[i] * nlegal)
+        for k in range(C):
+            if box[k] > NEG_INF:
+                if pick == 0:
+                    c = k
+                    break
+                pick -= 1
+    face = FIVE_KIND_FACE[h]
+    points[i] = points_for(params, S[h], J[h], face, F, u, y == 1, c)
+    bx = box_score(params, S[h], J[h], face, F, c)
+    F2[i] = F | (1 << c)
+    u2[i], y2[i] = next_turn_start(c, bx, u, y, thr, Y, ycat)
+    steps[i] = nsteps
+
+
+@njit(cache=True, nogil=True)
+def _play_turns_chunks(counter, n_chunks, chunk, params, S, J, E, Fs, us, ys, U, Y, thr, ycat, K1, K2, keep_mask,
+                       hand_cum, trans_cum, rand, explore, points, F2, u2, y2, steps) -> None:
+    """:func:`play_turns` as a chunk kernel over games."""
+    n = Fs.shape[0]
+    C = S.shape[1]
+    row = np.empty(NUM_KEEP_ACTIONS + C)
+    legal = np.empty(NUM_KEEP_ACTIONS + C, dtype=np.bool_)
+    box = np.empty(C)
+    while True:
+        lo, hi = claim_chunk(counter, n_chunks, chunk, n)
+        if lo < 0:
+            return
+        for i in range(lo, hi):
+            _play_turn(i, params, S, J, E, Fs, us, ys, U, Y, thr, ycat, K1, K2, keep_mask, hand_cum, trans_cum,
+                       rand, explore, points, F2, u2, y2, steps, row, legal, box)
+        finish_chunk(counter)
+
+
 def play_turns(params: np.ndarray, S: np.ndarray, J: np.ndarray, E: np.ndarray, Fs: np.ndarray, us: np.ndarray,
                ys: np.ndarray, U: int, Y: int, thr: int, ycat: int, K1: np.ndarray, K2: np.ndarray,
                keep_mask: np.ndarray, hand_cum: np.ndarray, trans_cum: np.ndarray, rand: np.ndarray,
@@ -573,44 +668,7 @@ def play_turns(params: np.ndarray, S: np.ndarray, J: np.ndarray, E: np.ndarray, 
     ``K1``, ``K2`` the caller computed with the same ``E``), the dice drawn with the uniforms ``rand[i, 0..2]`` from
     the dice model. ``explore[i]`` in [0, 1): score a uniformly drawn legal category at the end of the turn instead
     of the best one (``explore[i] < 0``: play best). Writes the points scored, the next turn-start state and the
-    number of decisions (environment steps)."""
-    n = Fs.shape[0]
-    C = S.shape[1]
-    for i in prange(n):
-        F, u, y = Fs[i], us[i], ys[i]
-        row = np.empty(NUM_KEEP_ACTIONS + C)
-        legal = np.empty(NUM_KEEP_ACTIONS + C, dtype=np.bool_)
-        box = np.empty(C)
-        g, b = i // LANES, i % LANES
-        h = sample(hand_cum, rand[i, 0])
-        rolls = 2
-        nsteps = 0
-        c = -1
-        while c < 0:
-            successor_row(box, h, params, S, J, E, F, u, y, U, Y, thr, ycat)
-            action_row(row, legal, box, K1[g], K2[g], b, h, rolls, keep_mask)
-            a = choose(row, legal, False, TIE_TOLERANCE)
-            nsteps += 1
-            if a < NUM_KEEP_ACTIONS:
-                h = sample(trans_cum[PATTERN_KEEP[h, a]], rand[i, 3 - rolls])
-                rolls -= 1
-            else:
-                c = a - NUM_KEEP_ACTIONS
-        if explore[i] >= 0.0:
-            nlegal = 0
-            for k in range(C):
-                if box[k] > NEG_INF:
-                    nlegal += 1
-            pick = int(explore[i] * nlegal)
-            for k in range(C):
-                if box[k] > NEG_INF:
-                    if pick == 0:
-                        c = k
-                        break
-                    pick -= 1
-        face = FIVE_KIND_FACE[h]
-        points[i] = points_for(params, S[h], J[h], face, F, u, y == 1, c)
-        bx = box_score(params, S[h], J[h], face, F, c)
-        F2[i] = F | (1 << c)
-        u2[i], y2[i] = next_turn_start(c, bx, u, y, thr, Y, ycat)
-        steps[i] = nsteps
+    number of decisions (environment steps). On the engine's threads."""
+    run_chunks(_play_turns_chunks, Fs.shape[0], (params, S, J, _f64(E), _i64(Fs), _i64(us), _i64(ys), U, Y, thr, ycat,
+                                                 K1, K2, keep_mask, hand_cum, trans_cum, rand, explore, points, F2,
+                                                 u2, y2, steps))

@@ -13,7 +13,6 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from functools import lru_cache
 
-import numba
 import numpy as np
 
 from yacht_env import dice as D
@@ -102,7 +101,7 @@ def compute_values(rules: RuleSet) -> np.ndarray:
     E = np.full(layout.size, np.nan)
     E.reshape(layout.shape)[-1] = 0.0  # every box filled: nothing more to come
     K.solve_layers(params, S, J, CLS, BOXV, NV, PTV, E, rows, ptr, layout.U, layout.Y, layout.threshold,
-                   layout.five_kind_category, numba.get_num_threads())
+                   layout.five_kind_category)
     values = E.reshape(layout.shape)
     values.setflags(write=False)
     return values

@@ -24,6 +24,7 @@ from yacht_env.actions import NUM_KEEP_ACTIONS, describe_action, illegal_reason
 from yacht_env.engine import kernels as K
 from yacht_env.engine import pcg64 as P
 from yacht_env.engine.batch import Batch, make_tables
+from yacht_env.engine.game import RESET_ACTION
 from yacht_env.engine.parallel import default_threads, run_chunks
 from yacht_env.i18n import check_lang
 from yacht_env.render import render_text
@@ -125,9 +126,8 @@ class YachtVectorEnv(VectorEnv):
             self.seeds = np.array(seeds, dtype=object)
             if isinstance(seed, (int, np.integer)):
                 self._np_random, self._np_random_seed = seeding.np_random(int(seed))
-        obs = np.empty((self.num_envs, self.obs_size), dtype=np.float32)
-        run_chunks(K.reset_chunks, self.num_envs, (self._st, self._tb, obs, self._mask), self.threads)
         self._ready = True
+        obs, *_ = self._step(np.full(self.num_envs, RESET_ACTION, dtype=np.int64))
         return obs, {"action_mask": self._mask.view(np.int8).copy(), "_action_mask": self._all}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -135,17 +135,8 @@ class YachtVectorEnv(VectorEnv):
         if not self._ready:
             raise RuntimeError("call reset() before step()")
         a = self._check_actions(actions)
-        n, c = self.num_envs, self.rules.num_categories
-        obs = np.empty((n, self.obs_size), dtype=np.float32)
-        reward = np.empty(n, dtype=np.float64)
-        terminated = np.empty(n, dtype=np.bool_)
-        truncated = np.empty(n, dtype=np.bool_)
-        illegal = np.empty(n, dtype=np.bool_)
-        final_obs = np.empty((n, self.obs_size), dtype=np.float32)  # the kernel zeroes the rows of running games
-        final_mask = np.empty((n, self.num_actions), dtype=np.bool_)
-        final_card = np.empty((n, c + 3), dtype=np.int32)
-        run_chunks(K.step_chunks, n, (a, self._st, self._tb, obs, self._mask, reward, terminated, truncated,
-                                        illegal, final_obs, final_mask, final_card), self.threads)
+        c = self.rules.num_categories
+        obs, reward, terminated, truncated, illegal, final_obs, final_mask, final_card = self._step(a)
         done = terminated | truncated
         info: dict[str, Any] = {"action_mask": self._mask.view(np.int8).copy(), "_action_mask": self._all,
                                 "illegal_action": illegal, "_illegal_action": self._all}
@@ -165,6 +156,21 @@ class YachtVectorEnv(VectorEnv):
             info["final_score"] = final_score
             info["_final_score"] = terminated
         return obs, reward, terminated, truncated, info
+
+    def _step(self, a: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Run the step kernel over every game; its fresh output arrays."""
+        n = self.num_envs
+        obs = np.empty((n, self.obs_size), dtype=np.float32)
+        reward = np.empty(n, dtype=np.float64)
+        terminated = np.empty(n, dtype=np.bool_)
+        truncated = np.empty(n, dtype=np.bool_)
+        illegal = np.empty(n, dtype=np.bool_)
+        final_obs = np.empty((n, self.obs_size), dtype=np.float32)  # the kernel zeroes the rows of running games
+        final_mask = np.empty((n, self.num_actions), dtype=np.bool_)
+        final_card = np.empty((n, self.rules.num_categories + 3), dtype=np.int32)
+        run_chunks(K.step_chunks, n, (a, self._st, self._tb, obs, self._mask, reward, terminated, truncated, illegal,
+                                      final_obs, final_mask, final_card), self.threads)
+        return obs, reward, terminated, truncated, illegal, final_obs, final_mask, final_card
 
     def render(self) -> tuple[str, ...] | None:
         """One text per game (``render_mode="ansi"``), else None."""
