@@ -95,6 +95,12 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except (ValueError, ModuleNotFoundError) as e:
+    except (ValueError, ModuleNotFoundError) as e:  # a bad config, option or run folder: one line
         print(f"train.py: error: {e}", file=sys.stderr)
         sys.exit(2)
+    except OSError as e:  # a full disk, a folder gone: the files written so far stay good (they are atomic)
+        print(f"train.py: error: {e}", file=sys.stderr)
+        sys.exit(1)
+    except KeyboardInterrupt:  # before training started, or after it saved: nothing to keep
+        print("\ntrain.py: interrupted", file=sys.stderr)
+        sys.exit(130)

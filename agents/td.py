@@ -38,6 +38,28 @@ if TYPE_CHECKING:
 FORMAT = "yacht-env-td"
 FEATURE_LAYOUT_VERSION = 1
 """Bump when :meth:`StateSpace.features` changes: saved models with another version then refuse to load."""
+VALUE_SCALE_RANGE = (1e-3, 1e6)
+"""The accepted ``value_scale``: the network predicts points / value_scale in float32, so a tiny scale overflows to
+inf (1e-39: every prediction inf, then NaN) and a huge one leaves no precision."""
+MAX_LAYERS, MAX_WIDTH = 16, 4096
+"""The largest network a model file may ask for (it is built before its weights are read)."""
+
+
+def check_value_scale(value: object, key: str = "value_scale") -> float:
+    """``value`` as a float if it is a number in :data:`VALUE_SCALE_RANGE`, else ``ValueError`` naming ``key``."""
+    lo, hi = VALUE_SCALE_RANGE
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
+        raise ValueError(f"{key} must be a number in {lo:g}..{hi:g} (the network predicts points / value_scale in "
+                         f"float32), got {value!r}")
+    return float(value)
+
+
+def check_hidden(hidden: object, key: str = "hidden") -> list[int]:
+    """``hidden`` as a list of layer widths if it is one (1..16 layers of 1..4096 units), else ``ValueError``."""
+    if (not isinstance(hidden, (list, tuple)) or not 1 <= len(hidden) <= MAX_LAYERS
+            or not all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in hidden)):
+        raise ValueError(f"{key} must list 1..{MAX_LAYERS} layer widths in 1..{MAX_WIDTH}, got {hidden!r}")
+    return [int(w) for w in hidden]
 
 
 @dataclass(frozen=True)
@@ -80,9 +102,9 @@ class ValueNet:
                  value_scale: float = 100.0, net: torch.nn.Module | None = None) -> None:
         self.rules = get_rules(rules)
         self.space = StateSpace.of(self.rules)
-        self.hidden = [int(w) for w in hidden]
+        self.hidden = check_hidden(list(hidden))
         self.activation = activation
-        self.value_scale = float(value_scale)
+        self.value_scale = check_value_scale(value_scale)
         check_activation(activation, "td.activation")
         self.net = net if net is not None else mlp(self.space.feature_dim, self.hidden, activation, 1)
 
@@ -134,15 +156,21 @@ class ValueNet:
         if meta.get("feature_layout_version") != FEATURE_LAYOUT_VERSION:
             raise ValueError(f"{src} uses feature layout version {meta.get('feature_layout_version')!r}; this "
                              f"version of yacht-env reads version {FEATURE_LAYOUT_VERSION}: retrain it")
-        model = cls(rs, meta["hidden"], meta["activation"], meta["value_scale"])
+        try:  # the file's own settings: checked before anything is built from them
+            model = cls(rs, check_hidden(meta.get("hidden")), meta.get("activation"),  # type: ignore[arg-type]
+                        meta.get("value_scale"))  # type: ignore[arg-type]
+        except ValueError as e:
+            raise ValueError(f"{src}: {e}") from None
         want = model.meta()
         for k in ("feature_dim", "num_categories", "upper_threshold", "five_kind_category"):
             if meta.get(k) != want[k]:
                 raise ValueError(f"{src} has {k} = {meta.get(k)!r}, rules {rs.name!r} need {want[k]!r}")
         try:
             model.net.load_state_dict(data["state_dict"])
-        except (RuntimeError, KeyError) as e:
+        except (RuntimeError, KeyError, TypeError) as e:
             raise ValueError(f"{src}: the network weights do not fit its metadata: {e}") from None
+        if not all(bool(torch.isfinite(t).all()) for t in model.net.state_dict().values()):
+            raise ValueError(f"{src}: the network weights are not all finite (NaN or inf): the model is broken")
         return model
 
 

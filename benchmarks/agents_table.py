@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from yacht_agents.loader import SHIPPED_MODELS_DIR, load_agent
+from yacht_env.files import write_text_atomic
 from yacht_env.rules import RULESETS
 from yacht_tools.evaluation import evaluate
 
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {r['rules']} | {r['agent']} | {r['mean']:.2f} | [{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}] | "
               f"{r['percent_of_optimal']:.2f} | {regret} | {train_time} |")
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
+        write_text_atomic(args.json, json.dumps(rows, indent=1))
     return 0
 
 

@@ -38,6 +38,7 @@ import numpy as np
 
 import yacht_env  # noqa: F401  (registers the ids)
 from yacht_env.env import YachtEnv
+from yacht_env.files import write_text_atomic
 from yacht_env.vector import LegalActionSampler, YachtVectorEnv
 
 RULE_IDS = yacht_env.ENV_IDS  # every rule set's Gymnasium id
@@ -272,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         data = {"machine": info, "pyhtzee_steps_per_s": base,
                 "rows": [dict(asdict(r), steps_per_s=r.steps_per_s, steps_per_cpu_s=r.steps_per_cpu_s,
                               vs_pyhtzee=(r.steps_per_s / base if base else None)) for r in rows]}
-        args.json.write_text(json.dumps(data, indent=2))
+        write_text_atomic(args.json, json.dumps(data, indent=2))
     return 0
 
 

@@ -169,7 +169,9 @@ def main(argv: list[str] | None = None) -> int:
               f"mean {g['mean']:.3f} ± {g['half_width_99_9']:.3f}"
               f" (99.9 %), solved {g['start_value']:.3f}: {'agrees' if g['agrees'] else 'DISAGREES'}")
     if args.json:
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+        from yacht_env.files import write_text_atomic
+
+        write_text_atomic(args.json, json.dumps(result, indent=2) + "\n")
     ok = ok and result.get("simulation", {}).get("agrees", True)
     return 0 if ok else 1
 

@@ -38,7 +38,7 @@ def test_every_language_renders_every_category(lang: str, rules: str) -> None:
     names = [category_name(c, lang, rules) for c in rs.category_ids]
     assert all(n.strip() for n in names)
     assert len(set(names)) == len(names), f"two categories share a name in {lang}/{rules}: {names}"
-    filled = ",".join(f"{c}=0" for c in rs.category_ids[:-1])
+    filled = ",".join(rs.category_ids[:-1])  # each box at its least score (Choice 5: 0 is no score it holds)
     card = render_scorecard(parse(f"{rules} | dice 1 2 3 4 5 | rolls 0 | filled {filled}"), lang)
     for n in names:
         assert n in card

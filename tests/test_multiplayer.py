@@ -200,7 +200,7 @@ def test_observation_layout_and_decode() -> None:
     assert lay["total"].start == O.size(rules)
     assert MP.size(rules, n) == O.size(rules) + 3 + n + (n - 1) * (1 + 13 + 1 + 3)
     ids = get_rules(rules).category_ids
-    p0 = GameState(rules, (2, 2, 3, 5, 6), 1, tuple([6, None, 9] + [None] * 8 + [50, None]))  # 65
+    p0 = GameState(rules, (2, 2, 3, 5, 6), 1, tuple([3, None, 12] + [None] * 8 + [50, None]))  # 65
     p1 = GameState(rules, (1, 1, 1, 1, 1), 2, tuple([3, 8] + [None] * 11))  # 11
     p2 = GameState(rules, (1, 2, 3, 4, 5), 2, tuple([None] * 11 + [0, 25]))  # 25
     states = (p0, p1, p2)

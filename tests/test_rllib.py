@@ -62,9 +62,9 @@ def test_shipped_rllib_config_is_valid() -> None:
         ({"rllib": {"activation": "swish"}}, r"'rllib.activation': 'swish'; accepted: relu, tanh"),
         ({"rllib": {"minibatch_size": 4096, "train_batch_size": 1024}}, r"'rllib.minibatch_size' \(4096\) must not"),
         ({"rllib": {"lr": "cos_1e-3"}}, r"'rllib.lr': a schedule is a number or 'lin_<start>'"),
-        ({"rllib": {"num_env_runners": -1}}, r"'rllib.num_env_runners' must be >= 0"),
+        ({"rllib": {"num_env_runners": -1}}, r"'rllib.num_env_runners' must be a non-negative integer"),
         ({"rllib": {"hidden": []}}, r"'rllib.hidden' must list positive layer widths"),
-        ({"rllib": {"grad_clip": 0}}, r"'rllib.grad_clip' must be > 0"),
+        ({"rllib": {"grad_clip": 0}}, r"'rllib.grad_clip' must be null or a finite number > 0"),
         ({"algo": "ppo"}, r"unknown algorithm 'ppo'; accepted: maskable_ppo, td, rllib_ppo"),
     ],
 )

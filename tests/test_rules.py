@@ -293,7 +293,8 @@ def test_free_joker_any_box_values_need_upper_filled() -> None:
 
 @pytest.mark.parametrize("rules", [FORCED, FREE])
 def test_yahtzee_bonus_repeats_without_limit(rules: str) -> None:
-    st = _state(f"{rules} | dice 6 6 6 6 6 | rolls 0 | filled sixes=24,yahtzee=50 | bonus 3")
+    st = _state(f"{rules} | dice 6 6 6 6 6 | rolls 0 | filled sixes=24,full_house=0,small_straight=0,"
+                "large_straight=0,yahtzee=50 | bonus 3")  # three bonuses: three boxes filled besides the Yahtzee
     pts, new = _outcome(st, "chance")
     assert pts == 30 + 100 and new.bonus_count == 4 and new.total == 24 + 50 + 30 + 400
 

@@ -515,11 +515,11 @@ def test_action_values_shape_mask_and_final_score(yacht: core.Solution) -> None:
         assert v_all[p] == v_all[int(np.flatnonzero(D.PATTERN_KEEP[st.hand] == D.PATTERN_KEEP[st.hand, p])[0])]
     assert yacht.best_action(st) == yacht.best_action(st, unique_keeps=False)
     # at the start of a game the best action's value is the hand's value; scoring adds the points to the total
-    last = parse("yacht | dice 6 6 6 6 6 | rolls 0 | filled " + ",".join(
-        f"{c}=0" for c in R.YACHT.category_ids if c != "yacht"))
+    last = parse("yacht | dice 6 6 6 6 6 | rolls 0 | filled " + ",".join(  # each box at its least score
+        c for c in R.YACHT.category_ids if c != "yacht"))
     v = yacht.action_values(last)
     assert np.flatnonzero(np.isfinite(v)).tolist() == [32 + 11]
-    assert v[32 + 11] == 50
+    assert v[32 + 11] == last.total + 50 == 55  # Choice holds its least score, 5
     over, _ = score_category(last, "yacht", rng)
     assert np.isnan(yacht.action_values(over)).all()
     with pytest.raises(ValueError, match="over"):
@@ -582,9 +582,8 @@ def test_action_values_rejects_other_rules_and_impossible_cards(yacht: core.Solu
     st = new_game("yahtzee", np.random.default_rng(0))
     with pytest.raises(ValueError, match="yacht"):
         yacht.action_values(st)
-    impossible = parse("yahtzee | dice 1 2 3 4 5 | rolls 2 | filled ones=7")  # seven in Ones
-    with pytest.raises(ValueError, match="impossible"):
-        yahtzee.best_action(impossible)
+    with pytest.raises(ValueError, match="score of 'ones'"):  # seven in Ones: no such state can be built
+        parse("yahtzee | dice 1 2 3 4 5 | rolls 2 | filled ones=7")
 
 
 # ---- Solution.value -----------------------------------------------------------------------------------------------

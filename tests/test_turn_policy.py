@@ -32,7 +32,8 @@ def random_states(rules: str, n: int, seed: int) -> list[GameState]:
             dice = (int(rng.integers(1, 7)),) * 5
         else:
             dice = tuple(int(x) for x in rng.integers(1, 7, size=5))
-        bonus = int(rng.integers(0, 3)) if rs.five_kind_bonus and rs.five_kind_category >= 0 and \
+        filled = sum(s is not None for s in scores)  # a bonus fills a box besides the five-of-a-kind one
+        bonus = int(rng.integers(0, min(3, filled))) if rs.five_kind_bonus and rs.five_kind_category >= 0 and \
             scores[rs.five_kind_category] == 50 else 0
         out.append(GameState(rs.name, dice, int(rng.integers(0, 3)), tuple(scores), bonus))
     return out

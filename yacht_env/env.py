@@ -19,6 +19,7 @@ from gymnasium.utils import seeding
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, check_action, describe_action, illegal_reason
 from yacht_env.engine import pcg64 as P
+from yacht_env.engine.batch import check_max_steps
 from yacht_env.engine.single import OneGame
 from yacht_env.i18n import check_lang
 from yacht_env.render import render_text
@@ -85,7 +86,8 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     - ``strict``: an in-space action the mask forbids raises ``ValueError``. Otherwise (default) it is a no-op:
       the state is unchanged, the reward is 0 and ``info["illegal_action"]`` is True.
     - ``unique_keeps``: one keep action per distinct kept multiset (default True).
-    - ``max_steps``: truncation limit, only reached through illegal actions.
+    - ``max_steps``: truncation limit, only reached through illegal actions (an int, at least 3 steps a turn, at
+      most 2**31 - 1).
     - ``lang``: language of the text rendering (:data:`yacht_env.i18n.LANGUAGES`).
 
     ## Version History
@@ -99,12 +101,10 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         self.rules = get_rules(rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi', 'human'")
-        if not isinstance(max_steps, int) or max_steps < 3 * self.rules.num_categories:
-            raise ValueError(f"max_steps must be an int >= {3 * self.rules.num_categories}, got {max_steps!r}")
         self.render_mode = render_mode
         self.strict = bool(strict)
         self.unique_keeps = bool(unique_keeps)
-        self.max_steps = max_steps
+        self.max_steps = check_max_steps(max_steps, self.rules.num_categories)
         self.lang = check_lang(lang)
         self.action_space = spaces.Discrete(NUM_KEEP_ACTIONS + self.rules.num_categories)
         self.observation_space = spaces.Box(0.0, O.high(self.rules), dtype=np.float32)
@@ -121,6 +121,9 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     # ---- Gymnasium API -------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[np.ndarray, dict[str, Any]]:
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be None or a dict (key 'state': a GameState or its notation), got "
+                             f"{options!r}")
         super().reset(seed=seed)
         if seed is not None:
             self._rng_loaded = False

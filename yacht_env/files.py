@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -51,14 +52,17 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
 
 
 def _mode_for(target: Path) -> int:
-    """The permissions the new file gets: the old file's, else those of a new file under the umask (the temporary
-    file is created private)."""
+    """The permissions the new file gets: the old file's (if it is a regular file), else those of a new file under
+    the umask (the temporary file is created private)."""
     try:
-        return target.stat().st_mode & 0o777
+        st = target.stat()
+        if stat.S_ISREG(st.st_mode):
+            return st.st_mode & 0o777
     except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        pass
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def _sync_folder(folder: Path) -> None:

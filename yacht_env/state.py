@@ -13,6 +13,7 @@ and :func:`score_category`. They know nothing of gymnasium.
 from __future__ import annotations
 
 import json
+import reprlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -50,18 +51,15 @@ class GameState:
     bonus_count: int = 0
 
     def __post_init__(self) -> None:
+        """Check that the state is one a game can reach (the one place of validation: :func:`parse` and
+        :meth:`from_dict` come here too), naming the field and what is accepted."""
         rs = get_rules(self.rules)
         object.__setattr__(self, "dice", tuple(sorted(D.validate_dice(self.dice))))
-        if not isinstance(self.rolls_left, (int, np.integer)) or not 0 <= self.rolls_left < ROLLS_PER_TURN:
-            raise ValueError(f"rolls_left must be 0, 1 or 2, got {self.rolls_left!r}")
+        if not _is_int(self.rolls_left) or not 0 <= self.rolls_left < ROLLS_PER_TURN:
+            raise ValueError(f"rolls_left must be 0, 1 or 2 (an integer), got {self.rolls_left!r}")
         object.__setattr__(self, "rolls_left", int(self.rolls_left))
-        if len(self.scores) != rs.num_categories:
-            raise ValueError(
-                f"scores must have {rs.num_categories} entries for rules {rs.name!r}, got {len(self.scores)}"
-            )
-        object.__setattr__(self, "scores", tuple(None if s is None else int(s) for s in self.scores))
-        if self.bonus_count < 0 or (self.bonus_count and not rs.five_kind_bonus):
-            raise ValueError(f"bonus_count {self.bonus_count!r} is not possible under rules {rs.name!r}")
+        object.__setattr__(self, "scores", _check_scores(rs, self.scores))
+        object.__setattr__(self, "bonus_count", _check_bonus(rs, self.scores, self.bonus_count))
 
     # ---- derived -------------------------------------------------------------------------------------------
     @cached_property
@@ -142,23 +140,50 @@ class GameState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameState:
+        """The state :meth:`to_dict` wrote: keys ``rules``, ``dice`` (a list), ``rolls_left``, ``scores`` (a dict of
+        every category id to its score or ``null``, or a list in the rule set's order) and optionally
+        ``bonus_count``. Anything else, or a state no game can reach, is a ``ValueError`` naming the field."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a game state must be a dict with the keys {', '.join(_DICT_KEYS)}, got "
+                             f"{reprlib.repr(data)}")
+        missing = [k for k in _DICT_KEYS if k != "bonus_count" and k not in data]
+        extra = sorted(map(str, set(data) - set(_DICT_KEYS)))
+        if missing or extra:
+            what = "lacks " + ", ".join(missing) if missing else "has unknown keys " + ", ".join(extra)
+            raise ValueError(f"the game state {what}; accepted keys: {', '.join(_DICT_KEYS)} (bonus_count may be "
+                             "left out)")
         rs = get_rules(data["rules"])
-        sc = data["scores"]
+        dice, sc = data["dice"], data["scores"]
+        if not isinstance(dice, (list, tuple)):
+            raise ValueError(f"dice must be a list of {D.NUM_DICE} integers in 1..6, got {reprlib.repr(dice)}")
         if isinstance(sc, dict):
-            unknown = set(sc) - set(rs.category_ids)
+            unknown = sorted(map(str, set(sc) - set(rs.category_ids)))
             if unknown:
-                raise ValueError(f"unknown categories {sorted(unknown)}; accepted: {', '.join(rs.category_ids)}")
-            scores = tuple(sc.get(c) for c in rs.category_ids)
-        else:
+                raise ValueError(f"scores: unknown categories {unknown}; accepted: {', '.join(rs.category_ids)}")
+            absent = [c for c in rs.category_ids if c not in sc]
+            if absent:
+                raise ValueError(f"scores lacks {', '.join(absent)}: give every category of {rs.name!r}, null for an "
+                                 "open box")
+            scores = tuple(sc[c] for c in rs.category_ids)
+        elif isinstance(sc, (list, tuple)):
             scores = tuple(sc)
-        return cls(rs.name, tuple(data["dice"]), data["rolls_left"], scores, int(data.get("bonus_count", 0)))
+        else:
+            raise ValueError(f"scores must be a dict of category id to score (or null), or a list of "
+                             f"{rs.num_categories} of them in the order {', '.join(rs.category_ids)}; got "
+                             f"{reprlib.repr(sc)}")
+        return cls(rs.name, tuple(dice), data["rolls_left"], scores, data.get("bonus_count", 0))
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
 
     @classmethod
     def from_json(cls, text: str) -> GameState:
-        return cls.from_dict(json.loads(text))
+        """:meth:`from_dict` of a JSON text (``ValueError`` if it is not JSON)."""
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError, RecursionError) as e:
+            raise ValueError(f"a game state must be JSON text: {e}") from None
+        return cls.from_dict(data)
 
     def notation(self) -> str:
         """One readable line that :func:`parse` turns back into this state."""
@@ -174,11 +199,73 @@ class GameState:
         return self.notation()
 
 
+_DICT_KEYS = ("rules", "dice", "rolls_left", "scores", "bonus_count")
+
+
+def _is_int(v: object) -> bool:
+    """An integer (Python or numpy), not a bool and not a float, even an integral one."""
+    return type(v) is int or isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _ranges(values: frozenset[int]) -> str:
+    """``0, 7..9, 11..29``: a set of integers written shortly."""
+    runs: list[list[int]] = []
+    for v in sorted(values):
+        if runs and runs[-1][1] == v - 1:
+            runs[-1][1] = v
+        else:
+            runs.append([v, v])
+    return ", ".join(str(a) if a == b else f"{a}, {b}" if b == a + 1 else f"{a}..{b}" for a, b in runs)
+
+
+def _check_scores(rs: RuleSet, scores: object) -> tuple[int | None, ...]:
+    """The boxes as a tuple of ints and Nones, each a score its category can hold under ``rs``."""
+    if type(scores) is not tuple:
+        if isinstance(scores, (str, bytes, dict)) or not isinstance(scores, (Sequence, np.ndarray)):
+            raise ValueError(f"scores must be a sequence of {rs.num_categories} box scores (None for an open box), "
+                             f"got {reprlib.repr(scores)}")
+        scores = tuple(scores)
+    if len(scores) != rs.num_categories:
+        raise ValueError(f"scores must have {rs.num_categories} entries for rules {rs.name!r}, got {len(scores)}")
+    allowed = rs.box_values
+    plain = True  # the usual case, on the hot path of the transitions: a tuple of Python ints and Nones, all fine
+    for c, v in enumerate(scores):
+        if v is None:
+            continue
+        if type(v) is not int:
+            plain = False
+        if not _is_int(v) or int(v) not in allowed[c]:
+            raise ValueError(f"score of {rs.category_ids[c]!r} must be an integer the box can hold under rules "
+                             f"{rs.name!r} ({_ranges(allowed[c])}) or None while open, got {v!r}")
+    return scores if plain else tuple(None if v is None else int(v) for v in scores)
+
+
+def _check_bonus(rs: RuleSet, scores: tuple[int | None, ...], bonus: object) -> int:
+    """The count of five-of-a-kind bonuses, if a game can have earned it with these boxes: only with a 50 in the
+    five-of-a-kind box, at most one per other filled box."""
+    if not _is_int(bonus) or bonus < 0:
+        raise ValueError(f"bonus_count must be a non-negative integer, got {bonus!r}")
+    bonus = int(bonus)
+    if bonus:
+        c = rs.five_kind_category
+        if not rs.five_kind_bonus or c < 0:
+            raise ValueError(f"bonus_count {bonus!r} is not possible under rules {rs.name!r}: it has no "
+                             "five-of-a-kind bonus (accepted: 0)")
+        if scores[c] != 50:
+            raise ValueError(f"bonus_count {bonus!r} is not possible without 50 in the {rs.category_ids[c]!r} box "
+                             f"(it holds {scores[c]!r}; accepted: 0)")
+        most = sum(s is not None for s in scores) - 1
+        if bonus > most:
+            raise ValueError(f"bonus_count {bonus!r} is not possible with {most} filled box(es) besides "
+                             f"{rs.category_ids[c]!r}: each bonus fills one (accepted: 0..{most})")
+    return bonus
+
+
 def parse(text: str, rules: str | None = None) -> GameState:
     """Parse :meth:`GameState.notation`. The leading rules field may be left out if ``rules`` is given.
 
-    A filled box may be written without its score (``filled ones,choice``): it is then scored as the current
-    rules would score nothing in it, 0.
+    A filled box may be written without its score (``filled ones,choice``): it then holds the least score the box
+    can hold, 0 (5 for Choice / Chance: the sum of five dice).
     """
     fields = [f.strip() for f in text.strip().split("|")]
     rs_name = rules
@@ -210,7 +297,7 @@ def parse(text: str, rules: str | None = None) -> GameState:
             cid, _, val = item.strip().partition("=")
             i = rs.category_index(cid)
             try:
-                scores[i] = int(val) if val else 0
+                scores[i] = int(val) if val else min(rs.box_values[i])
             except ValueError:
                 raise ValueError(f"score of {cid!r} must be an integer, got {val!r}") from None
     return GameState(rs.name, dice_vals, rolls, tuple(scores), bonus)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from yacht_env.extras import require
-from yacht_env.files import write_text_atomic
+from yacht_env.files import atomic_path, write_text_atomic
 from yacht_env.rules import get_rules
 from yacht_tools.regret import DECISIONS
 
@@ -113,7 +113,8 @@ def plot_scores(result: dict[str, Any], path: str | Path, optimal_scores: Sequen
         ax.set_title(f"where the points go: {result['regret_per_game']:.2f} per game")
         ax.set_xticks(turns)
     fig.tight_layout()
-    fig.savefig(str(path), format="png", dpi=100)
+    with atomic_path(path) as tmp:  # a failed or killed save leaves any earlier picture whole
+        fig.savefig(str(tmp), format="png", dpi=100)
 
 
 def _histogram(ax: Any, result: dict[str, Any], optimal_scores: Sequence[int] | None) -> None:

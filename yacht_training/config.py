@@ -18,6 +18,7 @@ from typing import Any, Union
 import yaml
 
 from yacht_agents.nets import ACTIVATIONS
+from yacht_agents.td import check_value_scale
 from yacht_env.rules import RULESETS
 
 ALGOS = ("maskable_ppo", "td", "rllib_ppo")
@@ -97,8 +98,7 @@ class TDConfig:
         if not 0.0 <= self.explore < 1.0:
             raise ValueError(f"config key 'td.explore' must be in [0, 1), got {self.explore!r}")
         check_choice(self.final_model, "td.final_model", FINAL_MODELS)
-        if not math.isfinite(self.value_scale) or self.value_scale <= 0:
-            raise ValueError(f"config key 'td.value_scale' must be a finite number > 0, got {self.value_scale!r}")
+        check_value_scale(self.value_scale, "config key 'td.value_scale'")
 
 
 @dataclass
@@ -136,31 +136,8 @@ class RLlibConfig:
         check_choice(self.vectorize, "rllib.vectorize", self.VECTORIZE)
         check_choice(self.activation, "rllib.activation", ACTIVATIONS)
         check_choice(self.final_model, "rllib.final_model", FINAL_MODELS)
-        if self.num_env_runners < 0:
-            raise ValueError(f"config key 'rllib.num_env_runners' must be >= 0, got {self.num_env_runners!r}")
-        for key in ("num_envs_per_env_runner", "train_batch_size", "minibatch_size", "num_epochs"):
-            if getattr(self, key) < 1:
-                raise ValueError(f"config key 'rllib.{key}' must be a positive integer, got {getattr(self, key)!r}")
-        if self.minibatch_size > self.train_batch_size:
-            raise ValueError(f"config key 'rllib.minibatch_size' ({self.minibatch_size}) must not exceed "
-                             f"'rllib.train_batch_size' ({self.train_batch_size})")
-        if self.num_cpus_per_env_runner <= 0:
-            raise ValueError(f"config key 'rllib.num_cpus_per_env_runner' must be > 0, got "
-                             f"{self.num_cpus_per_env_runner!r}")
         if not self.hidden or any(w < 1 for w in self.hidden):
             raise ValueError(f"config key 'rllib.hidden' must list positive layer widths, got {self.hidden!r}")
-        if not 0.0 < self.gamma <= 1.0:
-            raise ValueError(f"config key 'rllib.gamma' must be in (0, 1], got {self.gamma!r}")
-        if not 0.0 <= self.lambda_ <= 1.0:
-            raise ValueError(f"config key 'rllib.lambda_' must be in [0, 1], got {self.lambda_!r}")
-        for key in ("clip_param", "vf_clip_param", "grad_clip"):
-            v = getattr(self, key)
-            if v is not None and v <= 0:
-                raise ValueError(f"config key 'rllib.{key}' must be > 0 (or null where allowed), got {v!r}")
-        for key in ("entropy_coeff", "vf_loss_coeff"):
-            if getattr(self, key) < 0:
-                raise ValueError(f"config key 'rllib.{key}' must be >= 0, got {getattr(self, key)!r}")
-        schedule_value(self.lr, "rllib.lr")
 
 
 @dataclass
@@ -256,14 +233,19 @@ def schedule_value(value: float | str, key: str) -> float:
     return float(value)
 
 
-_INT_MIN = {  # every integer key of the schema and its least value
+_INT_MIN = {  # every integer key of the schema outside td (TDConfig checks its own) and its least value
     "total_timesteps": 1, "seed": 0, "n_envs": 1, "checkpoint_freq": 1, "torch_threads": 1,
-    "ppo.n_steps": 1, "ppo.batch_size": 1, "ppo.n_epochs": 1,
+    "ppo.n_steps": 1, "ppo.batch_size": 2, "ppo.n_epochs": 1,
     "eval.freq": 1, "eval.episodes": 1, "eval.final_episodes": 1, "eval.seed": 0,
+    "rllib.num_env_runners": 0, "rllib.num_envs_per_env_runner": 1, "rllib.train_batch_size": 1,
+    "rllib.minibatch_size": 1, "rllib.num_epochs": 1,
 }
-_UNIT = ("ppo.gamma", "ppo.gae_lambda")  # numbers in [0, 1]
-_POSITIVE = ("reward_scale", "policy.inverse_temperature", "ppo.max_grad_norm")
-_NON_NEGATIVE = ("policy.box_prior", "ppo.ent_coef", "ppo.vf_coef")
+_INT_MAX = {"seed": 2**32 - 1}  # SB3 seeds numpy's legacy generator, which takes 32-bit seeds
+_UNIT = ("ppo.gamma", "ppo.gae_lambda", "rllib.gamma", "rllib.lambda_")  # numbers in [0, 1]
+_POSITIVE = ("reward_scale", "policy.inverse_temperature", "ppo.max_grad_norm", "rllib.num_cpus_per_env_runner",
+             "rllib.clip_param")
+_NON_NEGATIVE = ("policy.box_prior", "ppo.ent_coef", "ppo.vf_coef", "rllib.entropy_coeff", "rllib.vf_loss_coeff")
+_POSITIVE_OR_NULL = ("ppo.target_kl", "rllib.vf_clip_param", "rllib.grad_clip")
 DEVICES = ("cpu", "cuda", "auto", "mps")
 
 
@@ -287,9 +269,18 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ValueError(f"config key 'device': {cfg.device!r}; accepted: {', '.join(DEVICES)} (cuda:N too)")
     for key, least in _INT_MIN.items():
         v = _get(cfg, key)
-        if isinstance(v, bool) or not isinstance(v, int) or v < least:
-            what = "a positive integer" if least == 1 else "a non-negative integer"
+        most = _INT_MAX.get(key)
+        if isinstance(v, bool) or not isinstance(v, int) or v < least or (most is not None and v > most):
+            what = {0: "a non-negative integer", 1: "a positive integer"}.get(least, f"an integer >= {least}")
+            if most is not None:
+                what = f"an integer in {least}..{most}"
             raise ValueError(f"config key {key!r} must be {what}, got {v!r}")
+    if cfg.algo == "maskable_ppo" and cfg.ppo.n_steps * cfg.n_envs < 2:
+        raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at least 2 (a rollout of one step cannot be "
+                         f"trained on), got {cfg.ppo.n_steps} x {cfg.n_envs}")
+    if cfg.rllib.minibatch_size > cfg.rllib.train_batch_size:
+        raise ValueError(f"config key 'rllib.minibatch_size' ({cfg.rllib.minibatch_size}) must not exceed "
+                         f"'rllib.train_batch_size' ({cfg.rllib.train_batch_size})")
     for key in (*_UNIT, *_POSITIVE, *_NON_NEGATIVE):
         v = _get(cfg, key)
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
@@ -300,11 +291,13 @@ def validate(cfg: TrainConfig) -> TrainConfig:
             raise ValueError(f"config key {key!r} must be > 0, got {v!r}")
         if key in _NON_NEGATIVE and v < 0:
             raise ValueError(f"config key {key!r} must be >= 0, got {v!r}")
-    if cfg.ppo.target_kl is not None and not cfg.ppo.target_kl > 0:
-        raise ValueError(f"config key 'ppo.target_kl' must be null or > 0, got {cfg.ppo.target_kl!r}")
+    for key in _POSITIVE_OR_NULL:
+        v = _get(cfg, key)
+        if v is not None and not (math.isfinite(v) and v > 0):
+            raise ValueError(f"config key {key!r} must be null or a finite number > 0, got {v!r}")
     if not cfg.policy.net_arch or any(w < 1 for w in cfg.policy.net_arch):
         raise ValueError(f"config key 'policy.net_arch' must list positive layer widths, got {cfg.policy.net_arch!r}")
-    for key in ("ppo.learning_rate", "ppo.clip_range", "td.learning_rate"):
+    for key in ("ppo.learning_rate", "ppo.clip_range", "td.learning_rate", "rllib.lr"):
         start = schedule_value(_get(cfg, key), key)
         if not math.isfinite(start) or start <= 0:
             raise ValueError(f"config key {key!r} must start above 0, got {_get(cfg, key)!r}")

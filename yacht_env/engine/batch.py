@@ -22,6 +22,19 @@ from yacht_env.state import GameState
 
 # cfg: integer configuration of a batch (one int64 array, so the kernels take few arguments)
 C_NUM_CAT, C_NUM_ACT, C_OBS, C_YCAT, C_MAX_STEPS, C_STRICT, C_AUTORESET = range(7)
+MAX_STEPS_LIMIT = 2**31 - 1
+"""The largest ``max_steps``: a batch counts the steps of an episode in int32."""
+
+
+def check_max_steps(max_steps: object, num_categories: int) -> int:
+    """``max_steps`` as an int if it is one in ``3 * num_categories .. MAX_STEPS_LIMIT`` (a legal game takes at most
+    three steps a turn; the steps are counted in int32), else ``ValueError`` saying what is accepted."""
+    least = 3 * num_categories
+    if (isinstance(max_steps, (bool, np.bool_)) or not isinstance(max_steps, (int, np.integer))
+            or not least <= max_steps <= MAX_STEPS_LIMIT):
+        raise ValueError(f"max_steps must be an int in {least}..{MAX_STEPS_LIMIT} (a legal game takes at most "
+                         f"{least} steps), got {max_steps!r}")
+    return int(max_steps)
 
 
 @dataclass(frozen=True)

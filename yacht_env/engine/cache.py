@@ -1,9 +1,20 @@
-"""numba's on-disk cache of the engine's kernels: kept fresh when a source changes.
+"""numba's on-disk cache of the engine's kernels: kept fresh when a source changes, and dropped where it is damaged.
 
 numba's on-disk cache of a kernels module is checked against that module's own source only, yet its kernels contain
 the rules, the dice tables, the encoder and whatever else they inline. :func:`guard_numba_cache` (called by each
 module with cached kernels before it compiles anything) drops the module's cached kernels when any source of the
 package changed, so that numba compiles afresh instead of loading kernels built on old code.
+
+numba also trusts its cache files blindly: a truncated or bit-flipped ``.nbi`` / ``.nbc`` file (a full disk, a crash
+before the file reached the disk, a bad sector) makes every later run fail (``UnpicklingError``, ``EOFError``, an
+LLVM bitcode parsing error) or, worse, load damaged machine code. So the guard keeps a manifest of the module's cache
+files beside them (``<module>.cache.json``: the sources' digest and the SHA-256 of every cache file numba wrote),
+and before numba reads anything it deletes the files that are not in the manifest or do not match it: numba then
+compiles those kernels again and rewrites them. The manifest is brought up to date when the process exits
+(:mod:`atexit`), with the files numba wrote meanwhile; a process killed before that leaves its new files out of the
+manifest, and the next run compiles them again (slower, never wrong). Why a manifest rather than catching the
+failure: a flipped byte in machine code need not fail to load at all, and the check runs before numba unpickles
+anything, with no reliance on numba's internals beyond its file names.
 
 A first use compiles: the first compilation of a process is announced once on stderr, and the seconds spent
 compiling are kept (:func:`compile_seconds`, :class:`Stopwatch`) so that no reported time counts them.
@@ -11,22 +22,31 @@ compiling are kept (:func:`compile_seconds`, :class:`Stopwatch`) so that no repo
 
 from __future__ import annotations
 
+import atexit
 import hashlib
+import json
 import os
 import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from yacht_env.files import write_text_atomic
+
 _PACKAGE = Path(__file__).resolve().parents[1]
+MANIFEST_SUFFIX = ".cache.json"
+_MANIFEST_VERSION = 1
+_MAX_MANIFEST_BYTES = 1 << 20
 
 
 def _numba_cache_dir(path: str) -> Path:
-    """The folder where numba caches the kernels of the module at ``path`` (as numba's own locators find it)."""
+    """The folder where numba caches the kernels of the module at ``path`` (as numba's own locators find it:
+    ``NUMBA_CACHE_DIR`` if set, else ``__pycache__`` beside the module, else numba's user-wide folder)."""
     try:
-        from numba.core.caching import _CacheImpl
+        from numba.core import caching
 
-        for cls in _CacheImpl._locator_classes:
+        impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.61
+        for cls in impl._locator_classes:
             loc = cls.from_function(_numba_cache_dir, path)
             if loc is not None:
                 return Path(loc.get_cache_path())
@@ -46,32 +66,146 @@ def source_digest(extra: Iterable[str | None] = ()) -> str:
     return h.hexdigest()
 
 
-def guard_numba_cache(path: str, extra: Iterable[str | None] = ()) -> None:
-    """Drop numba's cached kernels of the module at ``path`` if any source they may contain changed since they were
-    cached (see the module docstring). Call it before the module defines any ``cache=True`` kernel.
+def _cache_files(folder: Path, stem: str) -> list[Path]:
+    """numba's index and data files of the module ``stem`` in ``folder`` (not its temporary files)."""
+    return sorted(p for p in (*folder.glob(f"{stem}.*.nbi"), *folder.glob(f"{stem}.*.nbc")) if p.is_file())
 
-    A digest of the sources (:func:`source_digest`) is kept next to the cache (``<module>.deps.sha256``); when it
-    differs, the module's cache files are deleted, so that numba compiles afresh. A read-only installation is left
-    alone (its files do not change either)."""
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _signature(path: Path) -> tuple[int, int, int]:
+    """What changes when numba replaces a file (it writes a new one and renames it over the old)."""
+    st = path.stat()
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _read_manifest(path: Path) -> dict[str, object] | None:
+    """The manifest at ``path``, or ``None`` if it is missing or not one (torn, edited, another version)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(_MAX_MANIFEST_BYTES + 1)
+        data = json.loads(raw.decode("utf-8")) if len(raw) <= _MAX_MANIFEST_BYTES else None
+    except (OSError, ValueError, RecursionError):
+        return None
+    if (not isinstance(data, dict) or data.get("version") != _MANIFEST_VERSION
+            or not isinstance(data.get("sources"), str) or not isinstance(data.get("files"), dict)
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in data["files"].items())):
+        return None
+    return data
+
+
+def _write_manifest(path: Path, sources: str, files: dict[str, str]) -> None:
+    text = json.dumps({"version": _MANIFEST_VERSION, "sources": sources, "files": dict(sorted(files.items()))},
+                      indent=1)
+    write_text_atomic(path, text + "\n")
+
+
+class _Guarded:
+    """The cache files of one guarded module as they were checked, to add what numba writes later to the manifest
+    at exit."""
+
+    def __init__(self, folder: Path, stem: str, digest: str, seen: dict[str, tuple[int, int, int]]) -> None:
+        self.folder, self.stem, self.digest, self.seen = folder, stem, digest, seen
+
+    def record(self) -> None:
+        """Add the files numba wrote since the check to the manifest (read afresh: another process may have added
+        its own), and drop those that are gone."""
+        try:
+            now = {p.name: p for p in _cache_files(self.folder, self.stem)}
+            changed = [n for n, p in now.items() if self.seen.get(n) != _signature(p)]
+            if not changed and set(now) == set(self.seen):
+                return
+            path = self.folder / f"{self.stem}{MANIFEST_SUFFIX}"
+            manifest = _read_manifest(path)
+            if manifest is None or manifest["sources"] != self.digest:
+                return  # a run of other sources took the folder over since: its files are not ours to vouch for
+            files = {n: h for n, h in manifest["files"].items() if n in now}  # type: ignore[union-attr]
+            seen = {n: _signature(p) for n, p in now.items()}
+            files.update({n: _sha256(now[n]) for n in changed})
+            _write_manifest(path, self.digest, files)
+            self.seen = seen
+        except OSError:  # a read-only or vanished folder: the next run checks again
+            pass
+
+
+_GUARDED: dict[tuple[Path, str], _Guarded] = {}
+_NOTED = False
+
+
+@atexit.register
+def _record_all() -> None:
+    """At exit: whatever numba wrote that the saves' hook (below) did not see."""
+    for g in _GUARDED.values():
+        g.record()
+
+
+def _record_saves(dispatcher: object) -> None:
+    """Make the numba cache of ``dispatcher`` (a kernel of a guarded module) add its files to the manifest right
+    after it saves them, so that another process started meanwhile finds them vouched for. Without the numba
+    internals this needs, the record at exit does it."""
+    cache = getattr(dispatcher, "_cache", None)
+    save = getattr(cache, "save_overload", None)
+    if save is None or getattr(save, "_records_manifest", False):
+        return
+    try:
+        key = (Path(cache.cache_path), Path(dispatcher.py_func.__code__.co_filename).stem)  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):
+        return
+    guarded = _GUARDED.get(key)
+    if guarded is None:
+        return
+
+    def save_overload(sig: object, data: object) -> None:
+        save(sig, data)
+        guarded.record()
+
+    save_overload._records_manifest = True  # type: ignore[attr-defined]
+    cache.save_overload = save_overload  # type: ignore[union-attr]
+
+
+def guard_numba_cache(path: str, extra: Iterable[str | None] = ()) -> None:
+    """Check numba's cached kernels of the module at ``path`` before it compiles anything (see the module
+    docstring): drop them all if any source they may contain changed since they were cached, and drop every file
+    that is not the one numba wrote (not in the manifest, or another SHA-256). Call it before the module defines
+    any ``cache=True`` kernel. A damaged cache gets one line on stderr; a read-only installation is left alone (its
+    files do not change either)."""
+    global _NOTED
     digest = source_digest(extra)
     folder = _numba_cache_dir(path)
     stem = Path(path).stem
-    marker = folder / f"{stem}.deps.sha256"
+    manifest_path = folder / f"{stem}{MANIFEST_SUFFIX}"
     try:
-        if marker.read_text() == digest:
-            return
-    except OSError:
-        pass
-    try:
-        for f in (*folder.glob(f"{stem}.*.nbi"), *folder.glob(f"{stem}.*.nbc")):
+        manifest = _read_manifest(manifest_path)
+        fresh = manifest is not None and manifest["sources"] == digest
+        known: dict[str, str] = dict(manifest["files"]) if fresh else {}  # type: ignore[arg-type, index]
+        kept: dict[str, str] = {}
+        damaged = 0
+        for f in _cache_files(folder, stem):
+            want = known.get(f.name)
+            if want is not None and _sha256(f) == want:
+                kept[f.name] = want
+                continue
+            damaged += fresh  # with stale sources every file goes, and that is no damage
             f.unlink(missing_ok=True)
-        folder.mkdir(parents=True, exist_ok=True)
-        marker.write_text(digest)
+        (folder / f"{stem}.deps.sha256").unlink(missing_ok=True)  # the marker of earlier versions
+        if not fresh or kept != known:
+            folder.mkdir(parents=True, exist_ok=True)
+            _write_manifest(manifest_path, digest, kept)
+        _GUARDED[(folder, stem)] = _Guarded(folder, stem, digest,
+                                            {n: _signature(folder / n) for n in kept})
     except OSError:  # a read-only installation
-        pass
-
-
-
+        return
+    if damaged and not _NOTED:
+        _NOTED = True
+        _WATCH.announced = True  # this note says it: no second line when the compilation starts
+        print(f"yacht-env: numba's cache of the kernels had {damaged} damaged or unknown file(s) in {folder} "
+              "(dropped): compiling those kernels again...", file=sys.stderr, flush=True)
 
 
 # ---- first use: compiling is announced once and its time kept apart ------------------------------------------------
@@ -93,6 +227,8 @@ class _CompileWatch:
         class Listener(event.Listener):
             def on_start(self, ev: event.Event) -> None:
                 watch._start()
+                if isinstance(ev.data, dict):
+                    _record_saves(ev.data.get("dispatcher"))
 
             def on_end(self, ev: event.Event) -> None:
                 watch._end()

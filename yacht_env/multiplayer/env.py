@@ -129,6 +129,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming convention)
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be None or a dict (key 'states': a list of {self.num_players} GameStates "
+                             f"or notations), got {options!r}")
         if seed is not None or self._rng is None:
             self._rng, _ = seeding.np_random(seed)
         start = (options or {}).get("states")

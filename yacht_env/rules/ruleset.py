@@ -108,6 +108,16 @@ class RuleSet:
         return t
 
     @cached_property
+    def box_values(self) -> tuple[frozenset[int], ...]:
+        """Per category, every score its box can hold in some game: the base scores of all hands, and, where a
+        Joker rule grants full values, the Joker scores too. Checked when a state is built
+        (:class:`yacht_env.state.GameState`)."""
+        joker = self.joker != JOKER_NONE
+        return tuple(frozenset(int(v) for v in self.score_table[:, c]) | (
+            frozenset(int(v) for v in self.joker_table[:, c]) if joker else frozenset())
+            for c in range(self.num_categories))
+
+    @cached_property
     def params(self) -> np.ndarray:
         """Integer parameters for the compiled turn logic: see :func:`legal_bits` and :func:`points_for`."""
         p = np.array(

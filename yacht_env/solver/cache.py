@@ -4,8 +4,10 @@ Where: ``$YACHT_ENV_CACHE_DIR`` if set, else ``platformdirs.user_cache_dir("yach
 rules' name, a hash of everything that decides the values (the rule set definition, its score tables, the source of
 the turn logic and the dice tables) and :data:`SOLVER_VERSION`. The file itself is a magic line, a JSON header
 (versions, key, shape, SHA-256 of the payload) and the float64 payload. Anything that does not match (other
-version or key, wrong size, bad checksum, unreadable) makes :func:`load` return ``None``, so the caller solves
-again; writes go to a temporary file that is then renamed over the old one, so a reader never sees half a file.
+version or key, wrong size, bad checksum, unreadable, not a regular file) makes :func:`load` return ``None``, so the
+caller solves again and :func:`save` replaces the bad file. The reader reads no more than a good file holds (a cache
+path linked to ``/dev/zero`` or to a huge file costs nothing) and caps the header. Writes go to a temporary file
+that is then renamed over the old one (:func:`yacht_env.files.write_atomic`), so a reader never sees half a file.
 """
 
 from __future__ import annotations
@@ -15,14 +17,16 @@ import inspect
 import json
 import os
 import re
-import tempfile
+import stat
 import warnings
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 from yacht_env import dice as D
 from yacht_env import rules as R
+from yacht_env.files import write_atomic
 
 SOLVER_VERSION = 1
 """Bump when the solver's output or the file format changes: older files are then ignored."""
@@ -30,6 +34,8 @@ SOLVER_VERSION = 1
 ENV_VAR = "YACHT_ENV_CACHE_DIR"
 MAGIC = b"YACHT-ENV SOLVER TABLE\n"
 _HEADER_LEN_BYTES = 8
+MAX_HEADER_BYTES = 1 << 16
+"""The largest JSON header a table file may have (a good one is about 300 bytes)."""
 
 
 def cache_dir() -> Path:
@@ -80,26 +86,53 @@ def _header(rules: R.RuleSet, key: str, values: np.ndarray) -> dict[str, object]
     }
 
 
+def _read_bounded(path: Path, limit: int) -> bytes | None:
+    """At most ``limit`` bytes of the regular file at ``path`` (``None`` if it is missing, unreadable or not a
+    regular file: a folder, a device such as ``/dev/zero``, a pipe). Opened without blocking, so that a pipe
+    cannot hang the reader."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, left = [], limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None) -> np.ndarray | None:
     """The table of ``rules`` from disk (read-only array of ``shape``), or ``None`` if it is missing or anything
-    about it is off (corrupt, truncated, other version, other rules)."""
+    about it is off (corrupt, truncated, too long, other version, other rules, not a regular file)."""
     key = key or rules_key(rules)
     path = cache_path(rules, key)
-    try:
-        data = path.read_bytes()
-    except OSError:
+    expected = int(np.prod(shape)) * 8
+    data = _read_bounded(path, len(MAGIC) + _HEADER_LEN_BYTES + MAX_HEADER_BYTES + expected + 1)
+    if data is None:
         return None
     try:
         if not data.startswith(MAGIC):
             return None
         pos = len(MAGIC)
         n = int.from_bytes(data[pos : pos + _HEADER_LEN_BYTES], "little")
+        if n > MAX_HEADER_BYTES:
+            return None
         pos += _HEADER_LEN_BYTES
         header = json.loads(data[pos : pos + n].decode())
         payload = memoryview(data)[pos + n :]
-        expected = int(np.prod(shape)) * 8
         if (
-            header.get("solver_version") != SOLVER_VERSION
+            not isinstance(header, dict)
+            or header.get("solver_version") != SOLVER_VERSION
             or header.get("rules") != rules.name
             or header.get("key") != key
             or header.get("dtype") != "<f8"
@@ -110,39 +143,30 @@ def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None) -> np
         ):
             return None
         values = np.frombuffer(payload, dtype="<f8").reshape(shape)
-    except (ValueError, UnicodeDecodeError, TypeError, AttributeError):
+    except (ValueError, UnicodeDecodeError, TypeError, AttributeError, RecursionError):
         return None
     values.setflags(write=False)
     return values
 
 
 def save(rules: R.RuleSet, values: np.ndarray, key: str | None = None) -> Path | None:
-    """Write the table atomically (temporary file, then rename). Returns the path, or ``None`` with a warning if
-    the cache directory is not writable: the cache is an optimisation, never a requirement."""
+    """Write the table atomically (temporary file, then rename; whatever was at the path, a link included, is
+    replaced). Returns the path, or ``None`` with a warning if the cache directory is not writable (or the disk is
+    full): the cache is an optimisation, never a requirement."""
     key = key or rules_key(rules)
     path = cache_path(rules, key)
     values = np.ascontiguousarray(values, dtype="<f8")
     header = json.dumps(_header(rules, key, values), sort_keys=True).encode()
-    tmp = None
+
+    def write(f: BinaryIO) -> None:
+        f.write(MAGIC)
+        f.write(len(header).to_bytes(_HEADER_LEN_BYTES, "little"))
+        f.write(header)
+        f.write(values.tobytes())
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC)
-            f.write(len(header).to_bytes(_HEADER_LEN_BYTES, "little"))
-            f.write(header)
-            f.write(values.tobytes())
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        tmp = None
-        return path
+        return write_atomic(path, write)
     except OSError as e:
         warnings.warn(f"could not write the solver cache {path}: {e}", RuntimeWarning, stacklevel=2)
         return None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass

@@ -23,7 +23,7 @@ from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, describe_action, illegal_reason
 from yacht_env.engine import kernels as K
 from yacht_env.engine import pcg64 as P
-from yacht_env.engine.batch import Batch, make_tables
+from yacht_env.engine.batch import Batch, check_max_steps, make_tables
 from yacht_env.engine.game import RESET_ACTION
 from yacht_env.engine.parallel import default_threads, run_chunks
 from yacht_env.i18n import check_lang
@@ -83,8 +83,7 @@ class YachtVectorEnv(VectorEnv):
         if max_episode_steps is not None:
             max_steps = max_episode_steps
         c = self.rules.num_categories
-        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 3 * c:
-            raise ValueError(f"max_steps must be an int >= {3 * c}, got {max_steps!r}")
+        max_steps = check_max_steps(max_steps, c)
         if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer))
                                         or num_threads < 1):
             raise ValueError(f"num_threads must be None or a positive int, got {num_threads!r}")
@@ -118,8 +117,8 @@ class YachtVectorEnv(VectorEnv):
     def reset(self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
               ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a new game in every slot. See the class docstring for the seeds."""
-        if options:
-            raise ValueError(f"YachtVectorEnv.reset takes no options, got {sorted(options)!r}")
+        if options is not None and (not isinstance(options, dict) or options):
+            raise ValueError(f"YachtVectorEnv.reset takes no options (None or {{}}), got {options!r}")
         seeds = self._resolve_seeds(seed)
         if seeds is not None:
             self._b.rng[:] = P.seed_states(seeds)
