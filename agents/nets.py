@@ -7,7 +7,8 @@ imported only when a network is built, so that the names can be validated withou
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import torch
@@ -50,3 +51,20 @@ def mlp(in_dim: int, hidden: Sequence[int], activation_fn: str, out_dim: int) ->
         d = int(w)
     layers.append(nn.Linear(d, int(out_dim)))
     return nn.Sequential(*layers)
+
+
+def read_model_file(path: str | Path, fmt: str, label: str, saved_by: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(data, meta)`` of a ``.pt`` model file in format ``fmt``, read with ``torch.load(weights_only=True)`` (no
+    pickled code runs); ``ValueError`` naming the file if it does not load or its metadata is not ``fmt``'s.
+    ``label`` and ``saved_by`` name the model kind and its writer in the messages."""
+    import torch
+
+    src = repr(str(path))
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # noqa: BLE001 - any unreadable file gets the same clear message
+        raise ValueError(f"cannot load {src} as {label}: {e}") from None
+    meta = data.get("meta") if isinstance(data, dict) else None
+    if not isinstance(meta, dict) or meta.get("format") != fmt:
+        raise ValueError(f"{src} is not {label} saved by {saved_by} (no {fmt!r} metadata)")
+    return data, meta

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from yacht_agents.nets import check_activation, mlp
+from yacht_agents.nets import check_activation, mlp, read_model_file
 from yacht_agents.sb3_agent import SB3Agent, check_meta, model_meta
 from yacht_env.files import write_atomic
 from yacht_env.rules import RuleSet, get_rules
@@ -60,17 +60,9 @@ def save_policy(path: str | Path, state_dict: dict[str, Any], meta: dict[str, An
 def load_policy(path: str | Path, rules: str | RuleSet) -> tuple[torch.nn.Sequential, dict[str, Any]]:
     """The policy network and metadata of a model file for ``rules``; ``ValueError`` if the file is not one of ours
     or was made for other rules, another observation layout or another format version."""
-    import torch
-
     rs = get_rules(rules)
     src = repr(str(path))
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # noqa: BLE001 - any unreadable file gets the same clear message
-        raise ValueError(f"cannot load {src} as an RLlib PPO model: {e}") from None
-    meta = data.get("meta") if isinstance(data, dict) else None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ValueError(f"{src} is not an RLlib PPO model saved by train.py (no {FORMAT!r} metadata)")
+    data, meta = read_model_file(path, FORMAT, "an RLlib PPO model", "train.py")
     if meta.get("format_version") != FORMAT_VERSION:
         raise ValueError(f"{src} has format version {meta.get('format_version')!r}; this version of yacht-env reads "
                          f"version {FORMAT_VERSION}: retrain it")

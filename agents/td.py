@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from yacht_agents.nets import check_activation, mlp
+from yacht_agents.nets import check_activation, mlp, read_model_file
 from yacht_agents.search import TurnKeys, TurnSearchAgent
 from yacht_env.engine import turn as T
 from yacht_env.files import write_atomic
@@ -144,13 +144,7 @@ class ValueNet:
 
         rs = get_rules(rules)
         src = repr(str(path))
-        try:
-            data = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as e:  # noqa: BLE001 - any unreadable file gets the same clear message
-            raise ValueError(f"cannot load {src} as a TD model: {e}") from None
-        meta = data.get("meta") if isinstance(data, dict) else None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise ValueError(f"{src} is not a TD model saved by agents.td (no {FORMAT!r} metadata)")
+        data, meta = read_model_file(path, FORMAT, "a TD model", "agents.td")
         if meta.get("rules") != rs.name:
             raise ValueError(f"{src} was trained for rules {meta.get('rules')!r}, not {rs.name!r}")
         if meta.get("feature_layout_version") != FEATURE_LAYOUT_VERSION:

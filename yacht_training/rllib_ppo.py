@@ -262,13 +262,7 @@ def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progr
         net, module, _ = current_policy()
         agent = policy_agent(net, rs, cfg.unique_keeps, name="rllib_ppo")
         res = evaluate(agent, rs, cfg.eval.episodes, cfg.eval.seed, regret=False, progress=False)
-        evals.append({"timesteps": counters["timesteps"], "mean": res["mean"],
-                      "percent_of_optimal": res["percent_of_optimal"], "time": time.time()})
-        ts.save_evaluations(run_dir, evals)
-        if writer is not None:
-            writer.add_scalar("eval/mean_score", res["mean"], counters["timesteps"])
-            writer.add_scalar("eval/percent_of_optimal", res["percent_of_optimal"], counters["timesteps"])
-            writer.flush()
+        ts.record_evaluation(run_dir, evals, counters["timesteps"], res, writer)
         if res["mean"] > best:
             best = res["mean"]
             save_policy(run_dir / "best_model.pt", policy_state_dict(module), meta,

@@ -117,6 +117,19 @@ def save_evaluations(run_dir: Path, evals: list[dict[str, Any]]) -> None:
     write_text_atomic(run_dir / EVALS_FILE, json.dumps(evals, indent=1))
 
 
+def record_evaluation(run_dir: Path, evals: list[dict[str, Any]], timesteps: int, result: dict[str, Any],
+                      writer: Any = None, **extra: Any) -> None:
+    """Append a periodic evaluation (``result`` of :func:`yacht_tools.evaluation.evaluate`, with ``extra`` fields)
+    to ``evals``, save them, and write its mean and percent of optimal to a TensorBoard ``writer`` if given."""
+    evals.append({"timesteps": timesteps, "mean": result["mean"], "percent_of_optimal": result["percent_of_optimal"],
+                  **extra, "time": time.time()})
+    save_evaluations(run_dir, evals)
+    if writer is not None:
+        writer.add_scalar("eval/mean_score", result["mean"], timesteps)
+        writer.add_scalar("eval/percent_of_optimal", result["percent_of_optimal"], timesteps)
+        writer.flush()
+
+
 def write_json(path: Path, data: dict[str, Any]) -> None:
     write_text_atomic(path, json.dumps(data, indent=1))
 

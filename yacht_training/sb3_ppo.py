@@ -80,9 +80,7 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
         nonlocal best
         agent = SB3Agent(model.policy, cfg.rules, unique_keeps=cfg.unique_keeps)
         res = evaluate(agent, cfg.rules, cfg.eval.episodes, cfg.eval.seed, regret=False, progress=False)
-        evals.append({"timesteps": model.num_timesteps, "mean": res["mean"],
-                      "percent_of_optimal": res["percent_of_optimal"], "time": time.time()})
-        rf.save_evaluations(run_dir, evals)
+        rf.record_evaluation(run_dir, evals, model.num_timesteps, res)
         model.logger.record("eval/mean_score", res["mean"])
         model.logger.record("eval/percent_of_optimal", res["percent_of_optimal"])
         model.logger.dump(model.num_timesteps)

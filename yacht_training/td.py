@@ -177,14 +177,8 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
         nonlocal best
         agent = TDAgent(rs, model=model, name="td")
         res = evaluate(agent, rs, cfg.eval.episodes, cfg.eval.seed, regret=False, progress=False)
-        evals.append({"timesteps": counters["timesteps"], "mean": res["mean"],
-                      "percent_of_optimal": res["percent_of_optimal"], "games": counters["games"],
-                      "train_seconds": counters["train_seconds"], "time": time.time()})
-        ts.save_evaluations(run_dir, evals)
-        if writer is not None:
-            writer.add_scalar("eval/mean_score", res["mean"], counters["timesteps"])
-            writer.add_scalar("eval/percent_of_optimal", res["percent_of_optimal"], counters["timesteps"])
-            writer.flush()
+        ts.record_evaluation(run_dir, evals, counters["timesteps"], res, writer, games=counters["games"],
+                             train_seconds=counters["train_seconds"])
         if res["mean"] > best:
             best = res["mean"]
             model.save(run_dir / "best_model.pt", {"timesteps": counters["timesteps"], "eval_mean": res["mean"]})
