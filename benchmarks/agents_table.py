@@ -2,10 +2,10 @@
 
     python benchmarks/agents_table.py --episodes 10000 --seed 0 [--json out.json] [--rules yacht yahtzee]
 
-Agents: random, greedy, the shipped learned models (ppo-<rules>, td-<rules>, where present in agents/models/) and
-optimal. Evaluation seeds come from ``--seed`` through :func:`yacht_tools.seeds.game_seed`; the learned models were
-evaluated during training on other seeds (train.py starts evaluation seeds at 10**9). Training time comes from the
-model's sidecar JSON written when it was shipped.
+Agents: random, greedy, the shipped learned models (ppo-<rules> model-free, ppo-expectimax-<rules>, td-<rules>,
+where present in agents/models/) and optimal. Evaluation seeds come from ``--seed`` through
+:func:`yacht_tools.seeds.game_seed`; the learned models were evaluated during training on other seeds (train.py
+starts evaluation seeds at 10**9). Training time comes from the model's sidecar JSON written when it was shipped.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from yacht_tools.evaluation import evaluate
 
 
 def agent_specs(rules: str) -> list[str]:
-    learned = [f"{kind}-{rules}" for kind in ("ppo", "td")
+    learned = [f"{kind}-{rules}" for kind in ("ppo", "ppo-expectimax", "td")
                if any((SHIPPED_MODELS_DIR / f"{kind}-{rules}{s}").is_file() for s in (".zip", ".pt"))]
     return ["random", "greedy", *learned, "optimal"]
 

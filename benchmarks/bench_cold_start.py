@@ -19,6 +19,8 @@ import sys
 import tempfile
 import time
 
+from yacht_env.files import write_text_atomic
+
 STAGES = {
     "gym.make + reset + step": "import gymnasium as gym, yacht_env\n"
                                "e = gym.make('Yacht-v0'); e.reset(seed=0); e.step(0)",
@@ -66,8 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         print(f"| {r['stage']} | {r['cache']} | {r['wall_s']:.1f} | {r['compile_s']:.1f} |")
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(rows, f, indent=1)
+        write_text_atomic(args.json, json.dumps(rows, indent=1))
     return 0
 
 
