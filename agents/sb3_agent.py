@@ -47,19 +47,22 @@ def model_meta(rules: str | RuleSet, unique_keeps: bool = True) -> dict[str, Any
 
 
 def check_meta(meta: dict[str, Any] | None, rules: RuleSet, source: str) -> int:
-    """The observation layout version of a model (``obs_layout`` of its metadata; 1 where absent: saved before
-    layout 2), after checking that the metadata fits ``rules`` and that layout; ``ValueError`` otherwise."""
+    """The observation layout version of a model (``obs_layout`` of its metadata; where absent, saved before the
+    version was recorded, the version whose slices its ``observation_layout`` lists), after checking that the
+    metadata fits ``rules`` and that layout; ``ValueError`` otherwise."""
     if not meta:
         raise ValueError(f"{source} has no {META_KEY}: it was not saved by train.py, so its rules and observation "
                          "layout are unknown")
     if meta.get("rules") != rules.name:
         raise ValueError(f"{source} was trained for rules {meta.get('rules')!r}, not {rules.name!r}")
-    version = meta.get("obs_layout", 1)
+    listed = meta.get("observation_layout")
+    version = meta.get("obs_layout", next(
+        (v for v in O.LAYOUT_VERSIONS if listed == {k: [s.start, s.stop] for k, s in O.layout(rules, v).items()}), 1))
     if type(version) is not int or version not in O.LAYOUT_VERSIONS:
         raise ValueError(f"{source} has observation layout version (obs_layout) {version!r}; this version of "
                          f"yacht-env reads {', '.join(map(str, O.LAYOUT_VERSIONS))}")
     want = {k: [s.start, s.stop] for k, s in O.layout(rules, version).items()}
-    if meta.get("observation_layout") != want or meta.get("num_actions") != num_actions(rules):
+    if listed != want or meta.get("num_actions") != num_actions(rules):
         raise ValueError(f"{source} was trained with another observation layout or action space than layout "
                          f"version {version} of yacht-env ({meta.get('observation_layout')} vs {want})")
     return version

@@ -334,6 +334,10 @@ def test_meta_and_spaces_say_the_layout() -> None:
     rs = get_rules("yahtzee")
     assert model_meta(rs)["obs_layout"] == O.LAYOUT_VERSION == 2
     assert check_meta(model_meta(rs), rs, "'m'") == 2 and check_meta(layout_1_meta("yahtzee"), rs, "'m'") == 1
+    unnamed = {k: v for k, v in model_meta(rs).items() if k != "obs_layout"}  # layout 2's slices, version unsaid
+    assert check_meta(unnamed, rs, "'m'") == 2
+    with pytest.raises(ValueError, match="another observation layout or action space than layout version 1"):
+        check_meta({**unnamed, "observation_layout": {"dice_counts": [0, 6]}}, rs, "'m'")
     with pytest.raises(ValueError, match=r"'m' has observation layout version \(obs_layout\) 7; this version of "
                                          r"yacht-env reads 1, 2"):
         check_meta({**model_meta(rs), "obs_layout": 7}, rs, "'m'")
