@@ -7,7 +7,7 @@
   model, :mod:`yacht_agents.td`, or an RLlib PPO policy, :mod:`yacht_agents.rllib_agent`, told apart by its
   metadata); read without running any code from the file;
 - a run folder of ``train.py`` (its final model);
-- the name of a model shipped in ``agents/models/`` (``td-yacht``, ``td-yatzy``, ``ppo-yahtzee``...);
+- the name of a model shipped in ``agents/models/`` (``td-yacht``, ``td-yatzy``, ``ppo-expectimax-yahtzee``...);
 - ``package.module:function``: a batch policy ``function(obs (N, D), masks (N, A)) -> actions (N,)``
   (:class:`~yacht_agents.base.CallableAgent`).
 
@@ -175,8 +175,8 @@ def as_agent(policy: Any, rules: str | RuleSet, seed: int | None = None) -> Agen
             sb3_policy, "state_dict"):
         from yacht_agents.sb3_agent import SB3Agent, check_spaces
 
-        check_spaces(sb3_policy.observation_space, sb3_policy.action_space, rs, type(policy).__name__)
-        agent: Agent = SB3Agent(sb3_policy, rs, name=type(policy).__name__)
+        version = check_spaces(sb3_policy.observation_space, sb3_policy.action_space, rs, type(policy).__name__)
+        agent: Agent = SB3Agent(sb3_policy, rs, name=type(policy).__name__, obs_layout=version)
     elif callable(policy):
         agent = CallableAgent(policy, rs, name=getattr(policy, "__name__", "policy"))
     else:

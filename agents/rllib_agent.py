@@ -25,6 +25,7 @@ import numpy as np
 from yacht_agents.nets import check_activation, mlp, read_model_file
 from yacht_agents.sb3_agent import SB3Agent, check_meta, model_meta
 from yacht_env.files import write_atomic
+from yacht_env.observation import LAYOUT_VERSION
 from yacht_env.rules import RuleSet, get_rules
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ def load_policy(path: str | Path, rules: str | RuleSet) -> tuple[torch.nn.Sequen
     if meta.get("format_version") != FORMAT_VERSION:
         raise ValueError(f"{src} has format version {meta.get('format_version')!r}; this version of yacht-env reads "
                          f"version {FORMAT_VERSION}: retrain it")
-    check_meta(meta, rs, src)
+    meta["obs_layout"] = check_meta(meta, rs, src)  # 1 where a file saved before layout 2 does not say
     try:
         obs_dim = max(int(stop) for _, stop in meta["observation_layout"].values())
         net = mlp(obs_dim, meta["hidden"], meta["activation"], meta["num_actions"])
@@ -91,9 +92,10 @@ class RLlibAgent(SB3Agent):
 
 
 def policy_agent(net: torch.nn.Module, rules: str | RuleSet, unique_keeps: bool = True, name: str = "rllib_ppo",
-                 seed: int | None = None) -> RLlibAgent:
-    """A batched, deterministic agent playing the masked argmax of a policy network."""
-    agent = RLlibAgent(net, get_rules(rules), name=name, unique_keeps=unique_keeps)
+                 seed: int | None = None, obs_layout: int = LAYOUT_VERSION) -> RLlibAgent:
+    """A batched, deterministic agent playing the masked argmax of a policy network (fed the first columns of each
+    observation where it was trained on an older layout version ``obs_layout``)."""
+    agent = RLlibAgent(net, get_rules(rules), name=name, unique_keeps=unique_keeps, obs_layout=obs_layout)
     agent.seed(seed)  # deterministic: nothing is drawn, but the protocol seeds every agent
     return agent
 
@@ -101,4 +103,4 @@ def policy_agent(net: torch.nn.Module, rules: str | RuleSet, unique_keeps: bool 
 def load_rllib_agent(path: str | Path, rules: str | RuleSet, seed: int | None = None) -> RLlibAgent:
     """A batched, deterministic agent from a model file written by ``train.py`` with ``algo: rllib_ppo``."""
     net, meta = load_policy(path, rules)
-    return policy_agent(net, rules, bool(meta["unique_keeps"]), Path(path).stem, seed)
+    return policy_agent(net, rules, bool(meta["unique_keeps"]), Path(path).stem, seed, meta["obs_layout"])

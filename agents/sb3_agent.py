@@ -5,6 +5,12 @@ A model file is read by :mod:`yacht_agents.sb3_zip`, which never unpickles anyth
 against the rules asked for; any other SB3 model (MaskablePPO, PPO, A2C, DQN) is checked by its observation and
 action spaces instead. The agent plays the model's best legal action: the most likely one of the policy's masked
 distribution, or the best legal Q-value (DQN): deterministic, batched.
+
+Observation layout versions (:data:`yacht_env.observation.LAYOUT_VERSION`): ``train.py`` records the version as
+``obs_layout`` in the metadata; a model without it was saved with layout 1 (so were the shipped PPO models). Each
+version only appends columns, so a model of an older layout plays on the first ``size(rules, version)`` columns of
+today's observations (:class:`SB3Agent`'s ``obs_layout``); a model without metadata is told by its observation
+width. Anything else is refused with the layouts accepted.
 """
 
 from __future__ import annotations
@@ -27,42 +33,75 @@ META_VERSION = 1
 
 
 def model_meta(rules: str | RuleSet, unique_keeps: bool = True) -> dict[str, Any]:
-    """The metadata a model needs to be used safely: what it was trained on."""
+    """The metadata a model needs to be used safely: what it was trained on (``obs_layout``: the observation layout
+    version, :data:`yacht_env.observation.LAYOUT_VERSION`)."""
     rs = get_rules(rules)
     return {
         "version": META_VERSION,
         "rules": rs.name,
+        "obs_layout": O.LAYOUT_VERSION,
         "observation_layout": {k: [s.start, s.stop] for k, s in O.layout(rs).items()},
         "num_actions": num_actions(rs),
         "unique_keeps": bool(unique_keeps),
     }
 
 
-def check_meta(meta: dict[str, Any] | None, rules: RuleSet, source: str) -> None:
-    """Raise ``ValueError`` unless a model's metadata fits ``rules`` and this observation layout."""
+def check_meta(meta: dict[str, Any] | None, rules: RuleSet, source: str) -> int:
+    """The observation layout version of a model (``obs_layout`` of its metadata; where absent, saved before the
+    version was recorded, the version whose slices its ``observation_layout`` lists), after checking that the
+    metadata fits ``rules`` and that layout; ``ValueError`` otherwise."""
     if not meta:
         raise ValueError(f"{source} has no {META_KEY}: it was not saved by train.py, so its rules and observation "
                          "layout are unknown")
     if meta.get("rules") != rules.name:
         raise ValueError(f"{source} was trained for rules {meta.get('rules')!r}, not {rules.name!r}")
-    want = model_meta(rules)
-    if meta.get("observation_layout") != want["observation_layout"] or meta.get("num_actions") != want[
-            "num_actions"]:
-        raise ValueError(f"{source} was trained with another observation layout or action space than this version "
-                         f"of yacht-env ({meta.get('observation_layout')} vs {want['observation_layout']})")
+    listed = meta.get("observation_layout")
+    version = meta.get("obs_layout", next(
+        (v for v in O.LAYOUT_VERSIONS if listed == {k: [s.start, s.stop] for k, s in O.layout(rules, v).items()}), 1))
+    if type(version) is not int or version not in O.LAYOUT_VERSIONS:
+        raise ValueError(f"{source} has observation layout version (obs_layout) {version!r}; this version of "
+                         f"yacht-env reads {', '.join(map(str, O.LAYOUT_VERSIONS))}")
+    want = {k: [s.start, s.stop] for k, s in O.layout(rules, version).items()}
+    if listed != want or meta.get("num_actions") != num_actions(rules):
+        raise ValueError(f"{source} was trained with another observation layout or action space than layout "
+                         f"version {version} of yacht-env ({meta.get('observation_layout')} vs {want})")
+    return version
 
 
-def check_spaces(observation_space: Any, action_space: Any, rules: RuleSet, source: str) -> None:
-    """``ValueError`` unless a model's spaces are those of the environment of ``rules``."""
-    want_obs, want_act = (O.size(rules),), num_actions(rules)
+def layout_of_width(width: int, rules: RuleSet) -> int | None:
+    """The newest observation layout version of ``rules`` whose observation has ``width`` columns (None if none
+    has): how a model without metadata says which layout it was trained on."""
+    return next((v for v in sorted(O.LAYOUT_VERSIONS, reverse=True) if O.size(rules, v) == width), None)
+
+
+def check_spaces(observation_space: Any, action_space: Any, rules: RuleSet, source: str) -> int:
+    """The observation layout version a model's spaces fit (its observation is that many first columns of the
+    environment's; :func:`layout_of_width`); ``ValueError`` unless they are those of the environment of ``rules``
+    in some layout version."""
+    want_act = num_actions(rules)
     got_obs = tuple(getattr(observation_space, "shape", ()) or ())
     got_act = getattr(action_space, "n", None)
-    if got_obs != want_obs:
+    version = layout_of_width(got_obs[0], rules) if len(got_obs) == 1 else None
+    if version is None:
+        widths = sorted({(O.size(rules, v),) for v in O.LAYOUT_VERSIONS})
         raise ValueError(f"{source} expects observations of shape {got_obs}; the {rules.name} environment gives "
-                         f"{want_obs}")
+                         f"{(O.size(rules),)} (layout {O.LAYOUT_VERSION}; accepted: "
+                         f"{', '.join(map(str, widths))}, one per layout version)")
     if got_act is None or int(got_act) != want_act:
         raise ValueError(f"{source} has the action space {action_space}; the {rules.name} environment has "
                          f"Discrete({want_act})")
+    return version
+
+
+def model_observation_space(env_space: Any, rules: RuleSet, version: int = O.LAYOUT_VERSION) -> Any:
+    """The environment's observation space ``env_space`` as a model of layout ``version`` sees it: its first
+    ``size(rules, version)`` columns (the space itself for the newest layout)."""
+    from gymnasium import spaces
+
+    n = O.size(rules, version)
+    if n == env_space.shape[0]:
+        return env_space
+    return spaces.Box(env_space.low[:n], env_space.high[:n], dtype=env_space.dtype)
 
 
 class SB3Agent(Agent):
@@ -70,16 +109,20 @@ class SB3Agent(Agent):
 
     A model trained with every keep pattern legal (``unique_keeps=False``) still plays under the default mask of
     one pattern per kept multiset: it chooses among every pattern, and its choice is mapped to the pattern that
-    the mask allows for the same dice.
+    the mask allows for the same dice. A model of an older observation layout (``obs_layout``) is fed the first
+    ``size(rules, obs_layout)`` columns of each observation: each layout version only appends columns.
     """
 
     batched = True
 
-    def __init__(self, policy: Any, rules: str | RuleSet, name: str = "sb3", unique_keeps: bool = True) -> None:
+    def __init__(self, policy: Any, rules: str | RuleSet, name: str = "sb3", unique_keeps: bool = True,
+                 obs_layout: int = O.LAYOUT_VERSION) -> None:
         super().__init__(rules)
         self.policy = policy
         self.name = name
         self.unique_keeps = unique_keeps
+        self.obs_layout = obs_layout
+        self.obs_columns = O.size(self.rules, obs_layout)
 
     def act(self, obs: np.ndarray, mask: np.ndarray, state: GameState | None = None) -> int:
         return int(self.act_batch(np.asarray(obs)[None], np.asarray(mask)[None])[0])
@@ -98,7 +141,7 @@ class SB3Agent(Agent):
             masks = masks.copy()
             rolling = masks[:, :KEEP_ALL].any(axis=1)
             masks[rolling, :KEEP_ALL] = True
-        actions = np.asarray(self.choose(obs, masks), dtype=np.int64).reshape(len(masks))
+        actions = np.asarray(self.choose(obs[:, : self.obs_columns], masks), dtype=np.int64).reshape(len(masks))
         if not self.unique_keeps:
             keep = actions < NUM_KEEP_ACTIONS
             hands = O.decode_batch(obs[keep], self.rules).hand
@@ -109,7 +152,7 @@ class SB3Agent(Agent):
 def load_sb3_agent(path: str | Path, rules: str | RuleSet, seed: int | None = None) -> SB3Agent:
     """An SB3 model file (a ``.zip``) as an agent for ``rules``, read without running anything from it: checked by
     its ``yacht_env_meta`` where ``train.py`` saved one, else by its observation and action spaces."""
-    from yacht_agents import turn_policy  # noqa: F401 - registers the project's own policy class
+    from yacht_agents import model_free, turn_policy  # noqa: F401 - register the project's own policy classes
     from yacht_agents.sb3_zip import inspect_sb3_zip, load_sb3_policy
     from yacht_env.env import YachtEnv
 
@@ -120,13 +163,17 @@ def load_sb3_agent(path: str | Path, rules: str | RuleSet, seed: int | None = No
     except ValueError as e:
         raise ValueError(f"cannot load {source} as a stable-baselines3 model: {e}") from None
     if info.yacht_env_meta is not None:
-        check_meta(info.yacht_env_meta, rs, source)
+        version = check_meta(info.yacht_env_meta, rs, source)
+    else:  # anyone's model: its observation width says the layout
+        version = layout_of_width(info.observation_shape[0], rs) if len(info.observation_shape) == 1 else None
+        version = O.LAYOUT_VERSION if version is None else version  # the space check below then says what is wrong
     env = YachtEnv(rs.name)
     try:
-        policy, _ = load_sb3_policy(path, env.observation_space, env.action_space)
+        policy, _ = load_sb3_policy(path, model_observation_space(env.observation_space, rs, version),
+                                    env.action_space)
     except ValueError as e:
         raise ValueError(f"cannot load {source} as a stable-baselines3 model for rules {rs.name!r}: {e}") from None
     unique = bool((info.yacht_env_meta or {}).get("unique_keeps", True))
-    agent = SB3Agent(policy, rs, name=path.stem, unique_keeps=unique)
+    agent = SB3Agent(policy, rs, name=path.stem, unique_keeps=unique, obs_layout=version)
     agent.seed(seed)  # the agent acts deterministically (the policy's best legal action): no global RNG to seed
     return agent

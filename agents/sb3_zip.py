@@ -214,6 +214,8 @@ class PolicySpec:
     :param kwargs: accepted ``policy_kwargs`` keys, each with a converter ``(value, key) -> value`` that raises
         ``ValueError`` for what it does not accept.
     :param first_layer_from_obs: whether the first hidden layer reads the whole observation (for the size guard).
+    :param shared_trunk: whether policy and value share the one ``net_arch`` (SB3's actor-critic policies build it
+        twice; for the size guard).
     """
 
     label: str
@@ -221,6 +223,7 @@ class PolicySpec:
     load_class: Callable[[], type[BasePolicy]]
     kwargs: Mapping[str, Callable[[Any, str], Any]]
     first_layer_from_obs: bool = True
+    shared_trunk: bool = False
 
 
 POLICY_REGISTRY: dict[Ref, PolicySpec] = {
@@ -564,8 +567,8 @@ def check_spaces(info: Sb3ZipInfo, observation_space: spaces.Space, action_space
 def _hidden_weights(spec: PolicySpec, kwargs: Mapping[str, Any], obs_dim: int) -> int:
     """A lower bound of the weights the kwargs ask for, to refuse building a huge network for a small file."""
     arch = kwargs.get("net_arch") or []
-    archs = list(arch.values()) if isinstance(arch, dict) else [arch] * (2 if spec.kind != "dqn" and
-                                                                        spec.first_layer_from_obs else 1)
+    copies = 2 if spec.kind != "dqn" and spec.first_layer_from_obs and not spec.shared_trunk else 1
+    archs = list(arch.values()) if isinstance(arch, dict) else [arch] * copies
     first = obs_dim if spec.first_layer_from_obs else 1
     return sum(a * b for widths in archs for a, b in zip([first, *widths], widths))
 

@@ -246,10 +246,11 @@ class TurnExpectimaxPolicy(MaskableActorCriticPolicy):
         self.inverse_temperature = float(inverse_temperature)
         self.box_prior = float(box_prior)
         kwargs["ortho_init"] = False
-        want = O.size(self.rules_name)
-        if observation_space.shape != (want,):
+        # it reads only slices every layout version has: a model saved with an older one reads its first columns
+        want = sorted({(O.size(self.rules_name, v),) for v in O.LAYOUT_VERSIONS})
+        if tuple(observation_space.shape) not in want:
             raise ValueError(f"TurnExpectimaxPolicy for rules {self.rules_name!r} needs observations of shape "
-                             f"({want},), got {observation_space.shape}")
+                             f"{' or '.join(map(str, want))} (one per layout version), got {observation_space.shape}")
         super().__init__(observation_space, action_space, lr_schedule, net_arch=list(net_arch or [256, 256]),
                          activation_fn=activation_fn, **kwargs)
 

@@ -16,3 +16,21 @@ os.environ.setdefault("SB3_LOGDIR", os.path.join(os.path.dirname(__file__), ".."
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(12345)
+
+
+def env_batch(rules: str, n: int = 300, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` observations and masks from games played with random legal actions (keep and score decisions)."""
+    from yacht_env.env import YachtEnv
+
+    env = YachtEnv(rules)
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    out_obs, out_masks = [], []
+    while len(out_obs) < n:
+        mask = env.action_masks()
+        out_obs.append(obs)
+        out_masks.append(mask)
+        obs, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if term or trunc:
+            obs, _ = env.reset()
+    return np.asarray(out_obs, dtype=np.float32), np.asarray(out_masks, dtype=bool)

@@ -24,7 +24,7 @@ IDS = ENV_IDS
 
 def test_every_rule_set_has_its_id() -> None:
     assert set(IDS) == set(RULESETS)
-    assert IDS["yatzy"] == "Yatzy-v0" and IDS["yahtzee-free-joker"] == "YahtzeeFreeJoker-v0"
+    assert IDS["yatzy"] == "Yatzy-v1" and IDS["yahtzee-free-joker"] == "YahtzeeFreeJoker-v1"
 
 
 @pytest.mark.parametrize("env_id", list(IDS.values()))
@@ -162,7 +162,7 @@ def test_reset_from_state_and_errors() -> None:
 
 
 def test_render_modes(capsys: pytest.CaptureFixture[str]) -> None:
-    env = gym.make("Yahtzee-v0", render_mode="ansi")
+    env = gym.make("Yahtzee-v1", render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
     assert "Dice:" in text and "Aces" in text and "Upper bonus" in text and "Total" in text
@@ -175,7 +175,7 @@ def test_render_modes(capsys: pytest.CaptureFixture[str]) -> None:
 def test_observation_layout_is_documented_and_decodes() -> None:
     lay = layout("yahtzee")
     assert list(lay) == ["dice_counts", "dice_onehot", "rolls_left", "open", "points", "turn", "upper_total",
-                         "upper_bonus", "yahtzee_box"]
+                         "upper_bonus", "yahtzee_box", "bonus_now", "joker"]
     assert list(layout("yacht")) == ["dice_counts", "dice_onehot", "rolls_left", "open", "points", "turn"]
     env = YachtEnv("yahtzee")
     obs, _ = env.reset(options={"state": "yahtzee | dice 6 6 6 6 6 | rolls 0 | filled sixes=24,fives=25,"
@@ -188,7 +188,7 @@ def test_observation_layout_is_documented_and_decodes() -> None:
 def test_yatzy_observation_carries_the_upper_total() -> None:
     """Yatzy's upper bonus makes the upper total part of the Markov state; it has no five-of-a-kind box to track."""
     assert list(layout("yatzy")) == ["dice_counts", "dice_onehot", "rolls_left", "open", "points", "turn",
-                                     "upper_total", "upper_bonus"]
+                                     "upper_total", "upper_bonus", "bonus_now"]
     env = YachtEnv("yatzy")
     obs, _ = env.reset(options={"state": "yatzy | dice 4 4 4 1 2 | rolls 0 | filled ones=3,twos=6,threes=9,"
                                          "fives=15,sixes=18"})

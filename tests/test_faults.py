@@ -921,6 +921,7 @@ BAD_VALUES: list[tuple[str, Any]] = [
     ("total_timesteps", 0), ("seed", -1), ("seed", 2**32), ("n_envs", 0), ("reward_scale", 0.0),
     ("reward_scale", math.nan), ("checkpoint_freq", 0), ("torch_threads", 0), ("torch_threads", -2),
     ("policy.inverse_temperature", 0.0), ("policy.box_prior", -1.0), ("policy.net_arch", [0]), ("policy.net_arch", []),
+    ("policy.keep_hidden", 0), ("policy.vf_arch", [0]), ("ppo.ent_coef_keep", -0.01), ("ppo.ent_coef_score", "lin_x_y"),
     ("ppo.learning_rate", 0.0), ("ppo.learning_rate", "lin_0"), ("ppo.learning_rate", math.inf), ("ppo.n_steps", 0),
     ("ppo.batch_size", 1), ("ppo.n_epochs", 0), ("ppo.gamma", 1.5), ("ppo.gamma", -0.1), ("ppo.gamma", math.nan),
     ("ppo.gae_lambda", 2.0), ("ppo.clip_range", 0.0), ("ppo.clip_range", "lin_-1"), ("ppo.ent_coef", -0.01),

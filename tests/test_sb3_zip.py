@@ -22,12 +22,21 @@ import gymnasium
 import numpy as np
 import pytest
 import torch as th
+from conftest import env_batch
 
 import yacht_agents
 import yacht_env  # noqa: F401 - registers Yacht-v0
 from yacht_agents import pickle_data, sb3_zip
 from yacht_agents.pickle_data import NotPlainData, Ref, pickle_references, pickle_to_data
-from yacht_agents.sb3_agent import META_KEY, SB3Agent, check_meta, model_meta
+from yacht_agents.sb3_agent import (
+    META_KEY,
+    SB3Agent,
+    check_meta,
+    check_spaces,
+    load_sb3_agent,
+    model_meta,
+    model_observation_space,
+)
 from yacht_agents.sb3_zip import (
     ACTIVATIONS,
     ACTOR_CRITIC_KWARGS,
@@ -43,13 +52,14 @@ from yacht_agents.sb3_zip import (
     register_policy,
 )
 from yacht_agents.turn_policy import TurnExpectimaxPolicy
+from yacht_env import observation as O
 from yacht_env.env import YachtEnv
-from yacht_env.rules import get_rules
+from yacht_env.rules import RULESETS, get_rules
 from yacht_training import sb3_resume
 from yacht_training.sb3_resume import restore_into, save_sb3_atomic
 
 MODELS = Path(yacht_agents.__file__).resolve().parent / "models"
-SHIPPED = {"yacht": MODELS / "ppo-yacht.zip", "yahtzee": MODELS / "ppo-yahtzee.zip"}
+SHIPPED = {"yacht": MODELS / "ppo-expectimax-yacht.zip", "yahtzee": MODELS / "ppo-expectimax-yahtzee.zip"}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -59,22 +69,6 @@ def _sb3_logdir(tmp_path_factory: pytest.TempPathFactory) -> Any:
         if "SB3_LOGDIR" not in os.environ:
             mp.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3log")))
         yield
-
-
-def env_batch(rules: str, n: int = 300, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` observations and masks from games played with random legal actions."""
-    env = YachtEnv(rules)
-    rng = np.random.default_rng(seed)
-    obs, _ = env.reset(seed=seed)
-    out_obs, out_masks = [], []
-    while len(out_obs) < n:
-        mask = env.action_masks()
-        out_obs.append(obs)
-        out_masks.append(mask)
-        obs, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
-        if term or trunc:
-            obs, _ = env.reset()
-    return np.asarray(out_obs, dtype=np.float32), np.asarray(out_masks, dtype=bool)
 
 
 def yacht_spaces(rules: str = "yacht") -> tuple[gymnasium.Space, gymnasium.Space]:
@@ -241,19 +235,36 @@ def test_the_class_maps_name_the_real_classes() -> None:
 # ---- the shipped models ----------------------------------------------------------------------------------------------
 
 
+def layout_1_meta(rules: str) -> dict[str, Any]:
+    """The ``yacht_env_meta`` of a model saved before observation layout 2: no ``obs_layout``, layout 1's slices."""
+    meta = model_meta(rules)
+    del meta["obs_layout"]
+    meta["observation_layout"] = {k: [s.start, s.stop] for k, s in O.layout(rules, 1).items()}
+    return meta
+
+
 @pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
 def test_shipped_models_act_like_sb3(rules: str) -> None:
+    """The shipped models were saved with observation layout 1: they load with the first columns of today's
+    observation space and play, through SB3Agent, on today's full observations as SB3's own loader does on the
+    first columns."""
     from sb3_contrib import MaskablePPO
 
-    obs_space, act_space = yacht_spaces(rules)
+    rs = get_rules(rules)
+    env_obs_space, act_space = yacht_spaces(rules)
+    info = inspect_sb3_zip(SHIPPED[rules])
+    assert info.yacht_env_meta == layout_1_meta(rules) and info.num_timesteps and info.num_timesteps > 10**6
+    assert check_meta(info.yacht_env_meta, rs, info.source) == 1
+    obs_space = model_observation_space(env_obs_space, rs, 1)
+    assert obs_space.shape == (O.size(rules, 1),) and info.observation_shape == obs_space.shape
+    assert (obs_space is env_obs_space) == (rules == "yacht")  # Yacht's observation did not change
     policy, info = load_sb3_policy(SHIPPED[rules], obs_space, act_space)
     assert isinstance(policy, TurnExpectimaxPolicy) and not policy.training
     assert info.algorithm == "MaskablePPO" and info.policy == "TurnExpectimaxPolicy"
     assert info.policy_class == Ref("agents.turn_policy", "TurnExpectimaxPolicy")
-    assert info.yacht_env_meta == model_meta(rules) and info.num_timesteps and info.num_timesteps > 10**6
-    check_meta(info.yacht_env_meta, get_rules(rules), info.source)
 
-    obs, masks = env_batch(rules, 300, seed=1)
+    full, masks = env_batch(rules, 300, seed=1)
+    obs = full[:, : O.size(rules, 1)]
     # trusted file: the unsafe loader as reference (policy_class given, as the recorded module path may be gone)
     reference = MaskablePPO.load(SHIPPED[rules], device="cpu", custom_objects={"policy_class": TurnExpectimaxPolicy})
     want, _ = reference.predict(obs, action_masks=masks, deterministic=True)
@@ -266,9 +277,80 @@ def test_shipped_models_act_like_sb3(rules: str) -> None:
     for a, b in zip(reference.policy.state_dict().values(), policy.state_dict().values()):
         assert th.equal(a, b)
 
-    # as the policy of the project's SB3Agent: the same actions as with the SB3-loaded model
-    agent = SB3Agent(SafePolicyModel(policy, info).policy, rules)
-    np.testing.assert_array_equal(agent.act_batch(obs, masks), SB3Agent(reference.policy, rules).act_batch(obs, masks))
+    # as the project's SB3Agent, fed today's observations: the same actions as the SB3-loaded model on layout 1
+    agent = SB3Agent(SafePolicyModel(policy, info).policy, rules, obs_layout=1)
+    np.testing.assert_array_equal(agent.act_batch(full, masks), want)
+    loaded = load_sb3_agent(SHIPPED[rules], rules)
+    assert loaded.obs_layout == 1 and loaded.obs_columns == O.size(rules, 1)
+    np.testing.assert_array_equal(loaded.act_batch(full, masks), want)
+    if rules != "yacht":  # fed the whole layout-2 observation, a layout-1 model is refused, not misread
+        with pytest.raises(ValueError, match=r"observations must have shape \(N, 71\), got \(300, 78\)"):
+            greedy_actions(policy, full, masks)
+
+
+def test_layout_2_only_appends() -> None:
+    """Layout 1 is a prefix of layout 2 for every rule set: the same slices at the same columns (what feeding a
+    layout-1 model the first columns relies on; the shipped models' actions above check the values)."""
+    for rules in RULESETS:
+        old, new = O.layout(rules, 1), O.layout(rules)
+        assert all(new[k] == s for k, s in old.items()), rules
+        assert set(new) - set(old) <= {"bonus_now", "joker"}
+        assert min((s.start for k, s in new.items() if k not in old), default=O.size(rules)) == O.size(rules, 1)
+        assert O.size(rules, 2) == O.size(rules) >= O.size(rules, 1)
+    assert O.size("yahtzee", 1) == 71 and O.size("yahtzee") == 78 and O.size("yatzy", 1) == 72
+    assert O.size("yacht", 1) == O.size("yacht") == 64
+    with pytest.raises(ValueError, match=r"observation layout version 3; accepted: 1, 2"):
+        O.layout("yacht", 3)
+
+
+def test_layout_1_models_of_every_kind_read_the_first_columns(tmp_path: Path) -> None:
+    """An RLlib policy file saved with layout 1's metadata and an in-memory SB3 policy of layout 1's width both
+    play today's observations as their network does on the first columns."""
+    from yacht_agents.loader import as_agent
+    from yacht_agents.nets import mlp
+    from yacht_agents.rllib_agent import load_rllib_agent, policy_meta, save_policy
+
+    rules, n1 = "yahtzee", O.size("yahtzee", 1)
+    full, masks = env_batch(rules, 200, seed=6)
+    th.manual_seed(0)
+    net = mlp(n1, [16], "tanh", 45)
+    meta = {**policy_meta(rules, True, [16], "tanh"), **layout_1_meta(rules)}
+    del meta["obs_layout"]  # a file saved before layout 2 does not name its layout
+    save_policy(tmp_path / "old.pt", net.state_dict(), meta)
+    agent = load_rllib_agent(tmp_path / "old.pt", rules)
+    assert agent.obs_layout == 1
+    with th.no_grad():
+        logits = net(th.as_tensor(full[:, :n1])).masked_fill(~th.as_tensor(masks), -th.inf)
+    np.testing.assert_array_equal(agent.act_batch(full, masks), logits.argmax(1).numpy())
+
+    policy, _ = load_sb3_policy(SHIPPED[rules], model_observation_space(yacht_spaces(rules)[0], get_rules(rules), 1),
+                                yacht_spaces(rules)[1])
+    wrapped = as_agent(policy, rules)
+    assert isinstance(wrapped, SB3Agent) and wrapped.obs_layout == 1
+    np.testing.assert_array_equal(wrapped.act_batch(full, masks), greedy_actions(policy, full[:, :n1], masks))
+
+
+def test_meta_and_spaces_say_the_layout() -> None:
+    rs = get_rules("yahtzee")
+    assert model_meta(rs)["obs_layout"] == O.LAYOUT_VERSION == 2
+    assert check_meta(model_meta(rs), rs, "'m'") == 2 and check_meta(layout_1_meta("yahtzee"), rs, "'m'") == 1
+    unnamed = {k: v for k, v in model_meta(rs).items() if k != "obs_layout"}  # layout 2's slices, version unsaid
+    assert check_meta(unnamed, rs, "'m'") == 2
+    with pytest.raises(ValueError, match="another observation layout or action space than layout version 1"):
+        check_meta({**unnamed, "observation_layout": {"dice_counts": [0, 6]}}, rs, "'m'")
+    with pytest.raises(ValueError, match=r"'m' has observation layout version \(obs_layout\) 7; this version of "
+                                         r"yacht-env reads 1, 2"):
+        check_meta({**model_meta(rs), "obs_layout": 7}, rs, "'m'")
+    with pytest.raises(ValueError, match="another observation layout or action space than layout version 1"):
+        check_meta({**model_meta(rs), "obs_layout": 1}, rs, "'m'")  # says 1 but lists layout 2's slices
+    with pytest.raises(ValueError, match="another observation layout or action space than layout version 2"):
+        check_meta({**layout_1_meta("yahtzee"), "obs_layout": 2}, rs, "'m'")
+    box = gymnasium.spaces.Box
+    act = gymnasium.spaces.Discrete(45)
+    assert check_spaces(box(0, 1, (78,)), act, rs, "'m'") == 2 and check_spaces(box(0, 1, (71,)), act, rs, "'m'") == 1
+    with pytest.raises(ValueError, match=r"'m' expects observations of shape \(72,\); the yahtzee environment gives "
+                                         r"\(78,\) \(layout 2; accepted: \(71,\), \(78,\), one per layout"):
+        check_spaces(box(0, 1, (72,)), act, rs, "'m'")
 
 
 def test_the_restructured_module_path_is_accepted(tmp_path: Path) -> None:
@@ -304,7 +386,7 @@ def test_the_module_never_unpickles() -> None:
 
 def test_inspect_reads_without_building(tmp_path: Path) -> None:
     info = inspect_sb3_zip(SHIPPED["yahtzee"])
-    assert info.observation_shape == (71,) and info.observation_dtype == "float32" and info.action_n == 45
+    assert info.observation_shape == (71,) and info.observation_dtype == "float32" and info.action_n == 45  # layout 1
     assert info.policy_kwargs["activation_fn"] == Ref("torch.nn.modules.activation", "Tanh")
     assert info.constructor_kwargs["activation_fn"] is th.nn.Tanh
     assert info.counters["_n_updates"] == 1468 and info.has_optimizer
@@ -321,6 +403,9 @@ def test_a_model_for_other_spaces_is_refused(trained: dict[str, Path]) -> None:
     with pytest.raises(ValueError, match=r"model expects observations of shape \(71,\), the environment gives "
                                          r"\(64,\)"):
         load_sb3_policy(SHIPPED["yahtzee"], *yacht_spaces("yacht"))
+    with pytest.raises(ValueError, match=r"model expects observations of shape \(71,\), the environment gives "
+                                         r"\(78,\)"):  # layout 1 model, layout 2 space: the caller must slice
+        load_sb3_policy(SHIPPED["yahtzee"], *yacht_spaces("yahtzee"))
     obs_space, _ = yacht_spaces("yacht")
     with pytest.raises(ValueError, match=r"model expects 44 actions .* the environment has 45"):
         load_sb3_policy(trained["PPO"], obs_space, gymnasium.spaces.Discrete(45))

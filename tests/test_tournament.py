@@ -50,8 +50,8 @@ def test_deterministic_for_a_seed() -> None:
 def test_learned_models_take_part() -> None:
     """Shipped models load with the tournament's 64-bit agent seeds and play; deterministic agents give the same
     result every time."""
-    a = run_tournament(["ppo-yacht", "td-yacht"], games=4, seed=0)
-    assert a == run_tournament(["ppo-yacht", "td-yacht"], games=4, seed=0)
+    a = run_tournament(["ppo-expectimax-yacht", "td-yacht"], games=4, seed=0)
+    assert a == run_tournament(["ppo-expectimax-yacht", "td-yacht"], games=4, seed=0)
     assert all(s["games"] == 4 for s in a["agents"].values())
 
 

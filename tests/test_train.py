@@ -115,7 +115,8 @@ def test_interrupt_saves_and_resume_continues(tmp_path: Path, monkeypatch: pytes
         ({"policy": {"net_arch": 64}}, r"config key 'policy.net_arch': expected a list of an integer"),
         ({"rules": "poker"}, r"unknown rules 'poker'; accepted: yacht"),
         ({"algo": "dqn"}, r"unknown algorithm 'dqn'; accepted: maskable_ppo, td"),
-        ({"ppo": {"learning_rate": "cosine"}}, r"'ppo.learning_rate': a schedule is a number or 'lin_<start>'"),
+        ({"ppo": {"learning_rate": "cosine"}},
+         r"'ppo.learning_rate': a schedule is a number, 'lin_<start>' or 'lin_<start>_<end>'"),
         ({"total_timesteps": 0}, r"'total_timesteps' must be a positive integer"),
         ({"policy": {"kind": "cnn"}}, r"'policy.kind': 'cnn'; accepted: mlp, turn_expectimax"),
         ({"ppo": {"final_model": "last"}}, r"'ppo.final_model': 'last'; accepted: final, best"),
@@ -146,7 +147,7 @@ def test_shipped_configs_are_valid() -> None:
 
 def test_learned_agent_batches_legal_actions() -> None:
     models = Path(__file__).resolve().parents[1] / "agents" / "models"
-    for name, rules in (("ppo-yacht", "yacht"), ("ppo-yahtzee", "yahtzee")):
+    for name, rules in (("ppo-expectimax-yacht", "yacht"), ("ppo-expectimax-yahtzee", "yahtzee")):
         if not (models / f"{name}.zip").is_file():
             pytest.skip(f"{name} is not shipped")
         agent = load_agent(name, rules, seed=0)

@@ -212,7 +212,7 @@ def test_autoreset_same_step_and_final_info() -> None:
                            "it drops the first reward of every episode after an autoreset (its bug, not ours)")
 def test_gymnasium_vector_wrappers_read_same_step_autoreset() -> None:
     """RecordEpisodeStatistics reads metadata["autoreset_mode"]: its episode returns equal our final scores."""
-    envs = gym.wrappers.vector.RecordEpisodeStatistics(gym.make_vec("Yahtzee-v0", num_envs=32))
+    envs = gym.wrappers.vector.RecordEpisodeStatistics(gym.make_vec("Yahtzee-v1", num_envs=32))
     envs.reset(seed=0)
     sampler = LegalActionSampler(32, seed=0)
     seen = 0

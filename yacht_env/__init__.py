@@ -1,7 +1,7 @@
 """yacht-env: Yacht and Yahtzee as Gymnasium environments, with exact rules and tools around them.
 
-``import yacht_env`` registers a Gymnasium id for every rule set (:data:`ENV_IDS`): ``Yacht-v0``, ``Yahtzee-v0``,
-``YahtzeeFreeJoker-v0``, ...
+``import yacht_env`` registers a Gymnasium id for every rule set (:data:`ENV_IDS`): ``Yacht-v0``, ``Yahtzee-v1``,
+``YahtzeeFreeJoker-v1``, ...
 """
 
 from __future__ import annotations

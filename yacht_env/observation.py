@@ -13,9 +13,19 @@ Layout for a rule set with C categories (slices in this order; see :func:`layout
 | upper_total | 1    | (upper-bonus rules: Yahtzee, Yatzy) upper total capped at the threshold, / threshold |
 | upper_bonus | 1    | (upper-bonus rules) 1 once the upper bonus is secured                                |
 | yahtzee_box | 3    | (five-of-a-kind bonus or Joker: Yahtzee) one-hot: open, holds 50, holds 0            |
+| bonus_now   | 6    | (upper-bonus rules) 1 where scoring the upper box now brings the upper total to the  |
+|             |      | threshold (the bonus is secured by this very action)                                 |
+| joker       | 1    | (Joker rules: Yahtzee) 1 when the dice are five of a kind and the Yahtzee box is     |
+|             |      | filled: the Joker applies                                                            |
 
 It is Markov: dice, rolls left, open boxes, and (where the rules have them) the capped upper total and the Yahtzee
-box determine every future reward. ``points`` is a function of the rest, there to help learners.
+box determine every future reward. ``points``, ``bonus_now`` and ``joker`` are functions of the rest, computed from
+the current state alone, there to help learners (model-free agents above all: :mod:`yacht_agents.model_free`).
+
+Layout versions (:data:`LAYOUT_VERSION`): 1, the slices down to ``yahtzee_box``; 2 adds ``bonus_now`` and
+``joker`` at the end (environment ids ``Yahtzee-v1``, ``YahtzeeFreeJoker-v1``, ``Yatzy-v1``; Yacht's and
+Knizia's observations, without either, did not change). ``layout(rules, 1)`` and ``size(rules, 1)`` describe
+layout 1, a prefix of layout 2: a model saved with it plays on the first columns (:mod:`yacht_agents.sb3_agent`).
 The encoder is written once, :func:`write_observation`, on plain integers and arrays: :func:`encode` runs it in
 Python for a :class:`~yacht_env.state.GameState`, and the compiled engine (:mod:`yacht_env.engine.compile`) compiles
 the same function for the single and vector environments. Every float it writes comes from the tables of
@@ -32,9 +42,23 @@ from typing import Any
 import numpy as np
 
 from yacht_env import dice as D
-from yacht_env.rules import FIVE_KIND_FACE, NUM_UPPER, RuleSet, get_rules, legal_bits, points_for
+from yacht_env.rules import (
+    FIVE_KIND_FACE,
+    JOKER_NONE,
+    NUM_UPPER,
+    RuleSet,
+    box_score,
+    get_rules,
+    joker_applies,
+    legal_bits,
+    points_for,
+)
 from yacht_env.state import ROLLS_PER_TURN, GameState
 
+LAYOUT_VERSION = 2
+"""Version of the observation layout (see the module docstring); model files record it."""
+LAYOUT_VERSIONS = (1, 2)
+"""Every layout version :func:`layout` and :func:`size` describe (models saved with any of them still play)."""
 POINTS_SCALE = 50.0
 POINTS_HIGH = 4.0  # 30 upper + 35 bonus + 100 Yahtzee bonus = 165 < 4 * 50
 SCALAR_TABLE = 256  # entries of the scalar tables: points one box adds, turns and upper totals stay below
@@ -43,16 +67,32 @@ HAND_PART = D.NUM_FACES + D.NUM_DICE * D.NUM_FACES + ROLLS_PER_TURN  # dice_coun
 # rows of EncodingTables.scalars
 S_POINTS, S_TURN, S_UPPER = range(3)
 # entries of EncodingTables.fields
-(F_NUM_CAT, F_OPEN, F_POINTS, F_TURN, F_UPPER_TOTAL, F_UPPER_BONUS, F_YBOX, F_YCAT, F_THRESHOLD) = range(9)
+(F_NUM_CAT, F_OPEN, F_POINTS, F_TURN, F_UPPER_TOTAL, F_UPPER_BONUS, F_YBOX, F_YCAT, F_THRESHOLD, F_BONUS_NOW,
+ F_JOKER) = range(11)
 ENGINE_HELPERS = ("copy_hand_part", "count_bits", "lowest_bit")
 """Helpers of :func:`write_observation` that the compiled engine replaces by single machine operations."""
 _KNOWN = ("dice_counts", "dice_onehot", "rolls_left", "open", "points", "turn", "upper_total", "upper_bonus",
-          "yahtzee_box")
+          "yahtzee_box", "bonus_now", "joker")
+_ADDED = {2: ("bonus_now", "joker")}  # the slices each layout version appended at the end
 
 
-def layout(rules: str | RuleSet) -> dict[str, slice]:
-    """Named slices of the observation vector for ``rules`` (a new dict; the slices are computed once)."""
-    return dict(_slices(get_rules(rules)))
+def _check_version(version: int) -> int:
+    if type(version) is not int or version not in LAYOUT_VERSIONS:
+        raise ValueError(f"observation layout version {version!r}; accepted: "
+                         f"{', '.join(map(str, LAYOUT_VERSIONS))}")
+    return version
+
+
+def layout(rules: str | RuleSet, version: int = LAYOUT_VERSION) -> dict[str, slice]:
+    """Named slices of the observation vector for ``rules`` (a new dict; the slices are computed once); with
+    ``version``, those of an older layout version: a prefix of the newest, since each version only appends."""
+    return dict(_versioned(get_rules(rules), _check_version(version)))
+
+
+@cache
+def _versioned(rs: RuleSet, version: int) -> tuple[tuple[str, slice], ...]:
+    added = {name for v, names in _ADDED.items() if v > version for name in names}
+    return tuple((name, s) for name, s in _slices(rs) if name not in added)
 
 
 @cache
@@ -64,6 +104,10 @@ def _slices(rs: RuleSet) -> tuple[tuple[str, slice], ...]:
         sizes += [("upper_total", 1), ("upper_bonus", 1)]
     if rs.has_five_kind_box:
         sizes += [("yahtzee_box", 3)]
+    if rs.has_upper_bonus:
+        sizes += [("bonus_now", NUM_UPPER)]
+    if rs.joker != JOKER_NONE:
+        sizes += [("joker", 1)]
     out: list[tuple[str, slice]] = []
     i = 0
     for name, n in sizes:
@@ -72,8 +116,9 @@ def _slices(rs: RuleSet) -> tuple[tuple[str, slice], ...]:
     return tuple(out)
 
 
-def size(rules: str | RuleSet) -> int:
-    return _slices(get_rules(rules))[-1][1].stop
+def size(rules: str | RuleSet, version: int = LAYOUT_VERSION) -> int:
+    """Length of the observation vector for ``rules`` (of layout ``version``: the first columns of the newest)."""
+    return _versioned(get_rules(rules), _check_version(version))[-1][1].stop
 
 
 def high(rules: str | RuleSet) -> np.ndarray:
@@ -90,8 +135,9 @@ def high(rules: str | RuleSet) -> np.ndarray:
 class EncodingTables:
     """What :func:`write_observation` reads for one rule set (read-only arrays).
 
-    - ``fields`` (9,) int64: category count, slice starts of ``open``, ``points``, ``turn``, ``upper_total``,
-      ``upper_bonus``, ``yahtzee_box`` (-1 where absent), the five-of-a-kind category and the bonus threshold;
+    - ``fields`` (11,) int64: category count, slice starts of ``open``, ``points``, ``turn``, ``upper_total``,
+      ``upper_bonus``, ``yahtzee_box`` (-1 where absent), the five-of-a-kind category, the bonus threshold, and the
+      slice starts of ``bonus_now`` and ``joker`` (-1 where absent);
     - ``hand_part`` (3 * 252, 39) float32: the dice and rolls slices, row ``rolls * 252 + hand``;
     - ``scalars`` (3, 256) float32: ``points / 50``, ``turn / C`` and ``min(upper, threshold) / threshold``, each
       computed in float64 and rounded once to float32.
@@ -130,7 +176,9 @@ def encoding_tables(rules: str | RuleSet) -> EncodingTables:
                        lay["upper_total"].start if "upper_total" in lay else -1,
                        lay["upper_bonus"].start if "upper_bonus" in lay else -1,
                        lay["yahtzee_box"].start if "yahtzee_box" in lay else -1,
-                       rs.five_kind_category, rs.upper_bonus_threshold], dtype=np.int64)
+                       rs.five_kind_category, rs.upper_bonus_threshold,
+                       lay["bonus_now"].start if "bonus_now" in lay else -1,
+                       lay["joker"].start if "joker" in lay else -1], dtype=np.int64)
     x = range(SCALAR_TABLE)
     thr = rs.upper_bonus_threshold
     scalars = np.zeros((3, SCALAR_TABLE), dtype=np.float32)
@@ -193,6 +241,15 @@ def write_observation(row: np.ndarray, fields: np.ndarray, hand_part: np.ndarray
         thr = fields[F_THRESHOLD]
         row[ut] = scalars[S_UPPER, min(upper, thr)]
         row[fields[F_UPPER_BONUS]] = 1.0 if upper >= thr else 0.0
+        bn = fields[F_BONUS_NOW]
+        for k in range(NUM_UPPER):  # the upper boxes whose score now reaches the threshold
+            secures = False
+            if (legal >> k) & 1 == 1 and upper < thr:
+                secures = upper + box_score(params, score_row, joker_row, face, filled, k) >= thr
+            row[bn + k] = 1.0 if secures else 0.0
+    jk = fields[F_JOKER]
+    if jk >= 0:
+        row[jk] = 1.0 if legal != 0 and joker_applies(params, face, filled) else 0.0
     yb = fields[F_YBOX]
     if yb >= 0:
         row[yb] = 1.0 if five_box < 0 else 0.0
@@ -237,11 +294,16 @@ _COUNT_POW = (D.NUM_DICE + 1) ** np.arange(D.NUM_FACES)
 
 
 def decode_batch(obs: np.ndarray, rules: str | RuleSet) -> DecodedBatch:
-    """Decode an (N, D) batch of observations of ``rules`` into arrays (:class:`DecodedBatch`)."""
+    """Decode an (N, D) batch of observations of ``rules`` into arrays (:class:`DecodedBatch`). The fields read are
+    in every layout version, so an observation of an older layout (its first columns: ``D = size(rules, v)``)
+    decodes too: models saved with it decode what they are fed."""
     rs = get_rules(rules)
     obs = np.asarray(obs)
-    if obs.ndim != 2 or obs.shape[1] != size(rs):
-        raise ValueError(f"observations for rules {rs.name!r} must have shape (N, {size(rs)}), got {obs.shape}")
+    widths = sorted({size(rs, v) for v in LAYOUT_VERSIONS})
+    if obs.ndim != 2 or obs.shape[1] not in widths:
+        raise ValueError(f"observations for rules {rs.name!r} must have shape (N, D), D one of "
+                         f"{', '.join(map(str, widths))} (layout versions {', '.join(map(str, LAYOUT_VERSIONS))}), "
+                         f"got {obs.shape}")
     lay = layout(rs)
     counts = np.rint(obs[:, lay["dice_counts"]] * D.NUM_DICE).astype(np.int64)
     hand = D.KEY_TO_HAND[counts @ _COUNT_POW].astype(np.int64)
@@ -260,7 +322,8 @@ def decode_batch(obs: np.ndarray, rules: str | RuleSet) -> DecodedBatch:
 
 
 def decode(obs: np.ndarray, rules: str | RuleSet) -> dict[str, Any]:
-    """Readable fields of an observation: dice, rolls left, open categories, turn, and the bonus fields."""
+    """Readable fields of an observation: dice, rolls left, open categories, turn, the bonus fields, and (layout 2)
+    the upper boxes that secure the bonus now and whether the Joker applies."""
     rs = get_rules(rules)
     obs = np.asarray(obs, dtype=np.float64)
     if obs.shape != (size(rs),):
@@ -280,8 +343,12 @@ def decode(obs: np.ndarray, rules: str | RuleSet) -> dict[str, Any]:
         out["upper_bonus_secured"] = bool(obs[lay["upper_bonus"].start] > 0.5)
     if rs.has_five_kind_box:
         out["yahtzee_box"] = None if b.five_box[0] < 0 else int(b.five_box[0])
+    if "bonus_now" in lay:
+        out["bonus_now"] = [c for c, v in zip(rs.category_ids, obs[lay["bonus_now"]]) if v > 0.5]
+    if "joker" in lay:
+        out["joker"] = bool(obs[lay["joker"].start] > 0.5)
     return out
 
 
-__all__ = ["DecodedBatch", "EncodingTables", "decode", "decode_batch", "encode", "encoding_tables", "high", "layout",
-           "size", "write_observation", "NUM_UPPER"]
+__all__ = ["LAYOUT_VERSION", "LAYOUT_VERSIONS", "NUM_UPPER", "DecodedBatch", "EncodingTables", "decode", "decode_batch",
+           "encode", "encoding_tables", "high", "layout", "size", "write_observation"]

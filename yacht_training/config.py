@@ -2,7 +2,8 @@
 
 An unknown key or a value of the wrong type fails at once with a message naming the key and what is accepted.
 Learning rates and clip ranges accept a number or a linear schedule written ``lin_<start>`` (decays to 0 over the
-run), in the spirit of rl-baselines3-zoo.
+run), in the spirit of rl-baselines3-zoo; the model-free policy's entropy weights and learning rate also take
+``lin_<start>_<end>`` (from start to end over the run).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from yacht_env.rules import RULESETS
 ALGOS = ("maskable_ppo", "td", "rllib_ppo")
 
 
-POLICY_KINDS = ("mlp", "turn_expectimax")
+POLICY_KINDS = ("mlp", "turn_expectimax", "model_free")
+KEEP_HEADS = ("pattern", "multiset")  # yacht_agents.model_free.KEEP_HEADS (torch-free here)
 FINAL_MODELS = ("final", "best")
 
 
@@ -39,7 +41,11 @@ class PolicyConfig:
     """The MaskablePPO policy. ``kind: mlp`` is SB3's MLP over the observation; ``kind: turn_expectimax`` is
     :class:`agents.turn_policy.TurnExpectimaxPolicy` (an MLP of ``net_arch`` over the scorecard gives box
     utilities, the turn is played by exact expectimax over the dice; ``inverse_temperature`` is its initial
-    logits per point, ``box_prior`` its initial points per box left open; ``ortho_init`` does not apply)."""
+    logits per point, ``box_prior`` its initial points per box left open; ``ortho_init`` does not apply).
+    ``kind: model_free`` is :class:`agents.model_free.ModelFreePolicy`: a trunk of ``net_arch`` blocks
+    Linear -> activation -> LayerNorm, a keep head (``keep_head``: ``pattern``, one logit per keep pattern, or
+    ``multiset``, each pattern described by the dice it keeps and scored by a network of ``keep_hidden`` units), a
+    score head and a value (of the trunk, or of a trunk of its own when ``vf_arch`` lists widths)."""
 
     kind: str = "mlp"
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
@@ -47,6 +53,9 @@ class PolicyConfig:
     ortho_init: bool = True
     inverse_temperature: float = 1.0
     box_prior: float = 0.0
+    keep_head: str = "pattern"
+    keep_hidden: int = 64
+    vf_arch: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -63,6 +72,10 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     target_kl: Union[float, None] = None  # noqa: UP007
     final_model: str = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
+    # entropy weight per decision type (policy.kind model_free only; both null: ent_coef on every row). A number or
+    # a schedule lin_<start>[_<end>]; keep: rows with a roll left (keep or score), score: rows that must score
+    ent_coef_keep: Union[float, str, None] = None  # noqa: UP007
+    ent_coef_score: Union[float, str, None] = None  # noqa: UP007
 
     def __post_init__(self) -> None:
         """Check values beyond their types, naming the key (runs when a config is read)."""
@@ -233,10 +246,30 @@ def schedule_value(value: float | str, key: str) -> float:
     return float(value)
 
 
+def schedule_ends(value: float | str, key: str) -> tuple[float, float]:
+    """``(start, end)`` of a number (both the same), ``lin_<start>`` (end 0) or ``lin_<start>_<end>``, each finite."""
+    if isinstance(value, str) and value.startswith("lin_") and value.count("_") == 2:
+        try:
+            start, end = (float(v) for v in value[4:].split("_"))
+        except ValueError:
+            raise ValueError(f"config key {key!r}: cannot read schedule {value!r}; accepted: a number, "
+                             "'lin_<start>' or 'lin_<start>_<end>'") from None
+    elif isinstance(value, str):
+        if not value.startswith("lin_"):
+            raise ValueError(f"config key {key!r}: a schedule is a number, 'lin_<start>' or 'lin_<start>_<end>', "
+                             f"got {value!r}")
+        start, end = schedule_value(value, key), 0.0
+    else:
+        start = end = float(value)
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise ValueError(f"config key {key!r}: schedule {value!r} must have finite ends")
+    return start, end
+
+
 _INT_MIN = {  # every integer key of the schema outside td (TDConfig checks its own) and its least value
     "total_timesteps": 1, "seed": 0, "n_envs": 1, "checkpoint_freq": 1, "torch_threads": 1,
     "ppo.n_steps": 1, "ppo.batch_size": 2, "ppo.n_epochs": 1,
-    "eval.freq": 1, "eval.episodes": 1, "eval.final_episodes": 1, "eval.seed": 0,
+    "policy.keep_hidden": 1, "eval.freq": 1, "eval.episodes": 1, "eval.final_episodes": 1, "eval.seed": 0,
     "rllib.num_env_runners": 0, "rllib.num_envs_per_env_runner": 1, "rllib.train_batch_size": 1,
     "rllib.minibatch_size": 1, "rllib.num_epochs": 1,
 }
@@ -297,10 +330,29 @@ def validate(cfg: TrainConfig) -> TrainConfig:
             raise ValueError(f"config key {key!r} must be null or a finite number > 0, got {v!r}")
     if not cfg.policy.net_arch or any(w < 1 for w in cfg.policy.net_arch):
         raise ValueError(f"config key 'policy.net_arch' must list positive layer widths, got {cfg.policy.net_arch!r}")
-    for key in ("ppo.learning_rate", "ppo.clip_range", "td.learning_rate", "rllib.lr"):
+    if any(w < 1 for w in cfg.policy.vf_arch):
+        raise ValueError(f"config key 'policy.vf_arch' must list positive layer widths (or be empty: the value reads "
+                         f"the policy's trunk), got {cfg.policy.vf_arch!r}")
+    check_choice(cfg.policy.keep_head, "policy.keep_head", KEEP_HEADS)
+    for key in ("ppo.ent_coef_keep", "ppo.ent_coef_score"):
+        v = _get(cfg, key)
+        if v is None:
+            continue
+        if cfg.policy.kind != "model_free":
+            raise ValueError(f"config key {key!r} needs policy.kind model_free (got {cfg.policy.kind!r}); use "
+                             "ppo.ent_coef")
+        if min(schedule_ends(v, key)) < 0:
+            raise ValueError(f"config key {key!r} must stay >= 0, got {v!r}")
+    if (cfg.ppo.ent_coef_keep is None) != (cfg.ppo.ent_coef_score is None):
+        raise ValueError("config keys 'ppo.ent_coef_keep' and 'ppo.ent_coef_score' go together: give both or neither")
+    for key in ("td.learning_rate", "rllib.lr"):
         start = schedule_value(_get(cfg, key), key)
         if not math.isfinite(start) or start <= 0:
             raise ValueError(f"config key {key!r} must start above 0, got {_get(cfg, key)!r}")
+    for key in ("ppo.learning_rate", "ppo.clip_range"):
+        start, end = schedule_ends(_get(cfg, key), key)
+        if start <= 0 or end < 0:
+            raise ValueError(f"config key {key!r} must start above 0 and end at 0 or above, got {_get(cfg, key)!r}")
     return cfg
 
 

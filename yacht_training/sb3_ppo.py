@@ -18,19 +18,20 @@ from yacht_agents.sb3_agent import META_KEY, SB3Agent, load_sb3_agent, model_met
 from yacht_env.solver import solve
 from yacht_tools.evaluation import evaluate
 from yacht_training import run_folder as rf
-from yacht_training.config import TrainConfig, schedule_value
+from yacht_training.config import TrainConfig, schedule_ends
 from yacht_training.sb3_resume import restore_into, save_sb3_atomic
 from yacht_training.sb3_vec_env import YachtSB3VecEnv
 
 
 def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:
-    """A new MaskablePPO for the config (the policy, its kwargs and the schedules all from the config)."""
+    """A new MaskablePPO for the config (the policy, its kwargs and the schedules all from the config); with entropy
+    weights per decision type, the small subclass of :func:`decision_entropy_ppo`."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.utils import LinearSchedule
 
     def schedule(value: float | str, key: str) -> Any:
-        start = schedule_value(value, key)
-        return LinearSchedule(start, 0.0, 1.0) if isinstance(value, str) else start
+        start, end = schedule_ends(value, key)
+        return LinearSchedule(start, end, 1.0) if isinstance(value, str) else start
 
     h = cfg.ppo
     policy_kwargs: dict[str, Any] = dict(net_arch=list(cfg.policy.net_arch),
@@ -41,16 +42,47 @@ def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:
         policy: Any = TurnExpectimaxPolicy
         policy_kwargs.update(rules=cfg.rules, reward_scale=cfg.reward_scale,
                              inverse_temperature=cfg.policy.inverse_temperature, box_prior=cfg.policy.box_prior)
+    elif cfg.policy.kind == "model_free":  # a plain network: trunk, keep head, score head, value
+        from yacht_agents.model_free import ModelFreePolicy
+
+        policy = ModelFreePolicy
+        policy_kwargs.update(rules=cfg.rules, keep_head=cfg.policy.keep_head, keep_hidden=cfg.policy.keep_hidden,
+                             vf_arch=list(cfg.policy.vf_arch))
     else:
         policy = "MlpPolicy"
         policy_kwargs.update(ortho_init=cfg.policy.ortho_init)
-    return MaskablePPO(
+    algo: Any = MaskablePPO
+    ent_coef = h.ent_coef
+    if h.ent_coef_keep is not None and h.ent_coef_score is not None:
+        algo = decision_entropy_ppo(schedule_ends(h.ent_coef_keep, "ppo.ent_coef_keep"),
+                                    schedule_ends(h.ent_coef_score, "ppo.ent_coef_score"))
+        ent_coef = 1.0  # the policy weights each row's entropy itself
+    return algo(
         policy, env, learning_rate=schedule(h.learning_rate, "ppo.learning_rate"), n_steps=h.n_steps,
         batch_size=h.batch_size, n_epochs=h.n_epochs, gamma=h.gamma, gae_lambda=h.gae_lambda,
-        clip_range=schedule(h.clip_range, "ppo.clip_range"), ent_coef=h.ent_coef, vf_coef=h.vf_coef,
+        clip_range=schedule(h.clip_range, "ppo.clip_range"), ent_coef=ent_coef, vf_coef=h.vf_coef,
         max_grad_norm=h.max_grad_norm, target_kl=h.target_kl, seed=cfg.seed, device=cfg.device,
         tensorboard_log=str(run_dir / "tb"), verbose=0, policy_kwargs=policy_kwargs,
     )
+
+
+def decision_entropy_ppo(keep: tuple[float, float], score: tuple[float, float]) -> type:
+    """MaskablePPO that, before each update, sets the policy's entropy weights for keep decisions (a roll left)
+    and score decisions (none left) from linear schedules ``(start, end)`` over the run
+    (:meth:`yacht_agents.model_free.ModelFreePolicy.set_entropy_weights`); the rest is MaskablePPO's."""
+    from sb3_contrib import MaskablePPO
+
+    class DecisionEntropyPPO(MaskablePPO):
+        def train(self) -> None:
+            done = 1.0 - self._current_progress_remaining
+            wk = keep[0] + (keep[1] - keep[0]) * done
+            ws = score[0] + (score[1] - score[0]) * done
+            self.policy.set_entropy_weights(wk, ws)
+            self.logger.record("train/ent_coef_keep", wk)
+            self.logger.record("train/ent_coef_score", ws)
+            super().train()
+
+    return DecisionEntropyPPO
 
 
 def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> int:

@@ -58,7 +58,7 @@ YAHTZEE = RuleSet(
     five_kind_bonus=100,
     joker=JOKER_FORCED,
     description="Official Yahtzee: upper bonus 35 at 63, Yahtzee bonus 100, forced Joker.",
-    env_id="Yahtzee-v0",
+    env_id="Yahtzee-v1",
 )
 
 YAHTZEE_FREE_JOKER = RuleSet(
@@ -71,7 +71,7 @@ YAHTZEE_FREE_JOKER = RuleSet(
     five_kind_bonus=100,
     joker=JOKER_FREE,
     description="Yahtzee with the free-choice Joker of the literature (Verhoeff 1999).",
-    env_id="YahtzeeFreeJoker-v0",
+    env_id="YahtzeeFreeJoker-v1",
 )
 
 YATZY = RuleSet(
@@ -92,7 +92,7 @@ YATZY = RuleSet(
     upper_bonus_threshold=63,
     upper_bonus=50,
     description="Scandinavian Yatzy: 15 categories, upper bonus 50 at 63, no Joker, no extra-Yatzy bonus.",
-    env_id="Yatzy-v0",
+    env_id="Yatzy-v1",
 )
 
 KNIZIA = RuleSet(

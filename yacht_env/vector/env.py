@@ -1,6 +1,6 @@
 """The vector environment: N games of Yacht or Yahtzee in arrays, stepped together by numba kernels.
 
-It is the ``vector_entry_point`` of ``Yacht-v0``, ``Yahtzee-v0`` and ``YahtzeeFreeJoker-v0``::
+It is the ``vector_entry_point`` of ``Yacht-v0``, ``Yahtzee-v1`` and ``YahtzeeFreeJoker-v1``::
 
     envs = gymnasium.make_vec("Yacht-v0", num_envs=4096, vectorization_mode="vector_entry_point")
 
