@@ -13,7 +13,7 @@ import yaml
 from conftest import env_batch
 
 import train
-from yacht_agents.loader import load_agent
+from yacht_agents.loader import SHIPPED_MODELS_DIR, load_agent
 from yacht_agents.model_free import KEEP_HEADS, ModelFreeNet, ModelFreePolicy
 from yacht_agents.sb3_agent import load_sb3_agent
 from yacht_agents.sb3_zip import inspect_sb3_zip, load_sb3_policy
@@ -22,6 +22,7 @@ from yacht_env import dice as D
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, num_actions
 from yacht_env.env import YachtEnv
+from yacht_tools.evaluation import evaluate
 from yacht_training.config import from_dict
 from yacht_training.sb3_ppo import decision_entropy_ppo
 
@@ -216,3 +217,16 @@ def test_model_free_config_accepts_its_keys() -> None:
                              "learning_rate": "lin_3e-4_1e-5"}})
     assert cfg.policy.keep_head == "multiset" and cfg.policy.vf_arch == [64]
     assert cfg.ppo.ent_coef_keep == "lin_0.02_0.005" and cfg.ppo.ent_coef_score == 0.0
+
+
+@pytest.mark.parametrize(("rules", "greedy_mean"), [("yacht", 152.15), ("yahtzee", 217.29)])
+def test_the_shipped_model_free_agents_are_plain_and_beat_greedy(rules: str, greedy_mean: float) -> None:
+    """ppo-yacht / ppo-yahtzee: a ModelFreePolicy on observation layout 2, its card says so, and on 300 held-out
+    games it scores well above the greedy player's 10,000-game mean (README's agents table)."""
+    agent = load_agent(f"ppo-{rules}", rules, seed=0)
+    assert type(agent.policy).__name__ == "ModelFreePolicy" and agent.obs_layout == 2
+    card = json.loads((SHIPPED_MODELS_DIR / f"ppo-{rules}.json").read_text(encoding="utf-8"))
+    assert card["kind"].startswith("model-free") and card["final_eval"]["percent_of_optimal"] > 95
+    assert [r["seed"] for r in card["runs"]] == [0, 1]
+    res = evaluate(agent, rules, 300, seed=1010000000, regret=False)
+    assert res["mean"] > greedy_mean + 5
