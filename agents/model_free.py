@@ -11,6 +11,8 @@ knows about the dice comes from the rewards of the games it played.
   and that description; "keep the three fives" then means the same whatever their positions among the sorted dice.
 - **score head** (actions 32 + k): one linear logit per box.
 - **value**: a linear value of the trunk's output, or (``vf_arch``) of a trunk of its own.
+- **ignore_observation**: observation slices the network reads as zeros (ablations: the same recipe without a
+  feature).
 - **entropy per decision type**: :meth:`ModelFreePolicy.set_entropy_weights` weights the entropy of each row by
   whether it is a keep decision (a roll left: keep or score) or a score decision (no roll left);
   ``yacht_training.sb3_ppo`` sets the weights from the config's schedules before each update.
@@ -48,7 +50,8 @@ class ModelFreeNet(nn.Module):
     """Observation in, ``(logits (B, 32 + C), value (B, 1))`` out (SB3's ``mlp_extractor`` slot)."""
 
     def __init__(self, rules: str | RuleSet, net_arch: list[int], activation_fn: type[nn.Module],
-                 keep_head: str = "pattern", keep_hidden: int = 64, vf_arch: list[int] | None = None) -> None:
+                 keep_head: str = "pattern", keep_hidden: int = 64, vf_arch: list[int] | None = None,
+                 ignore_observation: list[str] | None = None) -> None:
         super().__init__()
         rs = get_rules(rules)
         if keep_head not in KEEP_HEADS:
@@ -59,6 +62,8 @@ class ModelFreeNet(nn.Module):
         self.onehot = lay["dice_onehot"]
         self.rolls = lay["rolls_left"]
         n_in = O.size(rs)
+        visible = O.visible_columns(rs, ignore_observation) if ignore_observation else None
+        self.register_buffer("visible", None if visible is None else th.as_tensor(visible), persistent=False)
         self.trunk, width = _trunk(n_in, list(net_arch), activation_fn)
         c = rs.num_categories
         self.latent_dim_pi = NUM_KEEP_ACTIONS + c
@@ -103,17 +108,23 @@ class ModelFreeNet(nn.Module):
         every = self.keep_state(z) @ keeps.T  # (B, 462): the logit of every multiset, one product
         return every.gather(1, self.pattern_keep[hand])  # (B, 32): those this hand's patterns keep
 
+    def _seen(self, obs: th.Tensor) -> th.Tensor:
+        return obs if self.visible is None else obs * self.visible
+
     def forward(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        obs = self._seen(obs)
         z = self.trunk(obs)
         logits = th.cat([self.keep_logits(obs, z), self.score(z)], 1)
         v = self.value(z if self.vf_trunk is None else self.vf_trunk(obs))
         return logits, v
 
     def forward_actor(self, obs: th.Tensor) -> th.Tensor:
+        obs = self._seen(obs)
         z = self.trunk(obs)
         return th.cat([self.keep_logits(obs, z), self.score(z)], 1)
 
     def forward_critic(self, obs: th.Tensor) -> th.Tensor:
+        obs = self._seen(obs)
         return self.value(self.trunk(obs) if self.vf_trunk is None else self.vf_trunk(obs))
 
     def keep_decision(self, obs: th.Tensor) -> th.Tensor:
@@ -123,16 +134,18 @@ class ModelFreeNet(nn.Module):
 
 class ModelFreePolicy(MaskableActorCriticPolicy):
     """MaskablePPO policy whose network is :class:`ModelFreeNet` (``rules``, ``keep_head``, ``keep_hidden``,
-    ``vf_arch`` as there; ``net_arch`` is the trunk's widths)."""
+    ``vf_arch``, ``ignore_observation`` as there; ``net_arch`` is the trunk's widths)."""
 
     def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, lr_schedule: Any,
                  rules: str = "yacht", keep_head: str = "pattern", keep_hidden: int = 64,
-                 vf_arch: list[int] | None = None, net_arch: list[int] | None = None,
+                 vf_arch: list[int] | None = None, ignore_observation: list[str] | None = None,
+                 net_arch: list[int] | None = None,
                  activation_fn: type[nn.Module] = nn.SiLU, **kwargs: Any) -> None:
         self.rules_name = get_rules(rules).name
         self.keep_head = keep_head
         self.keep_hidden = int(keep_hidden)
         self.vf_arch = list(vf_arch or [])
+        self.ignore_observation = list(ignore_observation or [])
         kwargs["ortho_init"] = False
         want = O.size(self.rules_name)
         if observation_space.shape != (want,):
@@ -144,7 +157,7 @@ class ModelFreePolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = ModelFreeNet(self.rules_name, list(self.net_arch), self.activation_fn, self.keep_head,
-                                          self.keep_hidden, self.vf_arch)
+                                          self.keep_hidden, self.vf_arch, self.ignore_observation)
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
@@ -170,6 +183,8 @@ class ModelFreePolicy(MaskableActorCriticPolicy):
         data = super()._get_constructor_parameters()
         data.update(rules=self.rules_name, keep_head=self.keep_head, keep_hidden=self.keep_hidden,
                     vf_arch=self.vf_arch)
+        if self.ignore_observation:
+            data.update(ignore_observation=self.ignore_observation)
         data.pop("ortho_init", None)
         return data
 
@@ -181,6 +196,12 @@ def _keep_head(value: Any, key: str) -> str:
     return v
 
 
+def _str_list(value: Any, key: str) -> list[str]:
+    if not isinstance(value, list) or len(value) > 64:
+        raise ValueError(f"policy_kwargs[{key!r}] must be a list of observation slice names, got {value!r}")
+    return [_str(v, f"{key}[{i}]") for i, v in enumerate(value)]
+
+
 def _width(value: Any, key: str) -> int:
     if type(value) is not int or not 0 < value <= 1 << 12:
         raise ValueError(f"policy_kwargs[{key!r}] must be an int in 1..4096, got {value!r}")
@@ -189,7 +210,8 @@ def _width(value: Any, key: str) -> int:
 
 MODEL_FREE_KWARGS = {"net_arch": _int_list, "activation_fn": _COMMON_KWARGS["activation_fn"],
                      "optimizer_class": _COMMON_KWARGS["optimizer_class"], "optimizer_kwargs": _optimizer_kwargs,
-                     "rules": _str, "keep_head": _keep_head, "keep_hidden": _width, "vf_arch": _int_list}
+                     "rules": _str, "keep_head": _keep_head, "keep_hidden": _width, "vf_arch": _int_list,
+                     "ignore_observation": _str_list}
 _SPEC = PolicySpec("ModelFreePolicy", "maskable", lambda: ModelFreePolicy, MODEL_FREE_KWARGS, shared_trunk=True)
 register_policy("yacht_agents.model_free", "ModelFreePolicy", _SPEC)
 

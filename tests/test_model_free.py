@@ -131,6 +131,36 @@ def test_saved_model_loads_through_the_safe_loader(rules: str, keep_head: str, v
     np.testing.assert_array_equal(agent.act_batch(obs, masks), want)
 
 
+def test_ignored_observation_slices_do_not_reach_the_network(tmp_path: Path) -> None:
+    """``ignore_observation``: changing an ignored slice changes nothing the network computes, changing a seen one
+    does; the setting survives the safe zip loader."""
+    from sb3_contrib import MaskablePPO
+
+    env = YachtEnv("yahtzee")
+    model = MaskablePPO(ModelFreePolicy, env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs=dict(rules="yahtzee", net_arch=[32], ignore_observation=["bonus_now", "joker"]))
+    _perturb(model.policy)
+    obs, masks = env_batch("yahtzee", 100, seed=2)
+    lay = O.layout("yahtzee")
+    net = model.policy.mlp_extractor
+    t = th.as_tensor(obs)
+    other = t.clone()
+    other[:, lay["bonus_now"]] = 1 - other[:, lay["bonus_now"]]
+    other[:, lay["joker"]] = 1 - other[:, lay["joker"]]
+    for a, b in zip(net(t), net(other)):
+        assert th.equal(a, b)
+    seen = t.clone()
+    seen[:, lay["points"]] += 0.5
+    assert not th.equal(net(t)[0], net(seen)[0])
+    model.save(tmp_path / "ignore.zip")
+    policy, _ = load_sb3_policy(tmp_path / "ignore.zip", env.observation_space, env.action_space)
+    assert isinstance(policy, ModelFreePolicy) and policy.ignore_observation == ["bonus_now", "joker"]
+    assert th.equal(policy.mlp_extractor.visible, th.as_tensor(O.visible_columns("yahtzee", ["bonus_now", "joker"])))
+    with pytest.raises(ValueError, match=r"observation slice 'bonus_now' is not in the layout of rules 'yacht'; "
+                                         r"accepted: dice_counts, dice_onehot"):
+        ModelFreeNet("yacht", [8], th.nn.SiLU, ignore_observation=["bonus_now"])
+
+
 def test_decision_entropy_ppo_follows_its_schedules() -> None:
     """The weights set before each update follow (start, end) linearly over the run: after the last rollout of
     two, keep is at its end and score (constant) where it was."""
@@ -204,6 +234,13 @@ MF = {"policy": {"kind": "model_free"}}
         ({"policy": {"kind": "turn_expectimax"}, "ppo": {"ent_coef_score": 0.01}},
          r"config key 'ppo.ent_coef_score' needs policy.kind model_free \(got 'turn_expectimax'\)"),
         ({"ppo": {"learning_rate": "lin_0.001_-1"}}, r"config key 'ppo.learning_rate' must start above 0 and end at 0"),
+        ({"rules": "yacht", "policy": {"kind": "model_free", "ignore_observation": ["joker"]}},
+         r"config key 'policy.ignore_observation': observation slice 'joker' is not in the layout of rules 'yacht'; "
+         r"accepted: dice_counts"),
+        ({"policy": {"kind": "mlp", "ignore_observation": ["points"]}},
+         r"config key 'policy.ignore_observation' needs policy.kind model_free \(got 'mlp'\)"),
+        ({**MF, "policy": {"kind": "model_free", "ignore_observation": "points"}},
+         r"config key 'policy.ignore_observation': expected a list of a string"),
     ],
 )
 def test_model_free_config_errors_name_the_key(data: dict, match: str) -> None:

@@ -35,6 +35,7 @@ the same function for the single and vector environments. Every float it writes 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -87,6 +88,20 @@ def layout(rules: str | RuleSet, version: int = LAYOUT_VERSION) -> dict[str, sli
     """Named slices of the observation vector for ``rules`` (a new dict; the slices are computed once); with
     ``version``, those of an older layout version: a prefix of the newest, since each version only appends."""
     return dict(_versioned(get_rules(rules), _check_version(version)))
+
+
+def visible_columns(rules: str | RuleSet, ignore: Sequence[str] = ()) -> np.ndarray:
+    """(size,) float32: 0 on the columns of the slices named in ``ignore``, 1 elsewhere. A network that multiplies
+    its input by this never sees those slices (ablations of the features); a name the rules' layout lacks is an
+    error that lists the accepted ones."""
+    lay = layout(rules)
+    mask = np.ones(size(rules), dtype=np.float32)
+    for name in ignore:
+        if name not in lay:
+            raise ValueError(f"observation slice {name!r} is not in the layout of rules {get_rules(rules).name!r}; "
+                             f"accepted: {', '.join(lay)}")
+        mask[lay[name]] = 0.0
+    return mask
 
 
 @cache
@@ -351,4 +366,4 @@ def decode(obs: np.ndarray, rules: str | RuleSet) -> dict[str, Any]:
 
 
 __all__ = ["LAYOUT_VERSION", "LAYOUT_VERSIONS", "NUM_UPPER", "DecodedBatch", "EncodingTables", "decode", "decode_batch",
-           "encode", "encoding_tables", "high", "layout", "size", "write_observation"]
+           "encode", "encoding_tables", "high", "layout", "size", "visible_columns", "write_observation"]

@@ -20,6 +20,7 @@ import yaml
 
 from yacht_agents.nets import ACTIVATIONS
 from yacht_agents.td import check_value_scale
+from yacht_env.observation import visible_columns
 from yacht_env.rules import RULESETS
 
 ALGOS = ("maskable_ppo", "td", "rllib_ppo")
@@ -45,7 +46,8 @@ class PolicyConfig:
     ``kind: model_free`` is :class:`agents.model_free.ModelFreePolicy`: a trunk of ``net_arch`` blocks
     Linear -> activation -> LayerNorm, a keep head (``keep_head``: ``pattern``, one logit per keep pattern, or
     ``multiset``, each pattern described by the dice it keeps and scored by a network of ``keep_hidden`` units), a
-    score head and a value (of the trunk, or of a trunk of its own when ``vf_arch`` lists widths)."""
+    score head and a value (of the trunk, or of a trunk of its own when ``vf_arch`` lists widths);
+    ``ignore_observation`` names observation slices the network reads as zeros (for ablations of the features)."""
 
     kind: str = "mlp"
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
@@ -56,6 +58,7 @@ class PolicyConfig:
     keep_head: str = "pattern"
     keep_hidden: int = 64
     vf_arch: list[int] = field(default_factory=list)
+    ignore_observation: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -334,6 +337,14 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ValueError(f"config key 'policy.vf_arch' must list positive layer widths (or be empty: the value reads "
                          f"the policy's trunk), got {cfg.policy.vf_arch!r}")
     check_choice(cfg.policy.keep_head, "policy.keep_head", KEEP_HEADS)
+    if cfg.policy.ignore_observation:
+        if cfg.policy.kind != "model_free":
+            raise ValueError(f"config key 'policy.ignore_observation' needs policy.kind model_free (got "
+                             f"{cfg.policy.kind!r})")
+        try:
+            visible_columns(cfg.rules, cfg.policy.ignore_observation)
+        except ValueError as e:
+            raise ValueError(f"config key 'policy.ignore_observation': {e}") from None
     for key in ("ppo.ent_coef_keep", "ppo.ent_coef_score"):
         v = _get(cfg, key)
         if v is None:

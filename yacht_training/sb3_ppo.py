@@ -48,6 +48,8 @@ def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:
         policy = ModelFreePolicy
         policy_kwargs.update(rules=cfg.rules, keep_head=cfg.policy.keep_head, keep_hidden=cfg.policy.keep_hidden,
                              vf_arch=list(cfg.policy.vf_arch))
+        if cfg.policy.ignore_observation:  # only when set: models saved without it keep their policy_kwargs
+            policy_kwargs.update(ignore_observation=list(cfg.policy.ignore_observation))
     else:
         policy = "MlpPolicy"
         policy_kwargs.update(ortho_init=cfg.policy.ortho_init)
