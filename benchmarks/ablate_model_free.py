@@ -48,6 +48,11 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {  # name: (what changes, conf
     "envs_64": ("64 envs x 128 steps instead of 256 x 32 (same 8,192 steps per update)",
                 {"n_envs": 64, "ppo": {"n_steps": 128}}),
     "reward_unscaled": ("rewards in points instead of / 50", {"reward_scale": 1.0}),
+    "multiset_lambda_0": ("multiset keep head and GAE lambda 0", {"policy": {"keep_head": "multiset"},
+                                                                  "ppo": {"gae_lambda": 0.0}}),
+    "multiset_lambda_0_batch_512": ("multiset keep head, GAE lambda 0, minibatches of 512",
+                                    {"policy": {"keep_head": "multiset"},
+                                     "ppo": {"gae_lambda": 0.0, "batch_size": 512}}),
 }
 
 

@@ -256,10 +256,10 @@ def test_model_free_config_accepts_its_keys() -> None:
     assert cfg.ppo.ent_coef_keep == "lin_0.02_0.005" and cfg.ppo.ent_coef_score == 0.0
 
 
-@pytest.mark.parametrize(("rules", "greedy_mean"), [("yacht", 152.15), ("yahtzee", 217.29)])
+@pytest.mark.parametrize(("rules", "greedy_mean"), [("yacht", 152.15), ("yahtzee", 217.29), ("yatzy", 200.13)])
 def test_the_shipped_model_free_agents_are_plain_and_beat_greedy(rules: str, greedy_mean: float) -> None:
-    """ppo-yacht / ppo-yahtzee: a ModelFreePolicy on observation layout 2, its card says so, and on 300 held-out
-    games it scores well above the greedy player's 10,000-game mean (README's agents table)."""
+    """ppo-yacht / ppo-yahtzee / ppo-yatzy: a ModelFreePolicy on observation layout 2, its card says so, and on 300
+    held-out games it scores well above the greedy player's 10,000-game mean (README's agents table)."""
     agent = load_agent(f"ppo-{rules}", rules, seed=0)
     assert type(agent.policy).__name__ == "ModelFreePolicy" and agent.obs_layout == 2
     card = json.loads((SHIPPED_MODELS_DIR / f"ppo-{rules}.json").read_text(encoding="utf-8"))
