@@ -946,7 +946,8 @@ def _numeric_keys(cls: type = TrainConfig, prefix: str = "") -> list[str]:
         tp = hints[f.name]
         if dataclasses.is_dataclass(tp):
             out += _numeric_keys(tp, prefix + f.name + ".")
-        elif tp is not bool and ({int, float} & {tp, *typing.get_args(tp)} or typing.get_origin(tp) is list):
+        elif tp is not bool and ({int, float} & {tp, *typing.get_args(tp)} or (
+                typing.get_origin(tp) is list and typing.get_args(tp)[0] in (int, float))):
             out.append(prefix + f.name)
     return out
 
