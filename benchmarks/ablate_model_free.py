@@ -50,6 +50,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {  # name: (what changes, conf
     "reward_unscaled": ("rewards in points instead of / 50", {"reward_scale": 1.0}),
     "multiset_lambda_0": ("multiset keep head and GAE lambda 0", {"policy": {"keep_head": "multiset"},
                                                                   "ppo": {"gae_lambda": 0.0}}),
+    "multiset_batch_512": ("multiset keep head and minibatches of 512 (lambda 0.8)",
+                           {"policy": {"keep_head": "multiset"}, "ppo": {"batch_size": 512}}),
     "multiset_lambda_0_batch_512": ("multiset keep head, GAE lambda 0, minibatches of 512",
                                     {"policy": {"keep_head": "multiset"},
                                      "ppo": {"gae_lambda": 0.0, "batch_size": 512}}),
