@@ -25,7 +25,6 @@ from typing import Any
 import yaml
 
 from yacht_env.files import write_text_atomic
-from yacht_tools.stats import Z95
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -83,18 +82,15 @@ def run_variant(config: Path, run_dir: Path, seed: int) -> Path:
 
 
 def summary(run: Path) -> dict[str, Any]:
-    """The numbers of the table, from the run's eval.json and training_time.json."""
+    """The numbers of the table, from the run's eval.json (train.py's final evaluation, learning seconds included)."""
     ev = json.loads((run / "eval.json").read_text(encoding="utf-8"))
-    ci = ev.get("ci95")
-    half = (ci[1] - ci[0]) / 2 if isinstance(ci, list) else Z95 * ev["std"] / ev["episodes"] ** 0.5
+    lo, hi = ev["ci95"]
     by = ev.get("regret_by_decision", {})
-    timing = run / "training_time.json"
-    learn = json.loads(timing.read_text(encoding="utf-8")) if timing.exists() else {}
-    return {"run": str(run), "percent": ev["percent_of_optimal"], "mean": ev["mean"], "half_width": half,
+    return {"run": str(run), "percent": ev["percent_of_optimal"], "mean": ev["mean"], "half_width": (hi - lo) / 2,
             "optimal": ev["optimal_value"], "regret": ev.get("mean_regret"), "first_keep": by.get("first_keep"),
             "second_keep": by.get("second_keep"), "score": by.get("score"),
             "upper_bonus_rate": ev.get("upper_bonus_rate"),
-            "learning_s": learn.get("seconds", ev.get("training_wall_s"))}
+            "learning_s": ev["training_wall_s"]}
 
 
 def table(rows: dict[str, dict[str, Any]], header: str) -> str:
@@ -130,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--config {args.config}: not a YAML mapping")
     (args.run_dir / "configs").mkdir(parents=True, exist_ok=True)
     results_path = args.run_dir / "ablations.json"
-    results: dict[str, dict[str, Any]] = json.loads(results_path.read_text()) if results_path.exists() else {}
+    results: dict[str, dict[str, Any]] = (json.loads(results_path.read_text(encoding="utf-8"))
+                                          if results_path.exists() else {})
     key = f"{args.config.stem}|{args.timesteps}|{args.final_episodes}|{args.seed}"
     done = results.setdefault(key, {})
     for name in args.variants:
