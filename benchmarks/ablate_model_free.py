@@ -54,6 +54,11 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {  # name: (what changes, conf
     "multiset_lambda_0_batch_512": ("multiset keep head, GAE lambda 0, minibatches of 512",
                                     {"policy": {"keep_head": "multiset"},
                                      "ppo": {"gae_lambda": 0.0, "batch_size": 512}}),
+    "batch_256": ("minibatches of 256", {"ppo": {"batch_size": 256}}),
+    "epochs_8": ("8 epochs over each rollout instead of 4", {"ppo": {"n_epochs": 8}}),
+    "lr_5e-4": ("learning rate 5e-4 decaying to 0", {"ppo": {"learning_rate": "lin_5e-4"}}),
+    "clip_0.1": ("PPO clip range 0.1 instead of 0.2", {"ppo": {"clip_range": 0.1}}),
+    "keep_hidden_128": ("multiset keep head 128 wide instead of 64", {"policy": {"keep_hidden": 128}}),
 }
 
 

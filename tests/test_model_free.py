@@ -3,6 +3,7 @@ zip loader, a tiny train.py run, and the config keys it adds."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -267,3 +268,27 @@ def test_the_shipped_model_free_agents_are_plain_and_beat_greedy(rules: str, gre
     assert [r["seed"] for r in card["runs"]] == [0, 1]
     res = evaluate(agent, rules, 300, seed=1010000000, regret=False)
     assert res["mean"] > greedy_mean + 5
+
+
+@pytest.mark.parametrize("config", ["yacht_model_free.yaml", "experiments/yacht_model_free_pattern.yaml",
+                                    "yahtzee_model_free.yaml"])
+def test_every_ablation_variant_is_a_config_train_accepts(config: str) -> None:
+    """benchmarks/ablate_model_free.py: each variant, merged into a model-free config, passes train.py's checks and
+    changes the keys it says (a mistyped key would fail here, not after an hour of other variants)."""
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "ablate_model_free.py"
+    spec = importlib.util.spec_from_file_location("ablate_model_free", path)
+    assert spec is not None and spec.loader is not None
+    ablate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ablate)
+    base = yaml.safe_load((Path(__file__).resolve().parent.parent / "configs" / config).read_text(encoding="utf-8"))
+    for name, (_, change) in ablate.VARIANTS.items():
+        merged = ablate.merge(base, change)
+        if name == "no_bonus_joker" and base["rules"] == "yacht":
+            with pytest.raises(ValueError, match="bonus_now"):  # Yacht's observation has no such slice
+                from_dict(merged)
+            continue
+        cfg = from_dict(merged)
+        for section, keys in change.items():
+            for key, value in (keys.items() if isinstance(keys, dict) else [(None, keys)]):
+                got = getattr(cfg, section) if key is None else getattr(getattr(cfg, section), key)
+                assert got == value or value is None, (name, section, key, got, value)
