@@ -2,13 +2,16 @@
 ``train.py`` run with the same steps and seed, scored on the same held-out games.
 
     python benchmarks/ablate_model_free.py --config configs/yacht_model_free.yaml --timesteps 2000000 \\
-        --final-episodes 2000 --run-dir runs/ablations [--variants base lambda_0 ...] [--seed 0]
+        --final-episodes 2000 --run-dir runs/ablations [--variants base lambda_0 ...] [--seed 0] \\
+        [--base-variants clip_0.2 ...]
 
 Each variant's config (the base config with the variant's keys replaced, the steps and the final evaluation set
 from the command line) is written under ``RUN_DIR/configs/`` and run by ``python train.py --config ...``, one after
 the other; a variant whose result is already in ``RUN_DIR/ablations.json`` is not run again. The table (Markdown,
 ``RUN_DIR/ablations.md``) gives per variant the % of optimal with its 95% interval, the regret per decision, the
-points a game lost after the first and second roll and at scoring, and the learning seconds.
+points a game lost after the first and second roll and at scoring, and the learning seconds. ``--base-variants``
+changes the config first, for every run (the base row included): an earlier recipe is measured without a copy of
+its config.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {  # name: (what changes, conf
     "epochs_8": ("8 epochs over each rollout instead of 4", {"ppo": {"n_epochs": 8}}),
     "lr_5e-4": ("learning rate 5e-4 decaying to 0", {"ppo": {"learning_rate": "lin_5e-4"}}),
     "clip_0.1": ("PPO clip range 0.1 instead of 0.2", {"ppo": {"clip_range": 0.1}}),
+    "clip_0.2": ("PPO clip range 0.2 (SB3's default) instead of 0.1", {"ppo": {"clip_range": 0.2}}),
     "keep_hidden_128": ("multiset keep head 128 wide instead of 64", {"policy": {"keep_hidden": 128}}),
 }
 
@@ -123,17 +127,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--run-dir", type=Path, required=True, help="folder for the configs, the runs and the table")
     p.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS), metavar="VARIANT",
                    help=f"which variants, in this order (default: all; accepted: {', '.join(VARIANTS)})")
+    p.add_argument("--base-variants", nargs="+", default=[], choices=list(VARIANTS), metavar="VARIANT",
+                   help="variants applied to the config first, in this order, so that every run (base included) "
+                        "starts from the changed config: an earlier recipe without a copy of its config")
     args = p.parse_args(argv)
     if args.timesteps < 1 or args.final_episodes < 1:
         p.error("--timesteps and --final-episodes must be positive integers")
     base = yaml.safe_load(args.config.read_text(encoding="utf-8"))
     if not isinstance(base, dict):
         p.error(f"--config {args.config}: not a YAML mapping")
+    for name in args.base_variants:
+        base = merge(base, VARIANTS[name][1])
+    stem = "+".join([args.config.stem, *args.base_variants])
     (args.run_dir / "configs").mkdir(parents=True, exist_ok=True)
     results_path = args.run_dir / "ablations.json"
     results: dict[str, dict[str, Any]] = (json.loads(results_path.read_text(encoding="utf-8"))
                                           if results_path.exists() else {})
-    key = f"{args.config.stem}|{args.timesteps}|{args.final_episodes}|{args.seed}"
+    key = f"{stem}|{args.timesteps}|{args.final_episodes}|{args.seed}"
     done = results.setdefault(key, {})
     for name in args.variants:
         if name in done:
@@ -142,13 +152,14 @@ def main(argv: list[str] | None = None) -> int:
         cfg = merge(base, VARIANTS[name][1])
         cfg["total_timesteps"] = args.timesteps
         cfg.setdefault("eval", {})["final_episodes"] = args.final_episodes
-        path = args.run_dir / "configs" / f"{args.config.stem}-{name}.yaml"
+        path = args.run_dir / "configs" / f"{stem}-{name}.yaml"
         write_text_atomic(path, yaml.safe_dump(cfg, sort_keys=False))
         print(f"{name}: python train.py --config {path} --seed {args.seed}", flush=True)
         done[name] = summary(run_variant(path, args.run_dir, args.seed))
         print(f"{name}: {done[name]['percent']:.2f}% of optimal", flush=True)
         write_text_atomic(results_path, json.dumps(results, indent=2))
-    header = (f"Base `{args.config}`, {args.timesteps:,} steps, seed {args.seed}, final policy on "
+    changed = "".join(f" with {n}" for n in args.base_variants)
+    header = (f"Base `{args.config}`{changed}, {args.timesteps:,} steps, seed {args.seed}, final policy on "
               f"{args.final_episodes:,} held-out games")
     write_text_atomic(args.run_dir / "ablations.md", table({n: done[n] for n in args.variants if n in done}, header))
     print((args.run_dir / "ablations.md").read_text(encoding="utf-8"))

@@ -270,16 +270,21 @@ def test_the_shipped_model_free_agents_are_plain_and_beat_greedy(rules: str, gre
     assert res["mean"] > greedy_mean + 5
 
 
-@pytest.mark.parametrize("config", ["yacht_model_free.yaml", "experiments/yacht_model_free_pattern.yaml",
-                                    "yahtzee_model_free.yaml"])
-def test_every_ablation_variant_is_a_config_train_accepts(config: str) -> None:
-    """benchmarks/ablate_model_free.py: each variant, merged into a model-free config, passes train.py's checks and
-    changes the keys it says (a mistyped key would fail here, not after an hour of other variants)."""
+def _ablate_script():  # benchmarks/ is not a package: the script is loaded by its path
     path = Path(__file__).resolve().parent.parent / "benchmarks" / "ablate_model_free.py"
     spec = importlib.util.spec_from_file_location("ablate_model_free", path)
     assert spec is not None and spec.loader is not None
     ablate = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ablate)
+    return ablate
+
+
+@pytest.mark.parametrize("config", ["yacht_model_free.yaml", "experiments/yacht_model_free_pattern.yaml",
+                                    "yahtzee_model_free.yaml"])
+def test_every_ablation_variant_is_a_config_train_accepts(config: str) -> None:
+    """benchmarks/ablate_model_free.py: each variant, merged into a model-free config, passes train.py's checks and
+    changes the keys it says (a mistyped key would fail here, not after an hour of other variants)."""
+    ablate = _ablate_script()
     base = yaml.safe_load((Path(__file__).resolve().parent.parent / "configs" / config).read_text(encoding="utf-8"))
     for name, (_, change) in ablate.VARIANTS.items():
         merged = ablate.merge(base, change)
@@ -292,3 +297,28 @@ def test_every_ablation_variant_is_a_config_train_accepts(config: str) -> None:
             for key, value in (keys.items() if isinstance(keys, dict) else [(None, keys)]):
                 got = getattr(cfg, section) if key is None else getattr(getattr(cfg, section), key)
                 assert got == value or value is None, (name, section, key, got, value)
+
+
+def test_ablation_base_variants_change_every_run_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--base-variants clip_0.2`` gives back the Yacht recipe before clip 0.1 (the docs' clip-0.2 rows and second
+    round) for every run, the base row included, and a run's own variant still applies on top of it."""
+    ablate = _ablate_script()
+    written: dict[str, dict] = {}
+
+    def fake_run(config: Path, run_dir: Path, seed: int) -> Path:
+        written[config.name] = yaml.safe_load(config.read_text(encoding="utf-8"))
+        return config
+
+    monkeypatch.setattr(ablate, "run_variant", fake_run)
+    monkeypatch.setattr(ablate, "summary", lambda run: {"percent": 90.0, "mean": 150.0, "half_width": 0.5,
+                                                        "optimal": 166.955, "regret": 0.2, "first_keep": 1.0,
+                                                        "second_keep": 1.0, "score": 0.5, "learning_s": 1.0})
+    config = Path(__file__).resolve().parent.parent / "configs" / "yacht_model_free.yaml"
+    assert yaml.safe_load(config.read_text(encoding="utf-8"))["ppo"]["clip_range"] == 0.1
+    assert ablate.main(["--config", str(config), "--base-variants", "clip_0.2", "--timesteps", "1000",
+                        "--final-episodes", "10", "--run-dir", str(tmp_path), "--variants", "base", "clip_0.1"]) == 0
+    base, clip = written["yacht_model_free+clip_0.2-base.yaml"], written["yacht_model_free+clip_0.2-clip_0.1.yaml"]
+    assert base["ppo"]["clip_range"] == 0.2 and clip["ppo"]["clip_range"] == 0.1
+    assert base["total_timesteps"] == 1000 and base["eval"]["final_episodes"] == 10
+    from_dict(base)
+    assert "with clip_0.2" in (tmp_path / "ablations.md").read_text(encoding="utf-8")
