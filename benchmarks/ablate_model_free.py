@@ -7,17 +7,19 @@
 
 Each variant's config (the base config with the variant's keys replaced, the steps and the final evaluation set
 from the command line) is written under ``RUN_DIR/configs/`` and run by ``python train.py --config ...``, one after
-the other; a variant whose result is already in ``RUN_DIR/ablations.json`` is not run again. The table (Markdown,
-``RUN_DIR/ablations.md``) gives per variant the % of optimal with its 95% interval, the regret per decision, the
-points a game lost after the first and second roll and at scoring, and the learning seconds. ``--base-variants``
-changes the config first, for every run (the base row included): an earlier recipe is measured without a copy of
-its config.
+the other; a variant whose result is already in ``RUN_DIR/ablations.json`` for the same base config (its contents),
+steps, games and seed is not run again, and a variant that leaves the base config as it is is not run at all. The
+table (Markdown, ``RUN_DIR/ablations.md``) gives per variant the % of optimal with its 95% interval, the regret per
+decision, the points a game lost after the first and second roll and at scoring, and the learning seconds.
+``--base-variants`` changes the config first, for every run (the base row included): an earlier recipe is measured
+without a copy of its config.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
 import json
 import re
 import subprocess
@@ -102,6 +104,19 @@ def summary(run: Path) -> dict[str, Any]:
             "learning_s": ev["training_wall_s"]}
 
 
+def load_results(path: Path) -> dict[str, dict[str, Any]]:
+    """The results measured so far in ``path`` (ablations.json): {key: {variant: summary}}."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def record(path: Path, key: str, name: str, row: dict[str, Any]) -> None:
+    """Add one variant's result to ``path``, read again just before the write so that another command using the
+    same run folder (another seed, say) keeps the results it wrote meanwhile."""
+    results = load_results(path)
+    results.setdefault(key, {})[name] = row
+    write_text_atomic(path, json.dumps(results, indent=2))
+
+
 def table(rows: dict[str, dict[str, Any]], header: str) -> str:
     def num(v: Any, fmt: str) -> str:
         return "-" if v is None else format(v, fmt)
@@ -133,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.timesteps < 1 or args.final_episodes < 1:
         p.error("--timesteps and --final-episodes must be positive integers")
+    if "base" in args.base_variants:
+        p.error("--base-variants: 'base' changes nothing; name the variants that change the config")
     base = yaml.safe_load(args.config.read_text(encoding="utf-8"))
     if not isinstance(base, dict):
         p.error(f"--config {args.config}: not a YAML mapping")
@@ -141,15 +158,18 @@ def main(argv: list[str] | None = None) -> int:
     stem = "+".join([args.config.stem, *args.base_variants])
     (args.run_dir / "configs").mkdir(parents=True, exist_ok=True)
     results_path = args.run_dir / "ablations.json"
-    results: dict[str, dict[str, Any]] = (json.loads(results_path.read_text(encoding="utf-8"))
-                                          if results_path.exists() else {})
-    key = f"{stem}|{args.timesteps}|{args.final_episodes}|{args.seed}"
-    done = results.setdefault(key, {})
+    # a result is reused only for the same base config (its contents, not its file name), steps, games and seed
+    digest = hashlib.sha256(json.dumps(base, sort_keys=True).encode()).hexdigest()[:12]
+    key = f"{digest}|{args.timesteps}|{args.final_episodes}|{args.seed}"
+    done = load_results(results_path).get(key, {})
     for name in args.variants:
         if name in done:
             print(f"{name}: already measured ({done[name]['percent']:.2f}%)", flush=True)
             continue
         cfg = merge(base, VARIANTS[name][1])
+        if name != "base" and cfg == base:
+            print(f"{name}: the base config already has {VARIANTS[name][1]}; not run (see the base row)", flush=True)
+            continue
         cfg["total_timesteps"] = args.timesteps
         cfg.setdefault("eval", {})["final_episodes"] = args.final_episodes
         path = args.run_dir / "configs" / f"{stem}-{name}.yaml"
@@ -157,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: python train.py --config {path} --seed {args.seed}", flush=True)
         done[name] = summary(run_variant(path, args.run_dir, args.seed))
         print(f"{name}: {done[name]['percent']:.2f}% of optimal", flush=True)
-        write_text_atomic(results_path, json.dumps(results, indent=2))
+        record(results_path, key, name, done[name])
     changed = "".join(f" with {n}" for n in args.base_variants)
     header = (f"Base `{args.config}`{changed}, {args.timesteps:,} steps, seed {args.seed}, final policy on "
               f"{args.final_episodes:,} held-out games")

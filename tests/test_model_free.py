@@ -301,12 +301,13 @@ def test_every_ablation_variant_is_a_config_train_accepts(config: str) -> None:
 
 def test_ablation_base_variants_change_every_run_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--base-variants clip_0.2`` gives back the Yacht recipe before clip 0.1 (the docs' clip-0.2 rows and second
-    round) for every run, the base row included, and a run's own variant still applies on top of it."""
+    round) for every run, the base row included; a run's own variant applies on top of it; a variant that changes
+    nothing is not run; and a result is reused only for the same base config, whatever the config file is named."""
     ablate = _ablate_script()
-    written: dict[str, dict] = {}
+    ran: list[tuple[str, dict]] = []
 
     def fake_run(config: Path, run_dir: Path, seed: int) -> Path:
-        written[config.name] = yaml.safe_load(config.read_text(encoding="utf-8"))
+        ran.append((config.name, yaml.safe_load(config.read_text(encoding="utf-8"))))
         return config
 
     monkeypatch.setattr(ablate, "run_variant", fake_run)
@@ -314,11 +315,30 @@ def test_ablation_base_variants_change_every_run_config(tmp_path: Path, monkeypa
                                                         "optimal": 166.955, "regret": 0.2, "first_keep": 1.0,
                                                         "second_keep": 1.0, "score": 0.5, "learning_s": 1.0})
     config = Path(__file__).resolve().parent.parent / "configs" / "yacht_model_free.yaml"
-    assert yaml.safe_load(config.read_text(encoding="utf-8"))["ppo"]["clip_range"] == 0.1
-    assert ablate.main(["--config", str(config), "--base-variants", "clip_0.2", "--timesteps", "1000",
-                        "--final-episodes", "10", "--run-dir", str(tmp_path), "--variants", "base", "clip_0.1"]) == 0
-    base, clip = written["yacht_model_free+clip_0.2-base.yaml"], written["yacht_model_free+clip_0.2-clip_0.1.yaml"]
-    assert base["ppo"]["clip_range"] == 0.2 and clip["ppo"]["clip_range"] == 0.1
-    assert base["total_timesteps"] == 1000 and base["eval"]["final_episodes"] == 10
-    from_dict(base)
+    recipe = yaml.safe_load(config.read_text(encoding="utf-8"))
+    assert recipe["ppo"]["clip_range"] == 0.1
+    common = ["--timesteps", "1000", "--final-episodes", "10", "--run-dir", str(tmp_path)]
+    assert ablate.main(["--config", str(config), "--base-variants", "clip_0.2", *common,
+                        "--variants", "base", "clip_0.1"]) == 0
+    expected = ablate.merge(recipe, {"ppo": {"clip_range": 0.2}, "total_timesteps": 1000,
+                                     "eval": {"final_episodes": 10}})
+    assert ran == [("yacht_model_free+clip_0.2-base.yaml", expected),
+                   ("yacht_model_free+clip_0.2-clip_0.1.yaml", ablate.merge(expected, {"ppo": {"clip_range": 0.1}}))]
+    from_dict(expected)
     assert "with clip_0.2" in (tmp_path / "ablations.md").read_text(encoding="utf-8")
+    # the same command again: measured, nothing runs; the config as it is: its own key, and clip_0.1 is its base
+    ran.clear()
+    ablate.main(["--config", str(config), "--base-variants", "clip_0.2", *common, "--variants", "base", "clip_0.1"])
+    assert ran == []
+    ablate.main(["--config", str(config), *common, "--variants", "base", "clip_0.1"])
+    assert [name for name, _ in ran] == ["yacht_model_free-base.yaml"]
+    # a copy of the config under another name is the same base: nothing runs again
+    ran.clear()
+    copy = tmp_path / "renamed.yaml"
+    copy.write_text(config.read_text(encoding="utf-8"), encoding="utf-8")
+    ablate.main(["--config", str(copy), *common, "--variants", "base"])
+    assert ran == []
+    results = json.loads((tmp_path / "ablations.json").read_text(encoding="utf-8"))
+    assert sorted(len(rows) for rows in results.values()) == [1, 2]  # clip_0.1 on the config as it is: not run
+    with pytest.raises(SystemExit):
+        ablate.main(["--config", str(config), "--base-variants", "base", *common])
