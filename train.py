@@ -29,8 +29,9 @@ from yacht_training.config import load_config, validate
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "yacht_td.yaml"
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``train.py`` (the documentation's CLI reference reads it too)."""
+    p = argparse.ArgumentParser(prog="train.py", description=__doc__.split("\n")[0])
     p.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="YAML config (default: %(default)s)")
     p.add_argument("--timesteps", help="override total_timesteps (a positive integer)")
     options.add_seed(p, default=None, help_="override seed")
@@ -42,7 +43,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--ray-address", help="algo rllib_ppo: join this Ray cluster (HOST:PORT or 'auto'; default: "
                    "$RAY_ADDRESS, else start Ray locally)")
     options.add_progress(p)
-    return p.parse_args(argv)
+    return p
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    return build_parser().parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:

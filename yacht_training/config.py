@@ -49,36 +49,37 @@ class PolicyConfig:
     score head and a value (of the trunk, or of a trunk of its own when ``vf_arch`` lists widths);
     ``ignore_observation`` names observation slices the network reads as zeros (for ablations of the features)."""
 
-    kind: str = "mlp"
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
-    activation_fn: str = "tanh"
-    ortho_init: bool = True
-    inverse_temperature: float = 1.0
-    box_prior: float = 0.0
-    keep_head: str = "pattern"
-    keep_hidden: int = 64
-    vf_arch: list[int] = field(default_factory=list)
-    ignore_observation: list[str] = field(default_factory=list)
+    kind: str = "mlp"  # mlp (SB3's MLP), turn_expectimax (box utilities, expectimax turn) or model_free
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])  # widths of the hidden layers (the trunk)
+    activation_fn: str = "tanh"  # activation of the hidden layers
+    ortho_init: bool = True  # orthogonal initialisation of the weights (not turn_expectimax)
+    inverse_temperature: float = 1.0  # turn_expectimax: initial logits per point of action value
+    box_prior: float = 0.0  # turn_expectimax: initial utility, in points, of each box left open
+    keep_head: str = "pattern"  # model_free: pattern (a logit per keep pattern) or multiset (a net per kept dice)
+    keep_hidden: int = 64  # model_free, keep_head multiset: units of the keep network
+    vf_arch: list[int] = field(default_factory=list)  # model_free: the value's own trunk widths; []: shared trunk
+    ignore_observation: list[str] = field(default_factory=list)  # model_free: slices read as zeros (ablations)
 
 
 @dataclass
 class PPOConfig:
-    learning_rate: Union[float, str] = "lin_3e-4"  # noqa: UP007 - the validator reads this annotation
-    n_steps: int = 128
-    batch_size: int = 2048
-    n_epochs: int = 4
-    gamma: float = 1.0
-    gae_lambda: float = 0.95
-    clip_range: Union[float, str] = 0.2  # noqa: UP007
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    target_kl: Union[float, None] = None  # noqa: UP007
+    # (Union, not |: the validator reads these annotations at run time)
+    learning_rate: Union[float, str] = "lin_3e-4"  # noqa: UP007 - a number, lin_<start> or lin_<start>_<end>
+    n_steps: int = 128  # steps per environment per rollout (a rollout: n_steps x n_envs)
+    batch_size: int = 2048  # minibatch size of the updates
+    n_epochs: int = 4  # passes over each rollout
+    gamma: float = 1.0  # discount (1: the final score itself)
+    gae_lambda: float = 0.95  # GAE's lambda
+    clip_range: Union[float, str] = 0.2  # noqa: UP007 - PPO's clip range: a number or a lin_ schedule
+    ent_coef: float = 0.01  # entropy weight
+    vf_coef: float = 0.5  # weight of the value loss
+    max_grad_norm: float = 0.5  # gradient norm clip
+    target_kl: Union[float, None] = None  # noqa: UP007 - stop an update's epochs past this KL; null: never
     final_model: str = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
     # entropy weight per decision type (policy.kind model_free only; both null: ent_coef on every row). A number or
     # a schedule lin_<start>[_<end>]; keep: rows with a roll left (keep or score), score: rows that must score
-    ent_coef_keep: Union[float, str, None] = None  # noqa: UP007
-    ent_coef_score: Union[float, str, None] = None  # noqa: UP007
+    ent_coef_keep: Union[float, str, None] = None  # noqa: UP007 - entropy weight of rows with a roll left
+    ent_coef_score: Union[float, str, None] = None  # noqa: UP007 - entropy weight of rows that must score
 
     def __post_init__(self) -> None:
         """Check values beyond their types, naming the key (runs when a config is read)."""
@@ -90,13 +91,13 @@ class TDConfig:
     """Settings of the model-based TD learner (agents/td.py): a value network over turn-start states, exact
     expectimax within the turn, self-play with exact TD targets."""
 
-    hidden: list[int] = field(default_factory=lambda: [128, 128])
+    hidden: list[int] = field(default_factory=lambda: [128, 128])  # widths of the value network's hidden layers
     activation: str = "relu"  # relu, tanh, elu, gelu, silu
     learning_rate: Union[float, str] = "lin_3e-3"  # noqa: UP007 - a number or lin_<start>
     games_per_iteration: int = 256  # self-play games in lockstep between network updates
     td_lambda: float = 0.0  # 0: exact TD(0) targets; up to 1: mixed with the realised points (lambda-return)
     epochs_per_iteration: int = 2  # passes over an iteration's turn-start states
-    batch_size: int = 256
+    batch_size: int = 256  # minibatch size of the updates
     value_scale: float = 100.0  # the network predicts points / value_scale
     explore: float = 0.0  # fraction of turns that score a random legal category (states off the greedy path)
     final_model: str = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
@@ -126,23 +127,23 @@ class RLlibConfig:
 
     num_env_runners: int = 2  # Ray actors sampling in parallel (0: sample in the driver)
     num_envs_per_env_runner: int = 64  # games each env runner steps together
-    num_cpus_per_env_runner: float = 1.0
-    vectorize: str = "engine"
+    num_cpus_per_env_runner: float = 1.0  # CPUs Ray reserves for each env runner
+    vectorize: str = "engine"  # engine (the vector engine) or sync (SyncVectorEnv of single envs)
     train_batch_size: int = 8192  # environment steps per training iteration (over all env runners)
-    minibatch_size: int = 1024
-    num_epochs: int = 4
+    minibatch_size: int = 1024  # minibatch size of the learner's SGD
+    num_epochs: int = 4  # passes over each training batch
     lr: Union[float, str] = "lin_3e-4"  # noqa: UP007 - a number or lin_<start> (decays to 0 at total_timesteps)
-    gamma: float = 1.0
-    lambda_: float = 0.95
-    clip_param: float = 0.2
-    entropy_coeff: float = 0.003
-    vf_loss_coeff: float = 0.5
+    gamma: float = 1.0  # discount (1: the final score itself)
+    lambda_: float = 0.95  # GAE's lambda
+    clip_param: float = 0.2  # PPO's clip range
+    entropy_coeff: float = 0.003  # entropy weight
+    vf_loss_coeff: float = 0.5  # weight of the value loss
     vf_clip_param: Union[float, None] = None  # noqa: UP007 - clip of the value loss; null: none (as SB3)
     grad_clip: Union[float, None] = 0.5  # noqa: UP007 - global gradient norm; null: none
     use_kl_loss: bool = False  # RLlib's KL penalty (off: clipped objective only, as SB3)
-    hidden: list[int] = field(default_factory=lambda: [256, 256])
-    activation: str = "tanh"
-    ortho_init: bool = True
+    hidden: list[int] = field(default_factory=lambda: [256, 256])  # widths of the masked MLP's hidden layers
+    activation: str = "tanh"  # activation of the hidden layers
+    ortho_init: bool = True  # orthogonal initialisation of the weights
     final_model: str = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
 
     VECTORIZE: typing.ClassVar[tuple[str, ...]] = ("engine", "sync")
@@ -159,23 +160,23 @@ class RLlibConfig:
 @dataclass
 class EvalConfig:
     freq: int = 100_000  # environment steps between evaluations
-    episodes: int = 1000
-    final_episodes: int = 10_000
+    episodes: int = 1000  # games of each periodic evaluation
+    final_episodes: int = 10_000  # games of the final evaluation (eval.json)
     seed: int = 1_000_000_000  # evaluation seeds start here: never used by training envs
 
 
 @dataclass
 class TrainConfig:
-    rules: str = "yacht"
-    algo: str = "maskable_ppo"
-    total_timesteps: int = 1_000_000
-    seed: int = 0
-    device: str = "cpu"
-    n_envs: int = 64
-    reward_scale: float = 0.02
-    unique_keeps: bool = True
-    checkpoint_freq: int = 250_000
-    torch_threads: int = 2
+    rules: str = "yacht"  # rule set: yacht, yahtzee, yahtzee-free-joker, yatzy, knizia
+    algo: str = "maskable_ppo"  # maskable_ppo (sb3-contrib), td (model-based TD) or rllib_ppo (Ray RLlib)
+    total_timesteps: int = 1_000_000  # environment steps of training
+    seed: int = 0  # seed of the training games and the networks (0..2**32-1)
+    device: str = "cpu"  # torch device: cpu, cuda, cuda:N, auto, mps
+    n_envs: int = 64  # games stepped together on the vector engine (maskable_ppo)
+    reward_scale: float = 0.02  # rewards (points) are multiplied by this for learning (maskable_ppo, rllib_ppo)
+    unique_keeps: bool = True  # one keep action per distinct kept multiset (the environment's option)
+    checkpoint_freq: int = 250_000  # environment steps between checkpoints
+    torch_threads: int = 2  # torch.set_num_threads for the run
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     td: TDConfig = field(default_factory=TDConfig)

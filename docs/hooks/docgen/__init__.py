@@ -1,0 +1,25 @@
+"""Generators of the documentation site's reference parts, run by the MkDocs hook (``docs/hooks/generate.py``).
+
+Each generator reads the code and returns Markdown, so a generated page cannot disagree with the code. A page asks
+for one with a marker line ``<!-- generated: NAME -->`` (:data:`GENERATORS` lists the names).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from docgen.benchmarks import benchmarks_list
+from docgen.changelog import changelog
+from docgen.cli import cli_reference
+from docgen.config import config_reference
+from docgen.observation import env_ids_table, observation_tables
+
+GENERATORS: dict[str, Callable[[], str]] = {
+    "observation-layouts": observation_tables,
+    "env-ids": env_ids_table,
+    "config-reference": config_reference,
+    "cli-reference": cli_reference,
+    "changelog": changelog,
+    "benchmarks": benchmarks_list,
+}
+"""Marker name -> generator of the Markdown that replaces the marker."""

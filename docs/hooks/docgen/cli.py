@@ -1,0 +1,82 @@
+"""The command-line reference: every flag of every ``yacht`` subcommand and of ``train.py``, read from their
+argparse parsers (:func:`yacht_tools.cli.build_parser`, ``train.build_parser``)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+from docgen.table import table
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+class Flag(NamedTuple):
+    """One option of a parser, as the reference shows it."""
+
+    names: str  # "--agent, --vs"
+    value: str  # "SPEC", or "" for a switch
+    default: str
+    help: str
+
+
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    """``yacht``'s subcommand name -> its parser, in the order of ``yacht --help``."""
+    from yacht_tools.cli import build_parser
+
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    raise ValueError("yacht_tools.cli.build_parser() has no subcommands")
+
+
+def train_parser() -> argparse.ArgumentParser:
+    """The parser of ``train.py`` at the repository root (loaded from its file: it is a script, not a module)."""
+    if "train" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("train", ROOT / "train.py")
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        sys.modules["train"] = module
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return sys.modules["train"].build_parser()
+
+
+def flags(parser: argparse.ArgumentParser) -> list[Flag]:
+    """Every option of ``parser`` but ``--help`` and those argparse hides (``help=SUPPRESS``)."""
+    out = []
+    for a in parser._actions:
+        if isinstance(a, (argparse._HelpAction, argparse._SubParsersAction)) or a.help == argparse.SUPPRESS:
+            continue
+        takes_value = a.nargs != 0
+        if a.choices:
+            value = "{" + ",".join(map(str, a.choices)) + "}"
+        else:
+            value = (a.metavar or a.dest.upper()) if takes_value else ""
+        if takes_value and a.nargs in ("+", "*"):
+            value += " ..."
+        default = "" if a.default in (None, argparse.SUPPRESS) or not takes_value else _shown(a.default)
+        names = ", ".join(a.option_strings) or a.dest
+        out.append(Flag(names, value, default, (a.help or "") % {"default": default, "prog": parser.prog}))
+    return out
+
+
+def _shown(default: object) -> str:
+    """A default as the reference shows it: a path inside the repository relative to its root."""
+    if isinstance(default, Path) and default.is_absolute() and default.is_relative_to(ROOT):
+        return default.relative_to(ROOT).as_posix()
+    return str(default)
+
+
+def _section(title: str, parser: argparse.ArgumentParser) -> str:
+    rows = [(f"`{f.names}`", f"`{f.value}`" if f.value else "", f"`{f.default}`" if f.default else "", f.help)
+            for f in flags(parser)]
+    return f"## `{title}`\n\n{parser.description or ''}\n\n" + table(["flag", "value", "default", "meaning"], rows)
+
+
+def cli_reference() -> str:
+    """One section per ``yacht`` subcommand and one for ``train.py``."""
+    parts = [_section(f"yacht {name}", p) for name, p in subcommands().items()]
+    parts.append(_section("python train.py", train_parser()))
+    return "\n".join(parts)

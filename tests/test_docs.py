@@ -1,0 +1,240 @@
+"""The documentation: every Python example of the README and of the site runs, every ``yacht`` and ``train.py``
+command shown uses only flags the parsers have, the README stays a front page, and the site's generated reference
+parts cover what the code has.
+
+The examples of a page run in order in one namespace (a page reads top to bottom), in a temporary folder. An example
+that would train for long runs with a smaller budget: :data:`SMALLER` lists each such change, and a change that no
+longer matches its page fails, so no example is ever skipped or shortened silently.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import shlex
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+from markdown_it import MarkdownIt
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+
+from docgen import GENERATORS  # noqa: E402
+from docgen.cli import flags, subcommands, train_parser  # noqa: E402
+from docgen.config import config_keys  # noqa: E402
+from docgen.observation import slice_meanings  # noqa: E402
+
+PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if "hooks" not in p.parts)]
+SMALLER: dict[str, list[tuple[str, str]]] = {  # page -> (text in an example, what the test runs instead)
+    "README.md": [(".learn(20_000)", ".learn(2_048)")],  # MaskablePPO's least budget: one rollout of 2,048 steps
+}
+README_LIMIT = 10_000
+
+
+class Block(NamedTuple):
+    """A fenced code block of a page."""
+
+    page: Path
+    line: int  # 1-based line of the opening fence
+    lang: str
+    code: str
+
+
+def blocks(page: Path) -> list[Block]:
+    """The fenced code blocks of a Markdown page, in order (parsed by markdown-it, as CommonMark reads them)."""
+    tokens = MarkdownIt().parse(page.read_text(encoding="utf-8"))
+    return [Block(page, t.map[0] + 1, t.info.split()[0] if t.info else "", t.content)
+            for t in tokens if t.type == "fence" and t.map]
+
+
+def inline_code(page: Path) -> list[str]:
+    """The inline code spans of a page."""
+    out = []
+    for t in MarkdownIt().parse(page.read_text(encoding="utf-8")):
+        out += [c.content for c in (t.children or []) if c.type == "code_inline"]
+    return out
+
+
+def rel(page: Path) -> str:
+    return page.relative_to(ROOT).as_posix()
+
+
+def python_pages() -> list[Path]:
+    return [p for p in PAGES if any(b.lang == "python" for b in blocks(p))]
+
+
+@pytest.mark.parametrize("page", python_pages(), ids=rel)
+def test_python_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    changes = SMALLER.get(rel(page), [])
+    namespace: dict[str, object] = {"__name__": "__docs_example__"}
+    used = set()
+    for b in (b for b in blocks(page) if b.lang == "python"):
+        code = b.code
+        for old, new in changes:
+            if old in code:
+                code = code.replace(old, new)
+                used.add(old)
+        with contextlib.redirect_stdout(io.StringIO()):
+            try:
+                exec(compile(code, f"{rel(page)}:{b.line}", "exec"), namespace)  # noqa: S102 - our own examples
+            except Exception as e:
+                raise AssertionError(f"the example at {rel(page)} line {b.line} fails: {e!r}") from e
+    unused = [old for old, _ in changes if old not in used]
+    assert not unused, f"{rel(page)}: SMALLER lists {unused}, which no example there has any more"
+
+
+def test_smaller_budgets_name_pages_with_examples() -> None:
+    assert set(SMALLER) <= {rel(p) for p in python_pages()}
+
+
+def _commands(text: str) -> list[list[str]]:
+    """The commands of shell text: continuation lines joined, comments dropped, split at && ; |."""
+    out: list[list[str]] = []
+    for line in text.replace("\\\n", " ").splitlines():
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError:
+            continue
+        cmd: list[str] = []
+        for w in words + ["&&"]:
+            if w in ("&&", ";", "|", "||"):
+                if cmd:
+                    out.append(cmd)
+                cmd = []
+            else:
+                cmd.append(w)
+    return out
+
+
+def _parser_of(cmd: list[str]) -> tuple[argparse.ArgumentParser, list[str]] | None:
+    """The parser a command goes to and its arguments, for ``yacht SUB ...`` and ``python train.py ...``."""
+    if len(cmd) >= 2 and cmd[0] == "yacht":
+        subs = subcommands()
+        if cmd[1] not in subs and (cmd[1].startswith("-") or cmd[1].isupper()):  # yacht --version, yacht COMMAND
+            return None
+        assert cmd[1] in subs, f"unknown subcommand in {shlex.join(cmd)!r}; known: {', '.join(subs)}"
+        return subs[cmd[1]], cmd[2:]
+    if cmd[:2] == ["python", "train.py"]:
+        return train_parser(), cmd[2:]
+    return None
+
+
+def shell_commands() -> list[tuple[str, list[str]]]:
+    out = []
+    for page in PAGES:
+        for b in blocks(page):
+            if b.lang in ("bash", "sh", "shell", "console"):
+                out += [(f"{rel(page)}:{b.line}", c) for c in _commands(b.code) if _parser_of(c)]
+    return out
+
+
+@pytest.mark.parametrize(("where", "cmd"), shell_commands(), ids=[w for w, _ in shell_commands()])
+def test_shell_examples_parse(where: str, cmd: list[str]) -> None:
+    parser, args = _parser_of(cmd)  # type: ignore[misc]
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit) if "--help" in args else contextlib.nullcontext():
+        try:
+            parser.parse_args(args)
+        except SystemExit:
+            raise AssertionError(f"{where}: {shlex.join(cmd)!r} does not parse: {err.getvalue().strip()}") from None
+
+
+def test_inline_commands_use_existing_flags() -> None:
+    """Commands quoted inline in the prose (``yacht eval --agent ...``) name only flags their parser has."""
+    bad = []
+    for page in PAGES:
+        for span in inline_code(page):
+            for cmd in _commands(span):
+                target = _parser_of(cmd)
+                if target is None:
+                    continue
+                parser, args = target
+                known = {s for a in parser._actions for s in a.option_strings}
+                bad += [f"{rel(page)}: {w} in {span!r}" for w in args if w.startswith("--") and w.split("=")[0]
+                        not in known]
+    assert not bad, "flags no parser has:\n" + "\n".join(bad)
+
+
+def test_examples_are_found() -> None:
+    """The collectors see the README's examples (a change of fence style would silently leave them untested)."""
+    readme = ROOT / "README.md"
+    assert sum(b.lang == "python" for b in blocks(readme)) >= 3
+    assert any(w.startswith("README.md") for w, _ in shell_commands())
+
+
+def test_readme_is_a_front_page() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.encode("utf-8")) <= README_LIMIT, f"README.md has {len(text.encode())} bytes (at most 10,000)"
+    for marker in ("<!-- ci:main-command -->", "<!-- ci:test-command -->"):
+        assert text.count(marker) == 1, marker
+
+
+def test_ci_runs_the_readme_test_command_with_the_site_build() -> None:
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    i = lines.index("<!-- ci:test-command -->")
+    assert lines[i + 1] == "```bash"
+    command = lines[i + 2]
+    assert "mkdocs build --strict" in command and "docs" in command.split("pip install -e")[1].split("&&")[0]
+    assert "awk '/<!-- ci:test-command -->/{getline; getline; print; exit}' README.md" in (
+        ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_readme_links_reach_pages() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    tokens = MarkdownIt().parse(text)
+    links = [c.attrs["href"] for t in tokens for c in (t.children or []) if c.type == "link_open"]
+    local = [str(h).split("#")[0] for h in links if not str(h).startswith("http")]
+    assert local and all((ROOT / h).is_file() for h in local), [h for h in local if not (ROOT / h).is_file()]
+
+
+# ---- the generated parts of the site ----------------------------------------------------------------------------
+
+
+def test_every_generator_is_on_a_page() -> None:
+    text = "\n".join(p.read_text(encoding="utf-8") for p in PAGES)
+    assert all(f"<!-- generated: {name} -->" in text for name in GENERATORS)
+
+
+def test_config_reference_has_every_key() -> None:
+    import dataclasses
+
+    from yacht_training.config import TrainConfig
+
+    def leaves(obj: object, prefix: str = "") -> list[str]:
+        out = []
+        for f in dataclasses.fields(obj):  # type: ignore[arg-type]
+            v = getattr(obj, f.name)
+            out += leaves(v, prefix + f.name + ".") if dataclasses.is_dataclass(v) else [prefix + f.name]
+        return out
+
+    keys = config_keys()
+    assert [k.key for k in keys] == leaves(TrainConfig())
+    assert all(k.meaning and k.type for k in keys)
+    page = GENERATORS["config-reference"]()
+    assert all(f"`{k.key}`" in page for k in keys)
+
+
+def test_cli_reference_has_every_flag() -> None:
+    page = GENERATORS["cli-reference"]()
+    parsers = {f"yacht {n}": p for n, p in subcommands().items()} | {"python train.py": train_parser()}
+    for title, parser in parsers.items():
+        assert f"## `{title}`" in page
+        for f in flags(parser):
+            assert f"`{f.names}`" in page, (title, f.names)
+
+
+def test_observation_tables_cover_every_slice() -> None:
+    from yacht_env.observation import layout
+    from yacht_env.rules import RULESETS
+
+    meanings = slice_meanings()
+    page = GENERATORS["observation-layouts"]()
+    for rules in RULESETS:
+        for name, sl in layout(rules).items():
+            assert name in meanings
+            assert f"`{name}` | {sl.start}–{sl.stop - 1} |" in page
