@@ -238,3 +238,34 @@ def test_observation_tables_cover_every_slice() -> None:
         for name, sl in layout(rules).items():
             assert name in meanings
             assert f"`{name}` | {sl.start}–{sl.stop - 1} |" in page
+
+
+def test_config_accessor_reads_pydantic_schemas(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``config_keys`` reads a pydantic schema as it reads the dataclasses: descriptions, comments, defaults."""
+    pytest.importorskip("pydantic", reason="the pydantic path of docs/hooks/docgen/config.py needs pydantic")
+    (tmp_path / "schema_example.py").write_text(
+        "from pydantic import BaseModel, Field\n\n\n"
+        "class Inner(BaseModel):\n"
+        "    lr: float | str = Field('lin_3e-4', description='learning rate')\n"
+        "    hidden: list[int] = [64, 64]  # widths of the layers\n\n\n"
+        "class Outer(BaseModel):\n"
+        "    rules: str = 'yacht'  # rule set\n"
+        "    inner: Inner = Field(default_factory=Inner)\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from schema_example import Outer
+
+    assert [tuple(k) for k in config_keys(Outer)] == [
+        ("rules", "str", "yacht", "rule set"),
+        ("inner.lr", "float or str", "lin_3e-4", "learning rate"),
+        ("inner.hidden", "list of int", "[64, 64]", "widths of the layers")]
+
+
+def test_config_accessor_fails_on_a_key_without_meaning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "schema_bare.py").write_text(
+        "from dataclasses import dataclass\n\n\n@dataclass\nclass Bare:\n    told: int = 1  # a meaning\n"
+        "    untold: int = 2\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from schema_bare import Bare
+
+    with pytest.raises(ValueError, match="untold"):
+        config_keys(Bare)
