@@ -269,3 +269,15 @@ def test_config_accessor_fails_on_a_key_without_meaning(tmp_path: Path, monkeypa
 
     with pytest.raises(ValueError, match="untold"):
         config_keys(Bare)
+
+
+def test_readme_results_are_the_sites() -> None:
+    """Every number of the README's results table is on the site's pages it summarises (a copy cannot drift)."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Results", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    numbers = {n for row in rows for n in re.findall(r"\d+\.\d+", row)}
+    site = "\n".join((ROOT / "docs" / p).read_text(encoding="utf-8") for p in ("agents.md", "solver.md"))
+    assert len(numbers) >= 16 and not [n for n in numbers if n not in site], sorted(n for n in numbers if n not in site)

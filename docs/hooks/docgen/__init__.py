@@ -13,6 +13,7 @@ from docgen.changelog import changelog
 from docgen.cli import cli_reference
 from docgen.config import config_reference
 from docgen.observation import env_ids_table, observation_tables
+from docgen.readme import readme_results
 
 GENERATORS: dict[str, Callable[[], str]] = {
     "observation-layouts": observation_tables,
@@ -21,5 +22,6 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "cli-reference": cli_reference,
     "changelog": changelog,
     "benchmarks": benchmarks_list,
+    "readme-results": readme_results,
 }
 """Marker name -> generator of the Markdown that replaces the marker."""
