@@ -64,7 +64,7 @@ class PolicyConfig:
 @dataclass
 class PPOConfig:
     # (Union, not |: the validator reads these annotations at run time)
-    learning_rate: Union[float, str] = "lin_3e-4"  # noqa: UP007 - a number, lin_<start> or lin_<start>_<end>
+    learning_rate: Union[float, str] = "lin_3e-4"  # noqa: UP007 - learning rate: a number, lin_<start> or lin_<start>_<end>
     n_steps: int = 128  # steps per environment per rollout (a rollout: n_steps x n_envs)
     batch_size: int = 2048  # minibatch size of the updates
     n_epochs: int = 4  # passes over each rollout
@@ -92,8 +92,8 @@ class TDConfig:
     expectimax within the turn, self-play with exact TD targets."""
 
     hidden: list[int] = field(default_factory=lambda: [128, 128])  # widths of the value network's hidden layers
-    activation: str = "relu"  # relu, tanh, elu, gelu, silu
-    learning_rate: Union[float, str] = "lin_3e-3"  # noqa: UP007 - a number or lin_<start>
+    activation: str = "relu"  # activation of the hidden layers: relu, tanh, elu, gelu, silu
+    learning_rate: Union[float, str] = "lin_3e-3"  # noqa: UP007 - learning rate: a number or lin_<start>
     games_per_iteration: int = 256  # self-play games in lockstep between network updates
     td_lambda: float = 0.0  # 0: exact TD(0) targets; up to 1: mixed with the realised points (lambda-return)
     epochs_per_iteration: int = 2  # passes over an iteration's turn-start states
@@ -132,7 +132,7 @@ class RLlibConfig:
     train_batch_size: int = 8192  # environment steps per training iteration (over all env runners)
     minibatch_size: int = 1024  # minibatch size of the learner's SGD
     num_epochs: int = 4  # passes over each training batch
-    lr: Union[float, str] = "lin_3e-4"  # noqa: UP007 - a number or lin_<start> (decays to 0 at total_timesteps)
+    lr: Union[float, str] = "lin_3e-4"  # noqa: UP007 - learning rate: a number or lin_<start> (to 0 at the end)
     gamma: float = 1.0  # discount (1: the final score itself)
     lambda_: float = 0.95  # GAE's lambda
     clip_param: float = 0.2  # PPO's clip range
