@@ -109,11 +109,11 @@ RLLIB_FORMAT = "yacht-env-rllib-ppo"  # yacht_agents.rllib_agent.FORMAT, here so
 def _pt_format(path: Path) -> str | None:
     """The ``meta["format"]`` of a ``.pt`` model file, read with ``weights_only=True`` (None if unreadable: the
     TD loader then says why)."""
-    import torch
+    from yacht_agents.nets import load_torch_file
 
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception:  # noqa: BLE001 - reported by the loader that reads it again
+        data = load_torch_file(path)
+    except (OSError, ValueError):  # reported by the loader that reads it again
         return None
     meta = data.get("meta") if isinstance(data, dict) else None
     return meta.get("format") if isinstance(meta, dict) else None

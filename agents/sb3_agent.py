@@ -1,7 +1,7 @@
 """stable-baselines3 / sb3-contrib models as agents: ours (``train.py``) and anyone's trained on our environments.
 
 A model file is read by :mod:`yacht_agents.sb3_zip`, which never unpickles anything from it; the policy acts through
-:func:`action_scores` and :func:`greedy_actions` here (torch and SB3 are imported when they are called). A model saved by
+:func:`action_scores` and :func:`greedy_actions` here (torch and SB3 imported when they are called). A model saved by
 ``train.py`` carries ``yacht_env_meta`` (rules, observation layout, action count, unique_keeps) in its zip, checked
 against the rules asked for; any other SB3 model (MaskablePPO, PPO, A2C, DQN) is checked by its observation and
 action spaces instead. The agent plays the model's best legal action: the most likely one of the policy's masked
@@ -276,7 +276,8 @@ def load_sb3_agent(path: str | Path, rules: str | RuleSet, seed: int | None = No
     try:
         info = inspect_sb3_zip(path)
     except ValueError as e:
-        raise ValueError(f"cannot load {source} as a stable-baselines3 model: {e}") from None
+        raise ValueError(f"cannot load {source} as a stable-baselines3 model: {str(e).removeprefix(source + ': ')}") \
+            from None
     if info.yacht_env_meta is not None:
         version = check_meta(info.yacht_env_meta, rs, source)
     else:  # anyone's model: its observation width says the layout
@@ -287,7 +288,8 @@ def load_sb3_agent(path: str | Path, rules: str | RuleSet, seed: int | None = No
         policy, _ = load_sb3_policy(path, model_observation_space(env.observation_space, rs, version),
                                     env.action_space)
     except ValueError as e:
-        raise ValueError(f"cannot load {source} as a stable-baselines3 model for rules {rs.name!r}: {e}") from None
+        raise ValueError(f"cannot load {source} as a stable-baselines3 model for rules {rs.name!r}: "
+                         f"{str(e).removeprefix(source + ': ')}") from None
     unique = bool((info.yacht_env_meta or {}).get("unique_keeps", True))
     agent = SB3Agent(policy, rs, name=path.stem, unique_keeps=unique, obs_layout=version)
     agent.seed(seed)  # the agent acts deterministically (the policy's best legal action): no global RNG to seed

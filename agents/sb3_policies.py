@@ -42,53 +42,43 @@ OPTIMIZERS = _table(th.optim.Adam, th.optim.AdamW, th.optim.RMSprop, th.optim.SG
 FEATURE_EXTRACTORS = _table(FlattenExtractor)
 
 
-def _bad(key: str, want: str, value: Any) -> ValueError:
-    return ValueError(f"policy_kwargs[{key!r}] must be {want}, got {short_repr.repr(value)}")
+Converter = Callable[[Any, str], Any]
 
 
-def _int_list(value: Any, key: str) -> list[int] | None:
-    if value is not None and not (isinstance(value, list) and len(value) <= 64 and all(
-            type(v) is int and 0 < v <= 1 << 16 for v in value)):
-        raise _bad(key, "a list of at most 64 layer widths (ints in 1..65536)", value)
-    return value
-
-
-def _ac_net_arch(value: Any, key: str) -> list[int] | dict[str, list[int]] | None:
-    if not isinstance(value, dict):
-        return _int_list(value, key)
-    if not value.keys() <= {"pi", "vf"}:
-        raise _bad(key, "a list, or a dict of the keys 'pi' and 'vf'", value)
-    return {k: _int_list(v, f"{key}.{k}") or [] for k, v in value.items()}
-
-
-def _typed(want: str, ok: Callable[[Any], bool]) -> Callable[[Any, str], Any]:
-    def convert(value: Any, key: str) -> Any:
+def _check(ok: Callable[[Any], bool], want: str, convert: Callable[[Any], Any] = lambda v: v) -> Converter:
+    """A converter of one ``policy_kwargs`` value: ``convert(value)`` if ``ok(value)``, else ``ValueError``."""
+    def run(value: Any, key: str) -> Any:
         if not ok(value):
-            raise _bad(key, want, value)
-        return float(value) if want == "a finite number" else value
-    return convert
+            raise ValueError(f"policy_kwargs[{key!r}] must be {want}, got {short_repr.repr(value)}")
+        return convert(value)
+    return run
 
 
-_bool = _typed("True or False", lambda v: type(v) is bool)
-_float = _typed("a finite number", lambda v: type(v) in (int, float) and math.isfinite(v))
-_str = _typed("a short string", lambda v: type(v) is str and len(v) <= 200)
+def _widths(v: Any) -> bool:
+    return isinstance(v, list) and len(v) <= 64 and all(type(x) is int and 0 < x <= 1 << 16 for x in v)
+
+
+def _numbers(v: Any) -> bool:
+    return type(v) in (bool, int, float) or isinstance(v, list) and len(v) <= 4 and all(type(x) in (int, float)
+                                                                                          for x in v)
+
+
+_WIDTHS = "a list of at most 64 layer widths (ints in 1..65536)"
+_int_list = _check(lambda v: v is None or _widths(v), _WIDTHS)
+_ac_net_arch = _check(lambda v: v is None or _widths(v) or isinstance(v, dict) and v.keys() <= {"pi", "vf"} and all(
+    map(_widths, v.values())), f"{_WIDTHS}, or a dict of such lists under 'pi' and 'vf'")
+_bool = _check(lambda v: type(v) is bool, "True or False")
+_float = _check(lambda v: type(v) in (int, float) and math.isfinite(v), "a finite number", float)
+_str = _check(lambda v: type(v) is str and len(v) <= 200, "a short string")
 _OPTIMIZER_KEYS = {"eps", "alpha", "weight_decay", "betas", "momentum", "centered", "amsgrad", "nesterov",
                    "dampening", "maximize"}
+_optimizer_kwargs = _check(
+    lambda v: v is None or isinstance(v, dict) and v.keys() <= _OPTIMIZER_KEYS and all(map(_numbers, v.values())),
+    f"a dict of {sorted(_OPTIMIZER_KEYS)} to numbers, bools or lists of numbers",
+    lambda v: v and {k: tuple(x) if isinstance(x, list) else x for k, x in v.items()})
 
 
-def _number(v: Any) -> bool:
-    return type(v) in (bool, int, float) or isinstance(v, list) and len(v) <= 4 and all(
-        type(x) in (int, float) for x in v)
-
-
-def _optimizer_kwargs(value: Any, key: str) -> dict[str, Any] | None:
-    if value is not None and not (isinstance(value, dict) and value.keys() <= _OPTIMIZER_KEYS and all(
-            map(_number, value.values()))):
-        raise _bad(key, f"a dict of {sorted(_OPTIMIZER_KEYS)} to numbers, bools or lists of numbers", value)
-    return None if value is None else {k: tuple(v) if isinstance(v, list) else v for k, v in value.items()}
-
-
-def _lookup(table: Mapping[Ref, type], what: str) -> Callable[[Any, str], type]:
+def _lookup(table: Mapping[Ref, type], what: str) -> Converter:
     def convert(value: Any, key: str) -> type:
         if isinstance(value, Ref) and value in table:
             return table[value]
@@ -97,10 +87,10 @@ def _lookup(table: Mapping[Ref, type], what: str) -> Callable[[Any, str], type]:
     return convert
 
 
-_COMMON_KWARGS: dict[str, Callable[[Any, str], Any]] = {
+_COMMON_KWARGS: dict[str, Converter] = {
     "activation_fn": _lookup(ACTIVATIONS, "activation"), "optimizer_class": _lookup(OPTIMIZERS, "optimizer"),
     "optimizer_kwargs": _optimizer_kwargs, "normalize_images": _bool,
-    "features_extractor_kwargs": _typed("empty", lambda v: v in (None, {})),
+    "features_extractor_kwargs": _check(lambda v: v in (None, {}), "empty"),
     "features_extractor_class": _lookup(FEATURE_EXTRACTORS, "features extractor")}
 ACTOR_CRITIC_KWARGS = {**_COMMON_KWARGS, "net_arch": _ac_net_arch, "ortho_init": _bool,
                        "share_features_extractor": _bool}
@@ -120,7 +110,7 @@ class PolicySpec:
     label: str
     kind: str
     load_class: Callable[[], type[BasePolicy]]
-    kwargs: Mapping[str, Callable[[Any, str], Any]]
+    kwargs: Mapping[str, Converter]
     first_layer_from_obs: bool = True
     shared_trunk: bool = False
 

@@ -31,6 +31,7 @@ from stable_baselines3.common.save_util import load_from_zip_file
 from yacht_agents.nets import check_finite, torch_load_reason
 from yacht_agents.sb3_policies import ACTIVATIONS, FEATURE_EXTRACTORS, OPTIMIZERS, POLICY_REGISTRY, Ref, short_repr
 
+
 @dataclass(frozen=True)
 class ZipLimits:
     """Size limits for a model file, checked on the sizes the zip declares before anything is decompressed (zipfile
@@ -108,7 +109,8 @@ class _Zip(NamedTuple):
         if info is None:
             raise ValueError(f"{self.source} has no {name!r} entry: not a stable-baselines3 model zip")
         if info.file_size > cap:
-            raise ValueError(f"{self.source}: entry {name!r} is {info.file_size:,} bytes, more than the limit of {cap:,}")
+            raise ValueError(f"{self.source}: entry {name!r} is {info.file_size:,} bytes, more than the limit of "
+                             f"{cap:,}")
         try:  # zipfile stops at the declared size and checks the CRC: a lying header is an error, not a bomb
             return self.zf.read(info)
         except Exception as e:  # noqa: BLE001 - zlib.error, BadZipFile, EOFError, NotImplementedError, ...

@@ -9,8 +9,10 @@ from __future__ import annotations
 import base64
 import io
 import json
+import math
 import os
 import pickle
+import re
 import shlex
 import struct
 import zipfile
@@ -755,3 +757,55 @@ def test_save_atomic_replaces_or_keeps_the_old_file(tmp_path: Path) -> None:
     save_sb3_atomic(model, path)
     assert path.read_bytes() != good and inspect_sb3_zip(path).num_timesteps == 64
     assert path.stat().st_mode & 0o777 == 0o640
+
+
+# ---- model-file errors: the file and the reason in one line ----------------------------------------------------------
+
+
+def _eval_error(agent: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """What ``yacht eval --agent <file>`` writes on stderr, after checking that it is one line and exit status 2."""
+    from yacht_tools.cli import main
+
+    rc = main(["eval", "--agent", str(agent), "--rules", "yacht", "--episodes", "2", "--no-regret", "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and err.startswith("yacht eval: error: cannot load "), err
+    assert repr(str(agent)) in err and "weights_only" not in err and len(err) < 400, err
+    return err
+
+
+def test_a_zip_with_nan_weights_is_one_short_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No tensor of NaNs is printed: the first non-finite weight is named."""
+    with zipfile.ZipFile(SHIPPED["yacht"]) as z:
+        sd = th.load(io.BytesIO(z.read("policy.pth")), weights_only=True)
+    for t in sd.values():
+        t.fill_(math.nan) if t.is_floating_point() else None
+    buf = io.BytesIO()
+    th.save(sd, buf)
+    bad = rewrite_zip(SHIPPED["yacht"], tmp_path / "broken.zip", entries={"policy.pth": buf.getvalue()})
+    err = _eval_error(bad, capsys)
+    assert "policy.pth: the network weights are not all finite (NaN or inf), first in " in err
+    message = err.replace(str(bad), "")
+    assert "tensor" not in message and "nan" not in message
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    (b"", r"the file is empty \(0 bytes\)"),
+    (b"garbage bytes, not a model", "not a file written by torch.save"),
+    (pickle.dumps({"w": [1.0]}), "not a file written by torch.save"),
+    ("payload", "torch's weights-only loader refused it: Trying to load unsupported GLOBAL (posix|nt).system"),
+    ("truncated", "torch's weights-only loader refused it: PytorchStreamReader failed reading zip archive"),
+], ids=["empty", "garbage", "legacy-pickle", "payload", "truncated"])
+def test_a_broken_pt_file_says_why_in_one_line(content: bytes | str, reason: str, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Never torch's advice to re-run with weights_only=False; an empty file says it is empty."""
+    path, marker = tmp_path / "model.pt", tmp_path / "ran"
+    if content == "payload":
+        th.save({"meta": {"format": "x"}, "evil": _ShellPayload(marker)}, path)
+    elif content == "truncated":
+        th.save({"w": th.zeros(1000)}, path)
+        path.write_bytes(path.read_bytes()[:2000])
+    else:
+        path.write_bytes(content)
+    err = _eval_error(path, capsys)
+    assert re.search(f"as a TD model: {reason}", err), err
+    assert not marker.exists()

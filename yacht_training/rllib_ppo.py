@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from yacht_agents.nets import load_torch_file
+
 if TYPE_CHECKING:
     from yacht_training.config import TrainConfig
 
@@ -183,11 +185,9 @@ def save_checkpoint(path: Path, meta: dict[str, Any], module: dict[str, Any], op
 
 def load_checkpoint(path: Path, meta: dict[str, Any]) -> dict[str, Any]:
     """Read a checkpoint with ``weights_only=True``; ``ValueError`` unless it is ours and fits ``meta``."""
-    import torch
-
     try:
-        ck = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # noqa: BLE001 - any unreadable file gets the same clear message
+        ck = load_torch_file(path)
+    except (OSError, ValueError) as e:
         raise ValueError(f"cannot read {str(path)!r} as an RLlib PPO checkpoint: {e}") from None
     if not isinstance(ck, dict) or ck.get("format") != CHECKPOINT_FORMAT or ck.get("version") != CHECKPOINT_VERSION:
         raise ValueError(f"{str(path)!r} is not a checkpoint of this version of yacht_training.rllib_ppo")

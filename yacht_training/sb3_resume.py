@@ -54,7 +54,8 @@ def _readable(obj: Any) -> Any:
     """A model attribute as SB3's data_to_json describes it (JSON value, or type and readable fields)."""
     if _plain(obj):
         return obj
-    return {":type:": str(type(obj)), **{k: v if _plain(v) else str(v) for k, v in getattr(obj, "__dict__", {}).items()}}
+    fields = getattr(obj, "__dict__", {})
+    return {":type:": str(type(obj)), **{k: v if _plain(v) else str(v) for k, v in fields.items()}}
 
 
 def _defaults(cls: type) -> dict[str, Any]:
