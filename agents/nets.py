@@ -56,6 +56,11 @@ def mlp(in_dim: int, hidden: Sequence[int], activation_fn: str, out_dim: int) ->
 _TORCH_ADVICE = ("weights_only", "Weights only load failed", "file an issue", "Check the documentation")
 
 
+def one_line(e: BaseException, limit: int = 200) -> str:
+    """An exception's text on one line (runs of spaces, tabs and newlines made one space), cut at ``limit``."""
+    return " ".join(str(e).split())[:limit]
+
+
 def torch_load_reason(e: BaseException) -> str:
     """Why ``torch.load(weights_only=True)`` refused a file, in one line: torch's own reason without its advice to
     turn ``weights_only`` off (the safety this project relies on)."""

@@ -28,7 +28,7 @@ from gymnasium import spaces
 from stable_baselines3.common.policies import BasePolicy
 from stable_baselines3.common.save_util import load_from_zip_file
 
-from yacht_agents.nets import check_finite, torch_load_reason
+from yacht_agents.nets import check_finite, one_line, torch_load_reason
 from yacht_agents.sb3_policies import ACTIVATIONS, FEATURE_EXTRACTORS, OPTIMIZERS, POLICY_REGISTRY, Ref, short_repr
 
 
@@ -95,7 +95,7 @@ def pickle_names(blob: bytes, max_ops: int) -> tuple[list[Ref], set[str]]:
                 value = arg if op.name in _STRINGS else memo.get(arg) if op.name.endswith("GET") else None
                 pushed = [pushed[-1], value]
     except Exception as e:  # noqa: BLE001 - pickletools raises ValueError, EOFError, ... on a damaged pickle
-        raise ValueError(f"not a readable pickle ({str(e)[:120]})") from None
+        raise ValueError(f"not a readable pickle ({one_line(e, 120)})") from None
     return names, ops
 
 
@@ -115,7 +115,7 @@ class _Zip(NamedTuple):
             return self.zf.read(info)
         except Exception as e:  # noqa: BLE001 - zlib.error, BadZipFile, EOFError, NotImplementedError, ...
             raise ValueError(f"{self.source}: entry {name!r} cannot be read (damaged or truncated zip): "
-                             f"{str(e)[:120]}") from None
+                             f"{one_line(e, 120)}") from None
 
 
 def _open(path: str | Path, limits: ZipLimits) -> _Zip:
@@ -129,8 +129,8 @@ def _open(path: str | Path, limits: ZipLimits) -> _Zip:
     try:
         zf = zipfile.ZipFile(io.BytesIO(blob))
     except Exception as e:  # noqa: BLE001 - BadZipFile, OSError, ValueError, ...
-        raise ValueError(f"{source} is not a zip file, or a truncated one ({str(e)[:120]}): not a stable-baselines3 "
-                         "model") from None
+        raise ValueError(f"{source} is not a zip file, or a truncated one ({one_line(e, 120)}): not a "
+                         "stable-baselines3 model") from None
     end, infos = blob.rfind(b"PK\x05\x06"), zf.infolist()
     if len(infos) > limits.max_entries:
         raise ValueError(f"{source} has {len(infos):,} entries, more than the limit of {limits.max_entries}")
@@ -158,7 +158,8 @@ def _weights(arc: _Zip, limits: ZipLimits) -> dict[str, dict[str, Any]]:
         try:
             inner = zipfile.ZipFile(io.BytesIO(blob)).infolist()
         except Exception as e:  # noqa: BLE001 - a legacy pickle, garbage, a truncated file
-            raise ValueError(f"{arc.source}: {info.filename} is not in torch's zip format ({str(e)[:80]})") from None
+            raise ValueError(f"{arc.source}: {info.filename} is not in torch's zip format ({one_line(e, 80)})") \
+                from None
         if len(inner) > limits.max_torch_entries or sum(i.file_size for i in inner) > limits.max_total_bytes:
             raise ValueError(f"{arc.source}: {info.filename} declares more records or bytes than the limits allow")
     try:
@@ -179,7 +180,7 @@ def _pickle(data: dict[str, Any], key: str, source: str, limits: ZipLimits) -> t
     try:
         return pickle_names(base64.b64decode(data[key][":serialized:"], validate=True), limits.max_pickle_ops)
     except (TypeError, ValueError, binascii.Error) as e:
-        raise ValueError(f"{source}: data[{key!r}] is not a base64 pickle SB3 wrote: {e}") from None
+        raise ValueError(f"{source}: data[{key!r}] is not a base64 pickle SB3 wrote: {one_line(e)}") from None
 
 
 def _serialized(data: dict[str, Any], key: str) -> bool:
@@ -292,7 +293,7 @@ def read_zip(path: str | Path, strict: bool = True, limits: ZipLimits = DEFAULT_
     try:
         data = json.loads(arc.read("data", limits.max_data_bytes).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise ValueError(f"{source}: the data entry is not JSON ({str(e)[:200]})") from None
+        raise ValueError(f"{source}: the data entry is not JSON ({one_line(e)})") from None
     if not isinstance(data, dict):
         raise ValueError(f"{source}: the data entry is not a JSON object")
     accepted = DATA_REFERENCES | set(POLICY_REGISTRY) | set(ACTIVATIONS) | set(OPTIMIZERS) | set(FEATURE_EXTRACTORS)
@@ -393,6 +394,6 @@ def load_sb3_policy(path: str | Path, observation_space: spaces.Space, action_sp
         policy.load_state_dict(sd, strict=True)
     except (ValueError, KeyError, TypeError, RuntimeError) as e:
         raise ValueError(f"{info.source}: policy.pth does not fit a {spec.label} built from the file's policy_kwargs "
-                         f"for these spaces: {str(e)[:300]}") from None
+                         f"for these spaces: {one_line(e, 300)}") from None
     policy.set_training_mode(False)
     return policy, info

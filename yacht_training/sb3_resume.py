@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from yacht_agents.nets import one_line
 from yacht_agents.sb3_policies import POLICY_REGISTRY, short_repr
 from yacht_agents.sb3_zip import COUNTERS, DEFAULT_LIMITS, Sb3ZipInfo, ZipLimits, check_spaces, read_zip
 from yacht_env.files import write_atomic
@@ -96,8 +97,8 @@ def restore_into(model: Any, path: str | Path, *, include: Sequence[str] = (), s
     try:
         model.set_parameters(own, exact_match=True, device=model.device)
     except (ValueError, KeyError, TypeError, RuntimeError) as e:
-        raise ValueError(f"{info.source}: the weights do not fit the model's policy and optimizer: {str(e)[:300]}") \
-            from None
+        raise ValueError(f"{info.source}: the weights do not fit the model's policy and optimizer: "
+                         f"{one_line(e, 300)}") from None
     for key in (k for k in (*COUNTERS, *include) if k in data and hasattr(model, k) or k in include):
         setattr(model, key, float(data[key]) if isinstance(getattr(model, key, None), float) else data[key])
         restored.append(key)
