@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from yacht_env.extras import require
+
 if TYPE_CHECKING:
     from yacht_training.config import TrainConfig
 
@@ -203,6 +205,7 @@ def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progr
                     ray_address: str | None = None) -> int:
     """Train RLlib's PPO in ``run_dir`` (see the module docstring); Ctrl-C saves a checkpoint and
     returns, ``resume`` continues from it. Returns the exit status."""
+    require("ray", what="algo rllib_ppo")
     import ray
     import torch
     from tqdm import tqdm
