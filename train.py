@@ -30,7 +30,8 @@ try:  # without the train extra: one line that names it (yacht_training checks),
 except ModuleNotFoundError as e:
     if __name__ != "__main__":
         raise
-    sys.exit(f"train.py: error: {e}")
+    print(f"train.py: error: {e}", file=sys.stderr)  # exit status 2, as for the other errors of the command line
+    sys.exit(2)
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "yacht_td.yaml"
 

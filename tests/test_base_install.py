@@ -84,11 +84,12 @@ try:
 except ModuleNotFoundError as e:
     out["multiplayer"] = str(e)
 
-sys.argv = ["train.py"]
+sys.argv, err = ["train.py"], io.StringIO()
 try:
-    runpy.run_path(TRAIN, run_name="__main__")
+    with contextlib.redirect_stderr(err):
+        runpy.run_path(TRAIN, run_name="__main__")
 except SystemExit as e:
-    out["train.py"] = str(e.code)
+    out["train.py"] = {"rc": e.code, "err": err.getvalue()}
 
 out["modules"] = sorted({m.split(".")[0] for m, mod in list(sys.modules.items()) if mod is not None})
 out["refused"] = sorted(BaseInstall.refused)
@@ -173,6 +174,8 @@ def test_a_missing_extra_names_it_and_its_install_line(base: dict, case: str, ne
 def test_multiplayer_and_training_name_their_extras(base: dict) -> None:
     assert base["multiplayer"] == ("the multiplayer environment needs pettingzoo, which is not installed; install "
                                    'the multiplayer extra: pip install "yacht-env[multiplayer]"')
-    assert base["train.py"].startswith("train.py: error: training (train.py) needs yaml, torch, stable_baselines3 "
-                                       "and sb3_contrib, which are not installed; " + TRAIN_LINE)
-    assert CPU_NOTE in base["train.py"]
+    train = base["train.py"]
+    assert train["rc"] == 2 and train["err"].count("\n") == 1
+    assert train["err"].startswith("train.py: error: training (train.py) needs yaml, torch, stable_baselines3 and "
+                                   "sb3_contrib, which are not installed; " + TRAIN_LINE)
+    assert CPU_NOTE in train["err"]
