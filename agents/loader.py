@@ -126,17 +126,17 @@ def import_user_module(module: str) -> ModuleType:
     """Import the user's ``module`` as ``python -m`` would find it: also from the current folder, which a console
     script such as ``yacht`` does not put on ``sys.path``. The folder is appended (installed packages come first)
     and stays, so that the module's own later imports of its siblings work too."""
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as e:
-        cwd = os.getcwd()
-        if e.name != module.split(".")[0] or "" in sys.path or cwd in sys.path:
-            raise
-        sys.path.append(cwd)
+    cwd, appended = os.getcwd(), False
+    while True:
         try:
             return importlib.import_module(module)
-        except ModuleNotFoundError as again:
-            raise ModuleNotFoundError(f"{again} (looked in the current folder {cwd!r} too)", name=again.name) from None
+        except ModuleNotFoundError as e:
+            if appended:
+                raise ModuleNotFoundError(f"{e} (looked in the current folder {cwd!r} too)", name=e.name) from None
+            if e.name != module.split(".")[0] or "" in sys.path or cwd in sys.path:
+                raise
+            sys.path.append(cwd)
+            appended = True
 
 
 def load_callable(spec: str, rules: RuleSet, seed: int | None = None) -> Agent:
