@@ -175,7 +175,7 @@ def load_agent(spec: str, rules: str | RuleSet, seed: int | None = None) -> Agen
         shipped = SHIPPED_MODELS_DIR / f"{spec}{suffix}"
         if shipped.is_file():
             return load_model(shipped, rs, seed)
-    names_a_path = any(sep in spec for sep in ("/", os.sep, os.altsep or "/")) or spec.startswith(("~", "."))
+    names_a_path = any(sep and sep in spec for sep in ("/", os.sep, os.altsep)) or spec.startswith(("~", "."))
     if names_a_path and not path.exists():
         raise ValueError(f"model file or run folder not found: {str(path)!r}")
     if ":" in spec and not path.exists():
