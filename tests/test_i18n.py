@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import string
 from pathlib import Path
 
@@ -78,6 +79,25 @@ def test_tool_text_lives_with_the_tools() -> None:
         tool_text("bye", "xx")
     thin = Catalogue({"en": {"a": "A {x}"}, "et": {}}, base=ENV_TEXT)
     assert thin.fmt("a", "et", x=1) == "A 1" and thin.text("dice", "et") == "Täringud"  # English, then the base
+
+
+def _keys_used(package: str) -> set[str]:
+    """The message keys a package asks for: the first argument of its ``text(...)`` and ``fmt(...)`` calls."""
+    used = set()
+    for path in (Path(__file__).resolve().parents[1] / package).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("text", "fmt")
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                used.add(node.args[0].value)
+    return used
+
+
+def test_each_message_where_it_is_used() -> None:
+    """The environments' catalogue holds exactly what the environment package renders; every tool message is used
+    by the tools."""
+    assert _keys_used("yacht_env") == set(MESSAGES["en"])
+    tools = _keys_used("yacht_tools")
+    assert set(TOOL_MESSAGES["en"]) <= tools <= TOOL_TEXT.keys()
 
 
 def test_fmt_and_fallback() -> None:
