@@ -22,11 +22,12 @@ from yacht_agents.loader import as_agent
 from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.env import YachtEnv
-from yacht_env.i18n import category_name, check_lang, text
+from yacht_env.i18n import category_name, check_lang
 from yacht_env.render import action_command, action_label, render_scorecard
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import solution_or_none
 from yacht_env.state import GameState, scorecard
+from yacht_tools.messages import text
 from yacht_tools.seeds import check_seed
 
 FORMATS = ("text", "json")

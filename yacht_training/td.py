@@ -120,9 +120,9 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
     newest checkpoint that loads.
     """
     import torch
-    from tqdm import tqdm
 
     from yacht_tools.evaluation import evaluate
+    from yacht_tools.progress import progress_bar
     from yacht_training import run_folder as ts
 
     rs = get_rules(cfg.rules)
@@ -171,8 +171,7 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
     total = cfg.total_timesteps
     next_eval = (counters["timesteps"] // cfg.eval.freq + 1) * cfg.eval.freq
     next_ckpt = (counters["timesteps"] // cfg.checkpoint_freq + 1) * cfg.checkpoint_freq
-    bar = tqdm(total=total, initial=min(counters["timesteps"], total), unit="step", disable=not progress,
-               dynamic_ncols=True)
+    bar = progress_bar(total, "td", "step", enabled=progress, initial=min(counters["timesteps"], total))
 
     def run_evaluation() -> None:
         nonlocal best
