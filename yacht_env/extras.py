@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib.util
 
 EXTRAS = {"torch": "train", "stable_baselines3": "train", "sb3_contrib": "train", "yaml": "train",
-          "matplotlib": "plot", "pettingzoo": "multiplayer", "ray": "rllib"}
+          "matplotlib": "plot", "pettingzoo": "multiplayer", "ray": "rllib",
+          "PIL": "render", "moviepy": "video", "selenium": "browser"}
 """The extra of ``yacht-env`` that installs each optional package."""
 
 
