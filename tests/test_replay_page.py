@@ -148,7 +148,7 @@ def browser() -> Iterator[Any]:
 
 _READ = """
 const t = id => document.getElementById(id).textContent;
-const shown = id => !document.getElementById(id).closest('[hidden]');
+const shown = id => document.getElementById(id).getClientRects().length > 0;  // laid out, not hidden
 const data = id => document.getElementById(id).dataset;
 return {step: document.body.dataset.step, position: t('position'), dice: data('dice').faces,
   kept: [...document.querySelectorAll('#dice .die')].map(d => d.dataset.kept === '1'),

@@ -130,16 +130,17 @@ function show(k) {
   document.getElementById("next").disabled = document.getElementById("last").disabled = end;
   document.body.dataset.step = at;
   document.getElementById("end").hidden = !end;
-  for (const id of ["moves", "running", "dice"]) document.getElementById(id).hidden = end;
+  document.getElementById("now").hidden = end;
   if (end) {
     setText("position", D.words.game_over + " (" + N + " decisions)");
     setText("who", D.words.final_score);
     const lines = D.players.map((p, s) => p + ": " + D.end.totals[s] +
       (D.end.regret[s] !== null ? "  (" + D.words.regret_total + " " + D.end.regret[s] + ")" : ""));
     if (D.players.length > 1) lines.push("Winner: " + D.end.winners.join(", "));
+    if (D.optimal_value !== null) lines.push(D.words.optimal_value + ": " + D.optimal_value);
     const box = document.getElementById("end");
     box.replaceChildren(...lines.map(t => el("div", {}, t)));
-    document.getElementById("bars").replaceChildren();
+    document.getElementById("bars").replaceChildren(el("p", {class: "legend"}, D.words.game_over));
     drawCards(D.end.cards, null);
     drawChart(0);
     return;
