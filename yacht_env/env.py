@@ -161,7 +161,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         if self.strict and not self._mask[a]:
             raise ValueError(f"action {a} ({describe_action(a, self.state)}) is illegal: {self.illegal_reason(a)}")
         if self.render_mode == "rgb_array":
-            self._last = last_action(self.state, a, bool(self._mask[a]))
+            self._last = last_action(self.state, a, bool(self.action_masks()[a]))
         reward, terminated, truncated, illegal = self._game.step(a)
         obs = self._game.obs[0].copy()
         self._state = None

@@ -142,7 +142,7 @@ class YachtVectorEnv(VectorEnv):
         a = self._check_actions(actions)
         c = self.rules.num_categories
         before = self.states() if self.render_mode == "rgb_array" else None
-        legal = self._mask[np.arange(self.num_envs), a] if before is not None else None
+        legal = self.action_masks()[np.arange(self.num_envs), a] if before is not None else None
         obs, reward, terminated, truncated, illegal, final_obs, final_mask, final_card = self._step(a)
         done = terminated | truncated
         if before is not None:  # a game that ended has restarted: its frame shows the new roll
