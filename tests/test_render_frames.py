@@ -133,3 +133,12 @@ def test_record_video_writes_a_playable_file(tmp_path: Path) -> None:
     assert video.shape == (steps + 1, HEIGHT, WIDTH, 3), "one frame per position, the reset's included"
     assert video[0].std() > 10, "the first frame is a picture, not a blank"
 
+
+
+def test_make_vec_passes_the_render_mode() -> None:
+    venv = gym.make_vec("Yacht-v0", num_envs=2, vectorization_mode="vector_entry_point", render_mode="rgb_array")
+    venv.reset(seed=[1, 2])
+    frames = venv.render()
+    env = YachtEnv("yacht", render_mode="rgb_array")
+    env.reset(seed=2)
+    assert len(frames) == 2 and np.array_equal(frames[1], env.render())

@@ -133,6 +133,7 @@ def browser() -> Iterator[Any]:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(why + " (CI=true: not skipped)")
         pytest.skip(why)
+    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager stays offline: the browser and driver are Debian's
     profile = tempfile.mkdtemp(prefix="yacht-chromium-")
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
