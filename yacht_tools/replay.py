@@ -6,7 +6,8 @@ covers the rules, every decision also records the optimal action, the expected f
 action (``Solution.action_values``) and the regret, their difference (0 for the optimal agent).
 
 :func:`replay_game` returns the record as a dict (what ``--format json`` prints); :func:`format_replay` renders it
-as text in a language of :data:`yacht_env.i18n.LANGUAGES`.
+as text in a language of :data:`yacht_env.i18n.LANGUAGES`, :func:`yacht_tools.replay_page.page_html` as the page of
+``--format html``. A game of several players from ``yacht tournament``: :mod:`yacht_tools.table_replay`.
 """
 
 from __future__ import annotations
