@@ -32,7 +32,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="show one game of an agent turn by turn",
         description="Play one seeded game with an agent and print it turn by turn: the dice after each roll, the "
                     "dice kept, the category and its points, the running total, the optimal action and the "
-                    "expected points lost at each decision (exact solver), and the final scorecard.",
+                    "expected points lost at each decision (exact solver), and the final scorecard. With --agents: "
+                    "a game of several players from 'yacht tournament'. --format html writes one page to step "
+                    "through with the arrow keys.",
     )
     who = p.add_mutually_exclusive_group()
     options.add_agent(who)
@@ -43,7 +45,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                                                  "(default 0)")
     p.add_argument("--game", default="0", help="with --agents: the game within the match, from 0 (default 0)")
     options.add_rules(p)
-    options.add_seed(p, help_="seed of the game, as in YachtEnv.reset(seed=...)")
+    options.add_seed(p, help_="seed of the game, as in YachtEnv.reset(seed=...); with --agents the tournament's seed")
     options.add_lang(p)
     p.add_argument("--format", default="text", choices=FORMATS,
                    help="text, json, or html: one self-contained page to step through (default: text)")
