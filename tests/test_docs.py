@@ -281,3 +281,12 @@ def test_readme_results_are_the_sites() -> None:
     numbers = {n for row in rows for n in re.findall(r"\d+\.\d+", row)}
     site = "\n".join((ROOT / "docs" / p).read_text(encoding="utf-8") for p in ("agents.md", "solver.md"))
     assert len(numbers) >= 16 and not [n for n in numbers if n not in site], sorted(n for n in numbers if n not in site)
+
+
+def test_readme_shows_the_install_lines_the_errors_print() -> None:
+    """A missing extra's error prints the README's install line, and torch's CPU-only line (yacht_env.extras)."""
+    from yacht_env.extras import TORCH_CPU_LINE, install_line
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert install_line("train") in text and TORCH_CPU_LINE in text
+    assert "pip install .  " in text  # the environments alone, without extras
