@@ -1,6 +1,13 @@
 """Files that a later run reads are written atomically: a temporary file in the same folder, flushed and synced,
 then renamed over the target. A reader sees the old file or the new one, never half of one, and a write that fails
-(a full disk, a kill) leaves the previous good file in place."""
+(a full disk, a kill) leaves the previous good file in place.
+
+What is at the path decides how it is written: a symlink is followed and its target written (atomically, so the
+link stays a link); a character device or a FIFO (``/dev/null``, ``/dev/stdout``, a named pipe) is written through,
+never replaced; a folder, a block device or a socket is refused. :func:`check_output_paths` checks the output paths
+of a command before its work starts: not empty, not a folder, the folder exists and takes a new file, no two outputs
+on one path.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +24,10 @@ from typing import BinaryIO
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` to write to; on leaving the block without an error it is synced and renamed
     over ``path``, on an error it is removed. For libraries that write to a path themselves."""
-    target = Path(path)
+    target = _real_target(path)
+    if _written_through(target):
+        yield target
+        return
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
     tmp_path = Path(tmp)
@@ -35,10 +45,9 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
 def write_atomic(path: str | Path, write: Callable[[BinaryIO], None]) -> Path:
     """Call ``write(file)`` on a temporary file beside ``path``, then sync it and rename it over ``path``."""
-    target = Path(path)
-    with atomic_path(target) as tmp, open(tmp, "wb") as f:
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
         write(f)
-    return target
+    return Path(path)
 
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
@@ -77,3 +86,72 @@ def _sync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def _real_target(path: str | Path) -> Path:
+    """The file a write to ``path`` must change: ``~`` expanded, a symlink followed to its target (a dangling
+    link to the file it names). ``ValueError`` for what must not be written (a folder, a block device, a socket)."""
+    p = Path(os.path.expanduser(str(path)))
+    try:
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as e:
+        raise ValueError(f"cannot write {str(path)!r}: {e.strerror or e}") from None
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        what = "a folder" if stat.S_ISDIR(mode) else "a block device" if stat.S_ISBLK(mode) else "a socket" \
+            if stat.S_ISSOCK(mode) else "not a regular file"
+        raise ValueError(f"cannot write {str(path)!r}: it is {what}; give a file name")
+    if mode is not None and not stat.S_ISREG(mode):
+        return p  # a device or a pipe: written through at the path the user gave (/proc/self/fd/1 stays a pipe)
+    return Path(os.path.realpath(p)) if p.is_symlink() else p
+
+
+def _written_through(target: Path) -> bool:
+    """Whether ``target`` is a character device or a FIFO: written in place, as a shell's ``>`` would."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def check_output_path(path: str | Path | None, option: str) -> Path:
+    """``path`` (``~`` expanded) if ``option`` can write there, else ``ValueError`` naming the option and why:
+    checked before a command's work starts, so that a bad path never costs the games or the training."""
+    if path is None or not str(path).strip():
+        raise ValueError(f"{option} needs a file name, got {str(path)!r}")
+    try:
+        target = _real_target(path)
+    except ValueError as e:
+        raise ValueError(f"{option}: {e}") from None
+    if _written_through(target):
+        return Path(os.path.expanduser(str(path)))
+    folder = target.parent
+    if not folder.is_dir():
+        raise ValueError(f"cannot write {option} {str(path)!r}: folder {str(folder)!r} does not exist")
+    try:  # the one sure test that a new file can be made there (access() says yes to root on /proc)
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise ValueError(f"cannot write {option} {str(path)!r}: folder {str(folder)!r} takes no new file "
+                         f"({e.strerror or e})") from None
+    return Path(os.path.expanduser(str(path)))
+
+
+def check_output_paths(paths: dict[str, str | Path | None]) -> dict[str, Path | None]:
+    """:func:`check_output_path` for each ``{option: path}`` given (``None``: not asked for), and ``ValueError``
+    if two options name one file (one would overwrite the other)."""
+    out: dict[str, Path | None] = {}
+    seen: dict[str, str] = {}
+    for option, path in paths.items():
+        if path is None:
+            out[option] = None
+            continue
+        out[option] = p = check_output_path(path, option)
+        key = os.path.realpath(p)
+        if key in seen and not _written_through(Path(key)):
+            raise ValueError(f"{seen[key]} and {option} name the same file {str(path)!r}: give each its own")
+        seen[key] = option
+    return out
