@@ -10,20 +10,31 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
+import reprlib
 import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
-import yaml
-
 from yacht_agents.nets import ACTIVATIONS
-from yacht_agents.td import check_value_scale
+from yacht_agents.td import MAX_LAYERS, MAX_WIDTH, check_value_scale
 from yacht_env.observation import visible_columns
 from yacht_env.rules import RULESETS
+from yacht_tools.evaluation import MAX_EPISODES
+from yacht_training.yaml_file import read_yaml
 
 ALGOS = ("maskable_ppo", "td", "rllib_ppo")
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlist = _REPR.maxdict = 8
+_REPR.maxlong = 40
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to fit one line of a message (a config value may be a huge nest or string)."""
+    return _REPR.repr(value)
 
 
 POLICY_KINDS = ("mlp", "turn_expectimax", "model_free")
@@ -31,10 +42,18 @@ KEEP_HEADS = ("pattern", "multiset")  # yacht_agents.model_free.KEEP_HEADS (torc
 FINAL_MODELS = ("final", "best")
 
 
+def check_widths(widths: list[int], key: str) -> None:
+    """``ValueError`` naming config key ``key`` unless ``widths`` lists 1..16 layer widths of 1..4096 units (the
+    network is built from them: a huge one would ask for more memory than there is)."""
+    if not 1 <= len(widths) <= MAX_LAYERS or any(not 1 <= w <= MAX_WIDTH for w in widths):
+        raise ValueError(f"config key {key!r} must list 1..{MAX_LAYERS} positive layer widths of at most "
+                         f"{MAX_WIDTH:,} units, got {_short(widths)}")
+
+
 def check_choice(value: str, key: str, accepted: tuple[str, ...]) -> None:
     """``ValueError`` naming config key ``key`` and the accepted values unless ``value`` is one of them."""
     if value not in accepted:
-        raise ValueError(f"config key {key!r}: {value!r}; accepted: {', '.join(accepted)}")
+        raise ValueError(f"config key {key!r}: {_short(value)}; accepted: {', '.join(accepted)}")
 
 
 @dataclass
@@ -104,15 +123,15 @@ class TDConfig:
     def __post_init__(self) -> None:
         """Check values beyond their types, naming the key (runs when a config is read)."""
         check_choice(self.activation, "td.activation", ACTIVATIONS)
-        if not self.hidden or any(w < 1 for w in self.hidden):
-            raise ValueError(f"config key 'td.hidden' must list positive layer widths, got {self.hidden!r}")
+        check_widths(self.hidden, "td.hidden")
         for key in ("games_per_iteration", "epochs_per_iteration", "batch_size"):
-            if getattr(self, key) < 1:
-                raise ValueError(f"config key 'td.{key}' must be a positive integer, got {getattr(self, key)!r}")
+            if not 1 <= getattr(self, key) <= _TD_MAX[key]:
+                raise ValueError(f"config key 'td.{key}' must be an integer in 1..{_TD_MAX[key]:,}, got "
+                                 f"{_short(getattr(self, key))}")
         if not 0.0 <= self.td_lambda <= 1.0:
-            raise ValueError(f"config key 'td.td_lambda' must be in [0, 1], got {self.td_lambda!r}")
+            raise ValueError(f"config key 'td.td_lambda' must be in [0, 1], got {_short(self.td_lambda)}")
         if not 0.0 <= self.explore < 1.0:
-            raise ValueError(f"config key 'td.explore' must be in [0, 1), got {self.explore!r}")
+            raise ValueError(f"config key 'td.explore' must be in [0, 1), got {_short(self.explore)}")
         check_choice(self.final_model, "td.final_model", FINAL_MODELS)
         check_value_scale(self.value_scale, "config key 'td.value_scale'")
 
@@ -152,8 +171,7 @@ class RLlibConfig:
         check_choice(self.vectorize, "rllib.vectorize", self.VECTORIZE)
         check_choice(self.activation, "rllib.activation", ACTIVATIONS)
         check_choice(self.final_model, "rllib.final_model", FINAL_MODELS)
-        if not self.hidden or any(w < 1 for w in self.hidden):
-            raise ValueError(f"config key 'rllib.hidden' must list positive layer widths, got {self.hidden!r}")
+        check_widths(self.hidden, "rllib.hidden")
 
 
 @dataclass
@@ -203,14 +221,14 @@ def _check(value: Any, tp: Any, key: str) -> Any:
                 return _check(value, arg, key)
             except ValueError:
                 continue
-        raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {value!r}")
+        raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {_short(value)}")
     if origin is list:
         if not isinstance(value, list):
-            raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {value!r}")
+            raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {_short(value)}")
         return [_check(v, typing.get_args(tp)[0], f"{key}[{i}]") for i, v in enumerate(value)]
     if dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
-            raise ValueError(f"config key {key!r}: expected a mapping, got {value!r}")
+            raise ValueError(f"config key {key!r}: expected a mapping, got {_short(value)}")
         return _build(tp, value, key + ".")
     if tp is type(None):
         if value is None:
@@ -223,7 +241,7 @@ def _check(value: Any, tp: Any, key: str) -> Any:
             return value
     elif isinstance(value, tp):
         return value
-    raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {value!r}")
+    raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {_short(value)}")
 
 
 def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
@@ -231,7 +249,7 @@ def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
     names = [f.name for f in dataclasses.fields(cls)]
     unknown = [k for k in data if k not in names]
     if unknown:
-        raise ValueError(f"unknown config key {prefix + str(unknown[0])!r}; accepted keys"
+        raise ValueError(f"unknown config key {_short(prefix + str(unknown[0]))}; accepted keys"
                          f"{' under ' + prefix.rstrip('.') if prefix else ''}: {', '.join(names)}")
     kwargs = {k: _check(v, hints[k], prefix + k) for k, v in data.items()}
     return cls(**kwargs)
@@ -241,11 +259,11 @@ def schedule_value(value: float | str, key: str) -> float:
     """Start value of a number or ``lin_<start>`` schedule (validating it)."""
     if isinstance(value, str):
         if not value.startswith("lin_"):
-            raise ValueError(f"config key {key!r}: a schedule is a number or 'lin_<start>', got {value!r}")
+            raise ValueError(f"config key {key!r}: a schedule is a number or 'lin_<start>', got {_short(value)}")
         try:
             return float(value[4:])
         except ValueError:
-            raise ValueError(f"config key {key!r}: cannot read the start of schedule {value!r}") from None
+            raise ValueError(f"config key {key!r}: cannot read the start of schedule {_short(value)}") from None
     return float(value)
 
 
@@ -255,17 +273,17 @@ def schedule_ends(value: float | str, key: str) -> tuple[float, float]:
         try:
             start, end = (float(v) for v in value[4:].split("_"))
         except ValueError:
-            raise ValueError(f"config key {key!r}: cannot read schedule {value!r}; accepted: a number, "
+            raise ValueError(f"config key {key!r}: cannot read schedule {_short(value)}; accepted: a number, "
                              "'lin_<start>' or 'lin_<start>_<end>'") from None
     elif isinstance(value, str):
         if not value.startswith("lin_"):
             raise ValueError(f"config key {key!r}: a schedule is a number, 'lin_<start>' or 'lin_<start>_<end>', "
-                             f"got {value!r}")
+                             f"got {_short(value)}")
         start, end = schedule_value(value, key), 0.0
     else:
         start = end = float(value)
     if not (math.isfinite(start) and math.isfinite(end)):
-        raise ValueError(f"config key {key!r}: schedule {value!r} must have finite ends")
+        raise ValueError(f"config key {key!r}: schedule {_short(value)} must have finite ends")
     return start, end
 
 
@@ -276,7 +294,17 @@ _INT_MIN = {  # every integer key of the schema outside td (TDConfig checks its 
     "rllib.num_env_runners": 0, "rllib.num_envs_per_env_runner": 1, "rllib.train_batch_size": 1,
     "rllib.minibatch_size": 1, "rllib.num_epochs": 1,
 }
-_INT_MAX = {"seed": 2**32 - 1}  # SB3 seeds numpy's legacy generator, which takes 32-bit seeds
+_INT_MAX = {  # limits checked before a run folder exists, so that no run fails at its end or asks for all memory
+    "seed": 2**32 - 1,  # SB3 seeds numpy's legacy generator, which takes 32-bit seeds
+    "eval.episodes": MAX_EPISODES, "eval.final_episodes": MAX_EPISODES,  # what yacht_tools.evaluation accepts
+    "n_envs": 65_536, "rllib.num_envs_per_env_runner": 65_536, "rllib.num_env_runners": 1024,  # games in memory
+    "torch_threads": 1024, "ppo.n_epochs": 10_000, "rllib.num_epochs": 10_000,
+    "ppo.n_steps": 1 << 22, "ppo.batch_size": 1 << 22, "rllib.train_batch_size": 1 << 22,
+    "rllib.minibatch_size": 1 << 22, "policy.keep_hidden": MAX_WIDTH, "total_timesteps": 10**13,
+}
+MAX_ROLLOUT = 1 << 22
+"""The most steps of a PPO rollout (``ppo.n_steps`` x ``n_envs``): the buffer holds every observation of it."""
+_TD_MAX = {"games_per_iteration": 65_536, "epochs_per_iteration": 10_000, "batch_size": 1 << 22}
 _UNIT = ("ppo.gamma", "ppo.gae_lambda", "rllib.gamma", "rllib.lambda_")  # numbers in [0, 1]
 _POSITIVE = ("reward_scale", "policy.inverse_temperature", "ppo.max_grad_norm", "rllib.num_cpus_per_env_runner",
              "rllib.clip_param")
@@ -296,21 +324,27 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     """Check every value beyond its type, naming the key and what is accepted (also after command-line
     overrides)."""
     if cfg.rules not in RULESETS:
-        raise ValueError(f"config key 'rules': unknown rules {cfg.rules!r}; accepted: {', '.join(RULESETS)}")
+        raise ValueError(f"config key 'rules': unknown rules {_short(cfg.rules)}; accepted: {', '.join(RULESETS)}")
     if cfg.algo not in ALGOS:
-        raise ValueError(f"config key 'algo': unknown algorithm {cfg.algo!r}; accepted: {', '.join(ALGOS)}")
+        raise ValueError(f"config key 'algo': unknown algorithm {_short(cfg.algo)}; accepted: {', '.join(ALGOS)}")
     check_choice(cfg.policy.kind, "policy.kind", POLICY_KINDS)
     check_choice(cfg.policy.activation_fn, "policy.activation_fn", ACTIVATIONS)
-    if cfg.device.split(":")[0] not in DEVICES:
-        raise ValueError(f"config key 'device': {cfg.device!r}; accepted: {', '.join(DEVICES)} (cuda:N too)")
+    if not re.fullmatch(r"cpu|cuda|auto|mps|cuda:\d{1,3}", cfg.device):
+        raise ValueError(f"config key 'device': {_short(cfg.device)}; accepted: {', '.join(DEVICES)}, cuda:N")
+    if cfg.algo == "td" and cfg.device not in ("cpu", "auto"):
+        raise ValueError(f"config key 'device': {_short(cfg.device)}; algo td trains on the CPU (its turn search "
+                         "runs in the numba engine): use cpu")
     for key, least in _INT_MIN.items():
         v = _get(cfg, key)
         most = _INT_MAX.get(key)
         if isinstance(v, bool) or not isinstance(v, int) or v < least or (most is not None and v > most):
             what = {0: "a non-negative integer", 1: "a positive integer"}.get(least, f"an integer >= {least}")
             if most is not None:
-                what = f"an integer in {least}..{most}"
-            raise ValueError(f"config key {key!r} must be {what}, got {v!r}")
+                what = f"an integer in {least}..{most:,}"
+            raise ValueError(f"config key {key!r} must be {what}, got {_short(v)}")
+    if cfg.algo == "maskable_ppo" and cfg.ppo.n_steps * cfg.n_envs > MAX_ROLLOUT:
+        raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at most {MAX_ROLLOUT:,} (the rollout buffer "
+                         f"holds every step), got {cfg.ppo.n_steps:,} x {cfg.n_envs:,}")
     if cfg.algo == "maskable_ppo" and cfg.ppo.n_steps * cfg.n_envs < 2:
         raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at least 2 (a rollout of one step cannot be "
                          f"trained on), got {cfg.ppo.n_steps} x {cfg.n_envs}")
@@ -320,27 +354,25 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     for key in (*_UNIT, *_POSITIVE, *_NON_NEGATIVE):
         v = _get(cfg, key)
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
-            raise ValueError(f"config key {key!r} must be a finite number, got {v!r}")
+            raise ValueError(f"config key {key!r} must be a finite number, got {_short(v)}")
         if key in _UNIT and not 0.0 <= v <= 1.0:
-            raise ValueError(f"config key {key!r} must be in [0, 1], got {v!r}")
+            raise ValueError(f"config key {key!r} must be in [0, 1], got {_short(v)}")
         if key in _POSITIVE and v <= 0:
-            raise ValueError(f"config key {key!r} must be > 0, got {v!r}")
+            raise ValueError(f"config key {key!r} must be > 0, got {_short(v)}")
         if key in _NON_NEGATIVE and v < 0:
-            raise ValueError(f"config key {key!r} must be >= 0, got {v!r}")
+            raise ValueError(f"config key {key!r} must be >= 0, got {_short(v)}")
     for key in _POSITIVE_OR_NULL:
         v = _get(cfg, key)
         if v is not None and not (math.isfinite(v) and v > 0):
-            raise ValueError(f"config key {key!r} must be null or a finite number > 0, got {v!r}")
-    if not cfg.policy.net_arch or any(w < 1 for w in cfg.policy.net_arch):
-        raise ValueError(f"config key 'policy.net_arch' must list positive layer widths, got {cfg.policy.net_arch!r}")
-    if any(w < 1 for w in cfg.policy.vf_arch):
-        raise ValueError(f"config key 'policy.vf_arch' must list positive layer widths (or be empty: the value reads "
-                         f"the policy's trunk), got {cfg.policy.vf_arch!r}")
+            raise ValueError(f"config key {key!r} must be null or a finite number > 0, got {_short(v)}")
+    check_widths(cfg.policy.net_arch, "policy.net_arch")
+    if cfg.policy.vf_arch:  # empty: the value reads the policy's trunk
+        check_widths(cfg.policy.vf_arch, "policy.vf_arch")
     check_choice(cfg.policy.keep_head, "policy.keep_head", KEEP_HEADS)
     if cfg.policy.ignore_observation:
         if cfg.policy.kind != "model_free":
             raise ValueError(f"config key 'policy.ignore_observation' needs policy.kind model_free (got "
-                             f"{cfg.policy.kind!r})")
+                             f"{_short(cfg.policy.kind)})")
         try:
             visible_columns(cfg.rules, cfg.policy.ignore_observation)
         except ValueError as e:
@@ -350,21 +382,40 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         if v is None:
             continue
         if cfg.policy.kind != "model_free":
-            raise ValueError(f"config key {key!r} needs policy.kind model_free (got {cfg.policy.kind!r}); use "
+            raise ValueError(f"config key {key!r} needs policy.kind model_free (got {_short(cfg.policy.kind)}); use "
                              "ppo.ent_coef")
         if min(schedule_ends(v, key)) < 0:
-            raise ValueError(f"config key {key!r} must stay >= 0, got {v!r}")
+            raise ValueError(f"config key {key!r} must stay >= 0, got {_short(v)}")
     if (cfg.ppo.ent_coef_keep is None) != (cfg.ppo.ent_coef_score is None):
         raise ValueError("config keys 'ppo.ent_coef_keep' and 'ppo.ent_coef_score' go together: give both or neither")
     for key in ("td.learning_rate", "rllib.lr"):
         start = schedule_value(_get(cfg, key), key)
         if not math.isfinite(start) or start <= 0:
-            raise ValueError(f"config key {key!r} must start above 0, got {_get(cfg, key)!r}")
+            raise ValueError(f"config key {key!r} must start above 0, got {_short(_get(cfg, key))}")
     for key in ("ppo.learning_rate", "ppo.clip_range"):
         start, end = schedule_ends(_get(cfg, key), key)
         if start <= 0 or end < 0:
-            raise ValueError(f"config key {key!r} must start above 0 and end at 0 or above, got {_get(cfg, key)!r}")
+            raise ValueError(f"config key {key!r} must start above 0 and end at 0 or above, got "
+                             f"{_short(_get(cfg, key))}")
     return cfg
+
+
+def check_device(device: str) -> None:
+    """``ValueError`` unless torch can use ``device`` here (checked before a run folder is made, not at the first
+    step of training). torch is imported only for ``cuda`` and ``mps``."""
+    if device.startswith("cuda"):
+        import torch
+
+        index = int(device.partition(":")[2] or 0)
+        if index >= torch.cuda.device_count():
+            found = torch.cuda.device_count()
+            raise ValueError(f"device {device!r}: torch sees {found} CUDA device{'s' if found != 1 else ''} here; "
+                             "use cpu (or auto)" + (f", or cuda:0..cuda:{found - 1}" if found else ""))
+    elif device == "mps":
+        import torch
+
+        if not torch.backends.mps.is_available():
+            raise ValueError("device 'mps': torch sees no Apple GPU here; use cpu (or auto)")
 
 
 def from_dict(data: dict[str, Any] | None) -> TrainConfig:
@@ -375,12 +426,7 @@ def load_config(path: str | Path, *, complete: bool = False) -> TrainConfig:
     """Read and validate a YAML config file. ``complete``: the file must give every key (a run folder's resolved
     ``config.yaml``, where a missing key means a torn or edited file, not "use the default")."""
     p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"config file not found: {str(p)!r}")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as e:
-        raise ValueError(f"config file {str(p)!r} is not valid YAML: {e}") from None
+    data = read_yaml(p)
     if data is not None and not isinstance(data, dict):
         raise ValueError(f"config file {str(p)!r} must hold a mapping of keys, got {type(data).__name__}")
     if complete:
