@@ -2,11 +2,12 @@
 then renamed over the target. A reader sees the old file or the new one, never half of one, and a write that fails
 (a full disk, a kill) leaves the previous good file in place.
 
-What is at the path decides how it is written: a symlink is followed and its target written (atomically, so the
-link stays a link); a character device or a FIFO (``/dev/null``, ``/dev/stdout``, a named pipe) is written through,
-never replaced; a folder, a block device or a socket is refused. :func:`check_output_paths` checks the output paths
-of a command before its work starts: not empty, not a folder, the folder exists and takes a new file, no two outputs
-on one path.
+A path the user named (``user_path=True``: ``--json``, ``--plot``) is written as a shell's ``>`` would: a symlink is
+followed and its target written (atomically, so the link stays a link); a character device or a FIFO (``/dev/null``,
+``/dev/stdout``, a named pipe) is written through, never replaced; a folder, a block device or a socket is refused.
+The project's own files (caches, checkpoints, run folders) are always replaced by a regular file.
+:func:`check_output_paths` checks the output paths of a command before its work starts: not empty, not a folder, the
+folder exists and takes a new file, no two outputs on one path.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from typing import BinaryIO
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
+def atomic_path(path: str | Path, *, user_path: bool = False) -> Iterator[Path]:
     """A temporary path beside ``path`` to write to; on leaving the block without an error it is synced and renamed
-    over ``path``, on an error it is removed. For libraries that write to a path themselves."""
-    target = _real_target(path)
-    if _written_through(target):
+    over ``path``, on an error it is removed. For libraries that write to a path themselves. ``user_path``: a path
+    the user named (see above): the path itself when it is a device or a pipe."""
+    target = _real_target(path) if user_path else Path(path)
+    if user_path and _written_through(target):
         yield target
         return
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -43,21 +45,22 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         tmp_path.unlink(missing_ok=True)
 
 
-def write_atomic(path: str | Path, write: Callable[[BinaryIO], None]) -> Path:
-    """Call ``write(file)`` on a temporary file beside ``path``, then sync it and rename it over ``path``."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+def write_atomic(path: str | Path, write: Callable[[BinaryIO], None], *, user_path: bool = False) -> Path:
+    """Call ``write(file)`` on a temporary file beside ``path``, then sync it and rename it over ``path``
+    (``user_path``: :func:`atomic_path`)."""
+    with atomic_path(path, user_path=user_path) as tmp, open(tmp, "wb") as f:
         write(f)
     return Path(path)
 
 
-def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically."""
-    return write_atomic(path, lambda f: f.write(data))
+def write_bytes_atomic(path: str | Path, data: bytes, *, user_path: bool = False) -> Path:
+    """Write ``data`` to ``path`` atomically (``user_path``: :func:`atomic_path`)."""
+    return write_atomic(path, lambda f: f.write(data), user_path=user_path)
 
 
-def write_text_atomic(path: str | Path, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` atomically."""
-    return write_bytes_atomic(path, text.encode("utf-8"))
+def write_text_atomic(path: str | Path, text: str, *, user_path: bool = False) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically (``user_path``: :func:`atomic_path`)."""
+    return write_bytes_atomic(path, text.encode("utf-8"), user_path=user_path)
 
 
 def _mode_for(target: Path) -> int:
@@ -88,20 +91,20 @@ def _sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def _real_target(path: str | Path) -> Path:
+def _real_target(path: str | Path, option: str = "") -> Path:
     """The file a write to ``path`` must change: ``~`` expanded, a symlink followed to its target (a dangling
     link to the file it names). ``ValueError`` for what must not be written (a folder, a block device, a socket)."""
     p = Path(os.path.expanduser(str(path)))
     try:
         mode = os.stat(p).st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         mode = None
     except OSError as e:
-        raise ValueError(f"cannot write {str(path)!r}: {e.strerror or e}") from None
+        raise ValueError(f"cannot write {option}{str(path)!r}: {e.strerror or e}") from None
     if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
         what = "a folder" if stat.S_ISDIR(mode) else "a block device" if stat.S_ISBLK(mode) else "a socket" \
             if stat.S_ISSOCK(mode) else "not a regular file"
-        raise ValueError(f"cannot write {str(path)!r}: it is {what}; give a file name")
+        raise ValueError(f"cannot write {option}{str(path)!r}: it is {what}; give a file name")
     if mode is not None and not stat.S_ISREG(mode):
         return p  # a device or a pipe: written through at the path the user gave (/proc/self/fd/1 stays a pipe)
     return Path(os.path.realpath(p)) if p.is_symlink() else p
@@ -121,10 +124,7 @@ def check_output_path(path: str | Path | None, option: str) -> Path:
     checked before a command's work starts, so that a bad path never costs the games or the training."""
     if path is None or not str(path).strip():
         raise ValueError(f"{option} needs a file name, got {str(path)!r}")
-    try:
-        target = _real_target(path)
-    except ValueError as e:
-        raise ValueError(f"{option}: {e}") from None
+    target = _real_target(path, f"{option} ")
     if _written_through(target):
         return Path(os.path.expanduser(str(path)))
     folder = target.parent

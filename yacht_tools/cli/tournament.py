@@ -46,6 +46,6 @@ def run(args: argparse.Namespace) -> int:
                             progress=options.progress(args))
     print(format_report(result))
     if json_path is not None:
-        write_text_atomic(json_path, json.dumps(result, indent=2) + "\n")
+        write_text_atomic(json_path, json.dumps(result, indent=2) + "\n", user_path=True)
         print(f"\nwrote {args.json}", file=sys.stderr)
     return 0
