@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
+import subprocess
+import sys
+import time
 import typing
 from pathlib import Path
 from typing import Any
@@ -12,9 +16,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from train_helpers import PPO, run_train, tiny_config  # noqa: E402
+from train_helpers import PPO, REPO, child_env, run_train, tiny_config  # noqa: E402
 
-from yacht_training.config import TrainConfig, from_dict  # noqa: E402
+from yacht_training.config import TrainConfig, from_dict, load_config  # noqa: E402
 
 
 def test_config_refuses_a_value_scale_that_overflows() -> None:
@@ -101,3 +105,82 @@ def test_a_broken_file_or_override_makes_no_run_folder(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="--timesteps must be a positive integer"):
         run_train(["--config", str(tiny_config(tmp_path, PPO)), "--run-dir", str(runs), "--timesteps", "0"])
     assert not runs.exists()
+
+
+# ==== YAML read strictly ==========================================================================================
+
+
+def _load(tmp_path: Path, text: str) -> Any:
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    return load_config(path)
+
+
+@pytest.mark.parametrize("text,match", [
+    ("algo: td\neval:\n  episodes: 10\neval:\n  freq: 5\n", r"key 'eval' is given twice \(at line 2 and at line 4\)"),
+    ("total_timesteps: 5\ntotal_timesteps: 6\n", r"key 'total_timesteps' is given twice \(at line 1 and at line 2\)"),
+    ("ppo:\n  n_steps: 8\n  n_steps: 16\n", r"key 'n_steps' is given twice"),
+])
+def test_a_key_given_twice_is_refused_by_name(text: str, match: str, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=match):
+        _load(tmp_path, text)
+
+
+def test_a_merge_key_is_no_duplicate(tmp_path: Path) -> None:
+    cfg = _load(tmp_path, "ppo:\n  <<: {n_steps: 8, n_epochs: 2}\n  n_steps: 16\n")
+    assert cfg.ppo.n_steps == 16 and cfg.ppo.n_epochs == 2
+
+
+def test_a_nest_of_aliases_is_refused_before_it_is_expanded(tmp_path: Path) -> None:
+    text = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+    for i in range(1, 10):
+        text += f"b{i}: &b{i} [" + ", ".join([f"*{'a' if i == 1 else f'b{i - 1}'}"] * 9) + "]\n"
+    text += "seed: *b9\n"
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"not valid YAML: its aliases expand to more than 100,000 values"):
+        _load(tmp_path, text)
+    assert time.perf_counter() - t0 < 5
+
+
+def test_deep_nesting_is_refused_cleanly(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"not valid YAML: nested deeper than 32 levels"):
+        _load(tmp_path, "seed: " + "[" * 50_000 + "]" * 50_000 + "\n")
+
+
+def test_train_py_says_one_line_for_50000_nested_brackets(tmp_path: Path) -> None:
+    path = tmp_path / "deep.yaml"
+    path.write_text("seed: " + "[" * 50_000 + "]" * 50_000 + "\n")
+    p = subprocess.run([sys.executable, str(REPO / "train.py"), "--config", str(path), "--run-dir",
+                        str(tmp_path / "runs")], capture_output=True, text=True, env=child_env(), timeout=300)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "nested deeper than 32 levels" in p.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("text", ["seed: " + "x" * 100_000, "seed: [" + ", ".join(["1"] * 50_000) + "]",
+                                  "x" * 5000 + ": 1"])
+def test_a_message_never_prints_a_value_longer_than_a_line(text: str, tmp_path: Path) -> None:
+    with pytest.raises(ValueError) as e:
+        _load(tmp_path, text)
+    assert len(str(e.value)) < 250, str(e.value)
+
+
+def test_a_config_from_a_pipe_is_read(tmp_path: Path) -> None:
+    """``--config <(cat a.yaml)``: the shell passes /dev/fd/N, a pipe, not a regular file."""
+    read, write = os.pipe()
+    os.write(write, b"seed: 3\nalgo: td\n")
+    os.close(write)
+    try:
+        cfg = load_config(f"/dev/fd/{read}")
+    finally:
+        os.close(read)
+    assert cfg.seed == 3 and cfg.algo == "td"
+
+
+def test_a_config_that_is_no_file_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"config file not found: '.*missing.yaml'"):
+        load_config(tmp_path / "missing.yaml")
+    with pytest.raises(ValueError, match=r"config file '.*' is a folder"):
+        load_config(tmp_path)
+    (tmp_path / "big.yaml").write_bytes(b"#" * (2 << 20))
+    with pytest.raises(ValueError, match=r"is larger than 1,048,576 bytes: not a config"):
+        load_config(tmp_path / "big.yaml")
