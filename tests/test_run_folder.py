@@ -4,12 +4,14 @@ a lock per folder, names picked atomically, --resume and its overrides."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
 import pickle
 import signal
 import subprocess
 import sys
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -33,6 +35,9 @@ from train_helpers import (  # noqa: E402
     steps_of,
     tiny_config,
 )
+
+from yacht_training import run_folder as rf  # noqa: E402
+from yacht_training.config import from_dict, load_config  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -105,18 +110,13 @@ def _hostile_td_checkpoint(run: Path, marker: Path) -> Path:
     return path
 
 
-def test_the_payload_is_live(td_run: tuple[Path, Run], tmp_path: Path) -> None:
-    """The hostile checkpoint of the tests below does run code when unpickled the unsafe way."""
-    run = copy_run(td_run[0], tmp_path)
-    live = tmp_path / "live"
-    torch.load(_hostile_td_checkpoint(run, live), weights_only=False)
-    assert live.exists()
-
-
 def test_resume_refuses_a_td_checkpoint_with_a_payload_and_falls_back(td_run: tuple[Path, Run],
-                                                                          tmp_path: Path) -> None:
+                                                                      tmp_path: Path) -> None:
     run = copy_run(td_run[0], tmp_path)
     good = steps_of(run, ".pt")[-1]
+    live = tmp_path / "live"  # the payload is live: unpickled the unsafe way, such a file does run code
+    torch.load(_hostile_td_checkpoint(copy_run(run, tmp_path / "copy"), live), weights_only=False)
+    assert live.exists()
     marker = tmp_path / "ran"
     hostile = _hostile_td_checkpoint(run, marker)
     r = run_train(["--resume", str(run)])
@@ -261,6 +261,8 @@ def test_ppo_resumed_with_timesteps_at_or_below_its_steps(timesteps: int, ppo_ru
     run = copy_run(ppo_run[0], tmp_path)
     r = run_train(["--resume", str(run), "--timesteps", str(timesteps)])
     assert r.rc == 0 and f"total_timesteps is {timesteps:,}: nothing left to learn" in r.out
+    changed = [line for line in (run / "command.txt").read_text().splitlines() if line.startswith("#")]
+    assert changed == ([] if timesteps == 1024 else [f"# this command changed total_timesteps: 1024 -> {timesteps}"])
     assert json.loads((run / "eval.json").read_text())["training_timesteps"] == 1024
 
 
@@ -290,3 +292,96 @@ def test_ctrl_c_in_the_final_td_evaluation_then_resume_evaluates(td_run: tuple[P
 
 def test_ctrl_c_in_the_final_ppo_evaluation(ppo_run: tuple[Path, Run]) -> None:
     _check_interrupted(*ppo_run)  # resumed: test_ppo_stopped_in_its_last_evaluation_resumes
+
+
+# ==== one process per run folder, names picked atomically, --resume and its options =================================
+
+
+def test_one_process_at_a_time_per_run_folder(td_run: tuple[Path, Run], tmp_path: Path) -> None:
+    """A second train.py on a folder in use is refused at once (before it writes anything); once the holder ends,
+    however it ends, the folder is free."""
+    run = copy_run(td_run[0], tmp_path)
+    before = (run / "command.txt").read_text()
+    with rf.lock_run(run):
+        with pytest.raises(ValueError, match=rf"run folder '.*' is in use by another train.py \(pid {os.getpid()}\)"):
+            run_train(["--resume", str(run)])
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time\nf = open(sys.argv[1], 'a')\n"
+                               "fcntl.flock(f, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(120)\n",
+                               str(run / rf.LOCK_FILE)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with pytest.raises(ValueError, match="is in use by another train.py"):
+            run_train(["--resume", str(run)])
+    finally:
+        holder.kill()
+        holder.wait()
+    assert (run / "command.txt").read_text() == before and not (run / "eval.json").exists()
+    r = run_train(["--resume", str(run)])  # the holder was killed: the kernel dropped its lock
+    assert r.rc == 0 and (run / "eval.json").is_file()
+
+
+def test_run_folder_names_are_picked_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Processes started in the same second never pick one name: each folder is made by mkdir, the next free
+    suffix taken when it exists."""
+    monkeypatch.setattr(rf.time, "strftime", lambda fmt: "20260101-000000")
+    cfg = from_dict({})
+    made: list[str] = []
+    errors: list[BaseException] = []
+
+    def make() -> None:
+        try:
+            for _ in range(30):
+                folder, lock = rf.new_run_dir(tmp_path / "runs", cfg, "c")
+                lock.release()
+                made.append(folder.name)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=make) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(made) == len(set(made)) == 90
+    assert set(made) == {"c-s0-20260101-000000", *(f"c-s0-20260101-000000-{i}" for i in range(1, 90))}
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["--config", "other.yaml"], r"--config cannot be used with --resume"),
+    (["--run-dir", "elsewhere"], r"--run-dir cannot be used with --resume"),
+    (["--config", "other.yaml", "--run-dir", "elsewhere"], r"--config and --run-dir cannot be used with --resume"),
+    (["--seed", "7"], r"--seed cannot be used with --resume: .*\(seed 0\); start a new run for another seed"),
+])
+def test_resume_refuses_options_it_cannot_honour(argv: list[str], match: str, td_run: tuple[Path, Run],
+                                                 tmp_path: Path) -> None:
+    run = copy_run(td_run[0], tmp_path)
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    with pytest.raises(ValueError, match=match):
+        run_train(["--resume", str(run), *argv])
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+
+
+def test_resume_records_what_its_options_change(td_run: tuple[Path, Run], tmp_path: Path) -> None:
+    run = copy_run(td_run[0], tmp_path)
+    r = run_train(["--resume", str(run), "--final-episodes", "10", "--seed", "0"])  # the run's own seed: no change
+    assert r.rc == 0
+    assert "train.py: --resume with eval.final_episodes: 20 -> 10 (recorded in config.yaml and command.txt)" in r.err
+    assert (run / "command.txt").read_text().splitlines()[-1] == "# this command changed eval.final_episodes: 20 -> 10"
+    assert load_config(run / "config.yaml", complete=True).eval.final_episodes == 10
+    assert json.loads((run / "eval.json").read_text())["episodes"] == 10
+
+
+def test_ppo_that_diverges_stops_clearly_and_leaves_a_checkpoint(tmp_path: Path) -> None:
+    """Learning rate 1e30: the weights become NaN after the first update; train.py says so on one line, exit 1,
+    and saves the last finite weights as a checkpoint (a run to resume with a sane learning rate)."""
+    runs = tmp_path / "runs"
+    r = run_train(["--config", str(tiny_config(tmp_path, PPO, ppo__learning_rate=1e30)), "--run-dir", str(runs)])
+    run = only_run(runs)
+    (checkpoint,) = steps_of(run, ".zip")
+    assert r.rc == 1 and "Traceback" not in r.err
+    assert r.err.strip() == (f"train.py: error: training diverged after step {checkpoint.stem[5:]}: the policy's "
+                             "weights became infinite or NaN (ppo.learning_rate 1e+30 is likely too large); the "
+                             f"last finite weights are saved in {checkpoint}")
+    with zipfile.ZipFile(checkpoint) as z, z.open("policy.pth") as f:
+        weights = torch.load(io.BytesIO(f.read()), weights_only=True)
+    assert weights and all(bool(torch.isfinite(t).all()) for t in weights.values())
