@@ -3,6 +3,9 @@ no traceback, no work done first."""
 
 from __future__ import annotations
 
+import shlex
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,6 +26,13 @@ from conftest import REPO, child_env
     (["--plot", "{tmp}"], "cannot write --plot '{tmp}': it is a folder; give a file name"),
     (["--plot", "{tmp}/file/p.png"], "cannot write --plot '{tmp}/file/p.png': folder '{tmp}/file' does not exist"),
     (["--episodes", "1000000000000"], "episodes must be at most 100,000,000, got 1,000,000,000,000"),
+    (["--json", ""], "--json needs a file name, got ''"),
+    (["--json", "{tmp}/r.json", "--plot", "{tmp}/r.json"], "--json and --plot name the same file '{tmp}/r.json': give "
+                                                          "each its own"),
+    (["--json", "/sys/x.json"], "cannot write --json '/sys/x.json': folder '/sys' takes no new file (Permission "
+                                "denied)"),
+    (["--plot", "/proc/x.png"], "cannot write --plot '/proc/x.png': folder '/proc' takes no new file (No such file "
+                                "or directory)"),
 ])
 def test_yacht_eval_fails_at_once_before_any_game(args: list[str], match: str, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch,
@@ -64,3 +74,77 @@ def test_yacht_play_survives_an_undecodable_input_line() -> None:
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+
+# ==== no traceback: bad specs, closed and full streams, Ctrl-C ====================================================
+
+
+def test_a_relative_module_as_agent_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from yacht_tools.cli import main
+
+    assert main(["eval", "--agent", ".foo:bar", "--episodes", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("yacht eval: error: cannot load the policy '.foo:bar': ") and err.count("\n") == 1
+
+
+def _shell(script: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=child_env(), timeout=300,
+                          cwd=str(REPO))
+
+
+@pytest.mark.parametrize("redirect,message,status", [
+    ("<&-", "yacht play: error: standard input is closed; yacht play reads your moves from it", 2),
+    (">&-", "yacht play: error: standard output is closed; give the command somewhere to print (a file, a pipe)", 2),
+])
+def test_yacht_play_with_a_closed_stream(redirect: str, message: str, status: int) -> None:
+    p = _shell(f"{shlex.quote(sys.executable)} -m yacht_tools.cli play --seed 1 {redirect}")
+    assert p.returncode == status and p.stderr == message + "\n"
+
+
+@pytest.mark.parametrize("argv", [["solve", "--rules", "yacht"], ["replay", "--agent", "greedy", "--no-regret"],
+                                  ["eval", "--agent", "greedy", "--episodes", "2", "--no-regret"]])
+def test_stdout_on_a_full_disk_is_one_line_and_exit_1(argv: list[str], monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from yacht_tools.cli import main
+
+    with open("/dev/full", "w") as full:
+        monkeypatch.setattr(sys, "stdout", full)
+        assert main(argv) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == f"yacht {argv[0]}: error: No space left on device"
+
+
+def test_stdout_on_a_full_disk_from_the_shell() -> None:
+    """The whole process: one line, exit 1, and no second error from Python's flush at exit."""
+    p = _shell(f"{shlex.quote(sys.executable)} -m yacht_tools.cli replay --agent greedy --no-regret > /dev/full")
+    assert p.returncode == 1 and p.stderr.splitlines()[-1] == "yacht replay: error: No space left on device"
+    assert "Traceback" not in p.stderr and "Exception ignored" not in p.stderr
+
+
+def test_ctrl_c_is_one_line_and_exit_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from yacht_tools.cli import eval as eval_cmd
+    from yacht_tools.cli import main
+
+    def interrupted(*a: Any, **k: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(eval_cmd, "evaluate", interrupted)
+    assert main(["eval", "--agent", "greedy", "--episodes", "10"]) == 130
+    assert capsys.readouterr().err == "\nyacht eval: interrupted\n"
+
+
+def test_ctrl_c_from_the_shell(tmp_path: Path) -> None:
+    """A real SIGINT during yacht eval: one line, exit 130."""
+    p = subprocess.Popen([sys.executable, "-m", "yacht_tools.cli", "eval", "--agent", "random", "--episodes",
+                          "100000000", "--no-regret", "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=child_env(), cwd=str(tmp_path))
+    assert p.stderr is not None
+    seen = ""
+    while "game" not in seen:  # the progress bar: the games have started
+        char = p.stderr.read(1)
+        assert char, f"yacht eval ended early: {seen}"
+        seen += char
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 130 and (seen + err).rstrip().endswith("yacht eval: interrupted")
+    assert "Traceback" not in seen + err

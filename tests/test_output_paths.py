@@ -8,8 +8,11 @@ import errno
 import io
 import json
 import os
+import socket
+import stat
 import subprocess
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -215,3 +218,95 @@ def test_an_os_error_is_one_line_and_exit_1_from_the_command_line(tmp_path: Path
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env(), timeout=300)
     assert p.returncode == 1
     assert p.stderr == "train.py: error: [Errno 28] No space left on device\n"
+
+
+# ==== paths the user names: followed, written through, refused, checked before the work =========================
+
+
+def _eval_main(*argv: str) -> int:
+    from yacht_tools.cli import main
+
+    return main(["eval", "--agent", "greedy", "--episodes", "3", "--no-regret", "--no-progress", *argv])
+
+
+def _device_copy(path: Path, major: int, minor: int) -> Path:
+    """A copy of a character device (1, 3: /dev/null; 1, 7: /dev/full), as ``mknod`` makes it (needs root)."""
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(major, minor))
+    except PermissionError:
+        pytest.skip("mknod needs root")
+    return path
+
+
+def test_a_symlink_is_followed_and_its_target_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target, link = tmp_path / "target.json", tmp_path / "link.json"
+    target.write_text("stale\n")
+    link.symlink_to(target.name)
+    assert _eval_main("--json", str(link)) == 0
+    assert link.is_symlink() and os.readlink(link) == target.name
+    assert json.loads(target.read_text())["episodes"] == 3
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to("new.json")
+    files.write_text_atomic(dangling, "x", user_path=True)
+    assert dangling.is_symlink() and (tmp_path / "new.json").read_text() == "x"
+    no_temporary_files(tmp_path)
+
+
+def test_a_character_device_is_written_through_never_replaced(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    null, full = _device_copy(tmp_path / "null", 1, 3), _device_copy(tmp_path / "full", 1, 7)
+    assert _eval_main("--json", str(null)) == 0
+    assert stat.S_ISCHR(null.lstat().st_mode) and null.read_bytes() == b""
+    capsys.readouterr()
+    assert _eval_main("--json", str(full), "--plot", str(null)) == 1
+    assert capsys.readouterr().err == "yacht eval: error: No space left on device\n"  # never "wrote"
+    assert stat.S_ISCHR(full.lstat().st_mode) and stat.S_ISCHR(null.lstat().st_mode)
+    no_temporary_files(tmp_path)
+
+
+def test_a_fifo_is_written_through(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    files.write_text_atomic(fifo, '{"a": 1}\n', user_path=True)
+    reader.join(10)
+    assert got == [b'{"a": 1}\n'] and stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+def test_a_link_to_stdout_reaches_stdout(tmp_path: Path) -> None:
+    link = tmp_path / "out.json"
+    link.symlink_to("/proc/self/fd/1")
+    p = subprocess.run([sys.executable, "-m", "yacht_tools.cli", "eval", "--agent", "greedy", "--episodes", "2",
+                        "--no-regret", "--json", str(link)], capture_output=True, text=True, env=child_env(),
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert '"episodes": 2' in p.stdout and f"wrote {link}" in p.stdout and link.is_symlink()
+
+
+def test_the_project_s_own_files_replace_a_link_or_a_device(tmp_path: Path) -> None:
+    """Caches and run-folder files are the project's: a link or a device there is replaced by a regular file."""
+    link = tmp_path / "evaluations.json"
+    link.symlink_to("/dev/null")
+    files.write_text_atomic(link, "[]")
+    assert not link.is_symlink() and link.read_text() == "[]"
+
+
+def test_what_cannot_take_a_file_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"cannot write --json '.*': it is a folder; give a file name"):
+        files.check_output_path(tmp_path, "--json")
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(tmp_path / "sock"))
+        with pytest.raises(ValueError, match=r"cannot write --json '.*sock': it is a socket"):
+            files.check_output_path(tmp_path / "sock", "--json")
+        with pytest.raises(ValueError, match=r"it is a socket"):
+            files.write_text_atomic(tmp_path / "sock", "x", user_path=True)
+    for path, match in [("", r"--plot needs a file name, got ''"), ("/sys/x.png", r"folder '/sys' takes no new file"),
+                        ("/proc/x.png", r"folder '/proc' takes no new file")]:
+        with pytest.raises(ValueError, match=match):
+            files.check_output_path(path, "--plot")
+    with pytest.raises(ValueError, match=r"--json and --plot name the same file '.*same': give each its own"):
+        files.check_output_paths({"--json": str(tmp_path / "same"), "--plot": str(tmp_path / "." / "same")})
+    assert files.check_output_paths({"--json": "/dev/null", "--plot": "/dev/null"})  # a device takes both
+    assert files.check_output_path("~/x.json", "--json") == Path.home() / "x.json"
