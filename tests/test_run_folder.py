@@ -385,3 +385,12 @@ def test_ppo_that_diverges_stops_clearly_and_leaves_a_checkpoint(tmp_path: Path)
     with zipfile.ZipFile(checkpoint) as z, z.open("policy.pth") as f:
         weights = torch.load(io.BytesIO(f.read()), weights_only=True)
     assert weights and all(bool(torch.isfinite(t).all()) for t in weights.values())
+
+
+@pytest.mark.parametrize("base,match", [("/sys/runs", r"--run-dir '/sys/runs': cannot make a run folder there"),
+                                        ("{tmp}/file/runs", r"--run-dir '.*/file/runs': cannot make a run folder "
+                                                            r"there \(Not a directory\)")])
+def test_a_run_dir_that_takes_no_folder_is_one_line(base: str, match: str, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match=match):
+        run_train(["--config", str(tiny_config(tmp_path, TD)), "--run-dir", base.format(tmp=tmp_path)])

@@ -99,3 +99,10 @@ def test_a_solver_cache_header_over_the_cap_is_not_read(cache_dir: Path) -> None
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(solver_cache.MAGIC + (solver_cache.MAX_HEADER_BYTES + 1).to_bytes(8, "little") + b" " * 100)
     assert solver_cache.load(R.YACHT, SHAPE) is None
+
+
+def test_the_cache_folder_expands_a_tilde(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``YACHT_ENV_CACHE_DIR='~/yc'`` (quoted in a profile, so the shell left the ~) is the home's yc, not ./~/yc."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv(solver_cache.ENV_VAR, "~/yc")
+    assert solver_cache.cache_dir() == tmp_path / "yc"

@@ -77,14 +77,16 @@ def new_run_dir(base: str | Path, cfg: TrainConfig, name: str) -> tuple[Path, Ru
     """A fresh folder ``base/<name>-s<seed>-<time>[-i]`` (``name``: the config's file name), made with ``mkdir``
     so that two processes starting at once never pick one name, and locked (:class:`RunLock`)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    root = Path(base)
-    root.mkdir(parents=True, exist_ok=True)
+    root = Path(base).expanduser()
     for i in range(10_000):
         d = root / (f"{name}-s{cfg.seed}-{stamp}" + (f"-{i}" if i else ""))
         try:
+            root.mkdir(parents=True, exist_ok=True)
             d.mkdir()
         except FileExistsError:
             continue
+        except OSError as e:  # a folder that takes no new folder (/sys, read-only, a file in the way)
+            raise ValueError(f"--run-dir {str(base)!r}: cannot make a run folder there ({e.strerror or e})") from None
         lock = lock_run(d)
         (d / "checkpoints").mkdir()
         return d, lock
