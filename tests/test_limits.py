@@ -27,9 +27,9 @@ from yacht_training.config import from_dict  # noqa: E402
     ({"rllib": {"num_envs_per_env_runner": 10**7}}, r"'rllib.num_envs_per_env_runner' must be an integer in 1\.\."),
     ({"algo": "td", "td": {"games_per_iteration": 10**8}}, r"'td.games_per_iteration' must be an integer in "
                                                            r"1\.\.65,536"),
-    ({"algo": "td", "td": {"hidden": [10**9]}}, r"'td.hidden' must list 1\.\.16 positive layer widths of at most "
-                                                r"4,096 units"),
-    ({"policy": {"net_arch": [64] * 17}}, r"'policy.net_arch' must list 1\.\.16"),
+    ({"algo": "td", "td": {"hidden": [10**9]}}, r"'td.hidden' must list positive layer widths \(1\.\.16 layers of at "
+                                                r"most 4,096 units\), got \[1000000000\]"),
+    ({"policy": {"net_arch": [64] * 17}}, r"'policy.net_arch' must list positive layer widths \(1\.\.16 layers"),
     ({"rllib": {"hidden": [100_000]}}, r"'rllib.hidden' must list"),
     ({"policy": {"vf_arch": [5000]}}, r"'policy.vf_arch' must list"),
     ({"policy": {"keep_hidden": 10**6}}, r"'policy.keep_hidden' must be an integer in 1\.\.4,096"),

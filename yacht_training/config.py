@@ -46,8 +46,8 @@ def check_widths(widths: list[int], key: str) -> None:
     """``ValueError`` naming config key ``key`` unless ``widths`` lists 1..16 layer widths of 1..4096 units (the
     network is built from them: a huge one would ask for more memory than there is)."""
     if not 1 <= len(widths) <= MAX_LAYERS or any(not 1 <= w <= MAX_WIDTH for w in widths):
-        raise ValueError(f"config key {key!r} must list 1..{MAX_LAYERS} positive layer widths of at most "
-                         f"{MAX_WIDTH:,} units, got {_short(widths)}")
+        raise ValueError(f"config key {key!r} must list positive layer widths (1..{MAX_LAYERS} layers of at most "
+                         f"{MAX_WIDTH:,} units), got {_short(widths)}")
 
 
 def check_choice(value: str, key: str, accepted: tuple[str, ...]) -> None:
