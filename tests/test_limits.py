@@ -18,21 +18,23 @@ from yacht_training.config import from_dict  # noqa: E402
 
 
 @pytest.mark.parametrize("data,match", [
-    ({"eval": {"episodes": 100_000_000_000}}, r"'eval.episodes' must be an integer in 1\.\.100,000,000, got "
-                                               r"100000000000"),
-    ({"eval": {"final_episodes": 10**13}}, r"'eval.final_episodes' must be an integer in 1\.\.100,000,000"),
-    ({"n_envs": 100_000_000}, r"'n_envs' must be an integer in 1\.\.65,536, got 100000000"),
+    ({"eval": {"episodes": 100_000_000_000}}, r"'eval.episodes' must be a positive integer \(at most "
+                                               r"100,000,000\), got 100000000000"),
+    ({"eval": {"final_episodes": 10**13}}, r"'eval.final_episodes' must be a positive integer \(at most "
+                                           r"100,000,000\)"),
+    ({"n_envs": 100_000_000}, r"'n_envs' must be a positive integer \(at most 65,536\), got 100000000"),
     ({"ppo": {"n_steps": 4096}, "n_envs": 4096}, r"'ppo.n_steps' x 'n_envs' must be at most 4,194,304"),
-    ({"torch_threads": 10**6}, r"'torch_threads' must be an integer in 1\.\.1,024"),
-    ({"rllib": {"num_envs_per_env_runner": 10**7}}, r"'rllib.num_envs_per_env_runner' must be an integer in 1\.\."),
-    ({"algo": "td", "td": {"games_per_iteration": 10**8}}, r"'td.games_per_iteration' must be an integer in "
-                                                           r"1\.\.65,536"),
+    ({"torch_threads": 10**6}, r"'torch_threads' must be a positive integer \(at most 1,024\)"),
+    ({"rllib": {"num_envs_per_env_runner": 10**7}}, r"'rllib.num_envs_per_env_runner' must be a positive integer "
+                                                    r"\(at most 65,536\)"),
+    ({"algo": "td", "td": {"games_per_iteration": 10**8}}, r"'td.games_per_iteration' must be a positive "
+                                                           r"integer \(at most 65,536\)"),
     ({"algo": "td", "td": {"hidden": [10**9]}}, r"'td.hidden' must list positive layer widths \(1\.\.16 layers of at "
                                                 r"most 4,096 units\), got \[1000000000\]"),
     ({"policy": {"net_arch": [64] * 17}}, r"'policy.net_arch' must list positive layer widths \(1\.\.16 layers"),
     ({"rllib": {"hidden": [100_000]}}, r"'rllib.hidden' must list"),
     ({"policy": {"vf_arch": [5000]}}, r"'policy.vf_arch' must list"),
-    ({"policy": {"keep_hidden": 10**6}}, r"'policy.keep_hidden' must be an integer in 1\.\.4,096"),
+    ({"policy": {"keep_hidden": 10**6}}, r"'policy.keep_hidden' must be a positive integer \(at most 4,096\)"),
 ])
 def test_config_limits_are_checked_when_read(data: dict[str, Any], match: str) -> None:
     with pytest.raises(ValueError, match=match):

@@ -126,8 +126,8 @@ class TDConfig:
         check_widths(self.hidden, "td.hidden")
         for key in ("games_per_iteration", "epochs_per_iteration", "batch_size"):
             if not 1 <= getattr(self, key) <= _TD_MAX[key]:
-                raise ValueError(f"config key 'td.{key}' must be an integer in 1..{_TD_MAX[key]:,}, got "
-                                 f"{_short(getattr(self, key))}")
+                raise ValueError(f"config key 'td.{key}' must be a positive integer (at most {_TD_MAX[key]:,}), "
+                                 f"got {_short(getattr(self, key))}")
         if not 0.0 <= self.td_lambda <= 1.0:
             raise ValueError(f"config key 'td.td_lambda' must be in [0, 1], got {_short(self.td_lambda)}")
         if not 0.0 <= self.explore < 1.0:
@@ -340,7 +340,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         if isinstance(v, bool) or not isinstance(v, int) or v < least or (most is not None and v > most):
             what = {0: "a non-negative integer", 1: "a positive integer"}.get(least, f"an integer >= {least}")
             if most is not None:
-                what = f"an integer in {least}..{most:,}"
+                what += f" (at most {most:,})"
             raise ValueError(f"config key {key!r} must be {what}, got {_short(v)}")
     if cfg.algo == "maskable_ppo" and cfg.ppo.n_steps * cfg.n_envs > MAX_ROLLOUT:
         raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at most {MAX_ROLLOUT:,} (the rollout buffer "
