@@ -39,7 +39,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--run-dir", type=Path, help="folder for run folders (default: runs); not with --resume")
     p.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue the run in RUN_DIR from its newest "
                    "checkpoint that loads (--timesteps, --device, --final-episodes may change; each change is "
-                   "recorded in RUN_DIR/command.txt)")
+                   "recorded in RUN_DIR/config_changes.txt)")
     p.add_argument("--final-episodes", help="override eval.final_episodes (a positive integer)")
     p.add_argument("--ray-address", help="algo rllib_ppo: join this Ray cluster (HOST:PORT or 'auto'; default: "
                    "$RAY_ADDRESS, else start Ray locally)")

@@ -261,8 +261,12 @@ def test_ppo_resumed_with_timesteps_at_or_below_its_steps(timesteps: int, ppo_ru
     run = copy_run(ppo_run[0], tmp_path)
     r = run_train(["--resume", str(run), "--timesteps", str(timesteps)])
     assert r.rc == 0 and f"total_timesteps is {timesteps:,}: nothing left to learn" in r.out
-    changed = [line for line in (run / "command.txt").read_text().splitlines() if line.startswith("#")]
-    assert changed == ([] if timesteps == 1024 else [f"# this command changed total_timesteps: 1024 -> {timesteps}"])
+    changes = run / rf.CHANGES_FILE
+    assert len((run / "command.txt").read_text().splitlines()) == 2
+    if timesteps == 1024:
+        assert not changes.exists()
+    else:
+        assert changes.read_text().splitlines()[1:] == [f"  total_timesteps: 1024 -> {timesteps}"]
     assert json.loads((run / "eval.json").read_text())["training_timesteps"] == 1024
 
 
@@ -365,8 +369,11 @@ def test_resume_records_what_its_options_change(td_run: tuple[Path, Run], tmp_pa
     run = copy_run(td_run[0], tmp_path)
     r = run_train(["--resume", str(run), "--final-episodes", "10", "--seed", "0"])  # the run's own seed: no change
     assert r.rc == 0
-    assert "train.py: --resume with eval.final_episodes: 20 -> 10 (recorded in config.yaml and command.txt)" in r.err
-    assert (run / "command.txt").read_text().splitlines()[-1] == "# this command changed eval.final_episodes: 20 -> 10"
+    assert ("train.py: --resume with eval.final_episodes: 20 -> 10 (recorded in config.yaml and config_changes.txt)"
+            in r.err)
+    first, change = (run / rf.CHANGES_FILE).read_text().splitlines()
+    assert first.endswith(f"train.py --resume {run} --final-episodes 10 --seed 0 --no-progress")
+    assert change == "  eval.final_episodes: 20 -> 10"
     assert load_config(run / "config.yaml", complete=True).eval.final_episodes == 10
     assert json.loads((run / "eval.json").read_text())["episodes"] == 10
 

@@ -1,6 +1,8 @@
 """The run folder of ``train.py``: where a run keeps its config, command, checkpoints and results.
 
 Layout: ``config.yaml`` (the resolved config), ``command.txt`` (every command that ran in the folder),
+``config_changes.txt`` (what the options of each ``--resume`` changed in the config), ``.lock`` (held by the
+``train.py`` working in the folder),
 ``checkpoints/step_<N>.<ext>`` (periodic, and at the end or on Ctrl-C), ``evaluations.json`` (periodic
 evaluations), ``training_time.json``, the models (``final_model``, ``best_model``), ``eval.json`` (the final
 evaluation) and ``learning_curve.png``. Every file a later run reads is written atomically
@@ -30,6 +32,7 @@ from yacht_training.config import TrainConfig
 EVALS_FILE = "evaluations.json"
 TIME_FILE = "training_time.json"
 CONFIG_FILE = "config.yaml"
+CHANGES_FILE = "config_changes.txt"
 LOCK_FILE = ".lock"
 CHECKPOINT_SUFFIX = {"maskable_ppo": ".zip", "td": ".pt", "rllib_ppo": ".pt"}
 """Per algorithm: the file type of its checkpoints."""
@@ -106,15 +109,16 @@ def changes(before: dict[str, Any], after: dict[str, Any], prefix: str = "") -> 
 
 
 def record_run(run_dir: Path, cfg: TrainConfig, argv: list[str], changes: Sequence[str] = ()) -> None:
-    """Write the resolved config (atomically) and append the exact command (a resumed run adds a line, and a line
-    with what its options changed in the config, also said on stderr)."""
+    """Write the resolved config (atomically) and append the exact command (a resumed run adds a line); what the
+    options of a resumed run changed in the config goes to ``config_changes.txt`` (and is said on stderr)."""
     write_text_atomic(run_dir / CONFIG_FILE, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    command = " ".join(shlex.quote(a) for a in [sys.executable, *argv])
     with open(run_dir / "command.txt", "a", encoding="utf-8") as f:
-        f.write(" ".join(shlex.quote(a) for a in [sys.executable, *argv]) + "\n")
-        if changes:
-            f.write(f"# this command changed {'; '.join(changes)}\n")
+        f.write(command + "\n")
     if changes:
-        print(f"train.py: --resume with {'; '.join(changes)} (recorded in {CONFIG_FILE} and command.txt)",
+        with open(run_dir / CHANGES_FILE, "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {command}\n" + "".join(f"  {c}\n" for c in changes))
+        print(f"train.py: --resume with {'; '.join(changes)} (recorded in {CONFIG_FILE} and {CHANGES_FILE})",
               file=sys.stderr)
 
 
