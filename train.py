@@ -25,7 +25,8 @@ from yacht_tools.cli import options
 from yacht_tools.evaluation import MAX_EPISODES
 from yacht_tools.seeds import check_int, check_seed
 from yacht_training import run_folder as rf
-from yacht_training.config import TrainConfig, check_device, load_config, validate
+from yacht_training.config import TrainConfig, load_config, validate
+from yacht_training.device import check_device
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "yacht_td.yaml"
 

@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
+import pydantic
+from pydantic import StrictBool, StrictFloat, StrictInt, StrictStr
+
 from yacht_agents.nets import ACTIVATIONS
 from yacht_agents.td import MAX_LAYERS, MAX_WIDTH, check_value_scale
 from yacht_env.observation import visible_columns
@@ -26,6 +29,8 @@ from yacht_tools.evaluation import MAX_EPISODES
 from yacht_training.yaml_file import read_yaml
 
 ALGOS = ("maskable_ppo", "td", "rllib_ppo")
+_SCHEMA = pydantic.ConfigDict(extra="forbid")  # and strict types below: pydantic checks the types of a config
+_ADAPTER: Any = None  # pydantic's validator of TrainConfig, built on first use
 _REPR = reprlib.Repr()
 _REPR.maxstring = _REPR.maxother = 80
 _REPR.maxlist = _REPR.maxdict = 8
@@ -56,6 +61,7 @@ def check_choice(value: str, key: str, accepted: tuple[str, ...]) -> None:
         raise ValueError(f"config key {key!r}: {_short(value)}; accepted: {', '.join(accepted)}")
 
 
+@pydantic.with_config(_SCHEMA)
 @dataclass
 class PolicyConfig:
     """The MaskablePPO policy. ``kind: mlp`` is SB3's MLP over the observation; ``kind: turn_expectimax`` is
@@ -68,57 +74,59 @@ class PolicyConfig:
     score head and a value (of the trunk, or of a trunk of its own when ``vf_arch`` lists widths);
     ``ignore_observation`` names observation slices the network reads as zeros (for ablations of the features)."""
 
-    kind: str = "mlp"
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
-    activation_fn: str = "tanh"
-    ortho_init: bool = True
-    inverse_temperature: float = 1.0
-    box_prior: float = 0.0
-    keep_head: str = "pattern"
-    keep_hidden: int = 64
-    vf_arch: list[int] = field(default_factory=list)
-    ignore_observation: list[str] = field(default_factory=list)
+    kind: StrictStr = "mlp"
+    net_arch: list[StrictInt] = field(default_factory=lambda: [256, 256])
+    activation_fn: StrictStr = "tanh"
+    ortho_init: StrictBool = True
+    inverse_temperature: StrictFloat = 1.0
+    box_prior: StrictFloat = 0.0
+    keep_head: StrictStr = "pattern"
+    keep_hidden: StrictInt = 64
+    vf_arch: list[StrictInt] = field(default_factory=list)
+    ignore_observation: list[StrictStr] = field(default_factory=list)
 
 
+@pydantic.with_config(_SCHEMA)
 @dataclass
 class PPOConfig:
-    learning_rate: Union[float, str] = "lin_3e-4"  # noqa: UP007 - the validator reads this annotation
-    n_steps: int = 128
-    batch_size: int = 2048
-    n_epochs: int = 4
-    gamma: float = 1.0
-    gae_lambda: float = 0.95
-    clip_range: Union[float, str] = 0.2  # noqa: UP007
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    target_kl: Union[float, None] = None  # noqa: UP007
-    final_model: str = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
+    learning_rate: Union[StrictFloat, StrictStr] = "lin_3e-4"  # noqa: UP007 - pydantic reads this annotation
+    n_steps: StrictInt = 128
+    batch_size: StrictInt = 2048
+    n_epochs: StrictInt = 4
+    gamma: StrictFloat = 1.0
+    gae_lambda: StrictFloat = 0.95
+    clip_range: Union[StrictFloat, StrictStr] = 0.2  # noqa: UP007
+    ent_coef: StrictFloat = 0.01
+    vf_coef: StrictFloat = 0.5
+    max_grad_norm: StrictFloat = 0.5
+    target_kl: Union[StrictFloat, None] = None  # noqa: UP007
+    final_model: StrictStr = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
     # entropy weight per decision type (policy.kind model_free only; both null: ent_coef on every row). A number or
     # a schedule lin_<start>[_<end>]; keep: rows with a roll left (keep or score), score: rows that must score
-    ent_coef_keep: Union[float, str, None] = None  # noqa: UP007
-    ent_coef_score: Union[float, str, None] = None  # noqa: UP007
+    ent_coef_keep: Union[StrictFloat, StrictStr, None] = None  # noqa: UP007
+    ent_coef_score: Union[StrictFloat, StrictStr, None] = None  # noqa: UP007
 
     def __post_init__(self) -> None:
         """Check values beyond their types, naming the key (runs when a config is read)."""
         check_choice(self.final_model, "ppo.final_model", FINAL_MODELS)
 
 
+@pydantic.with_config(_SCHEMA)
 @dataclass
 class TDConfig:
     """Settings of the model-based TD learner (agents/td.py): a value network over turn-start states, exact
     expectimax within the turn, self-play with exact TD targets."""
 
-    hidden: list[int] = field(default_factory=lambda: [128, 128])
-    activation: str = "relu"  # relu, tanh, elu, gelu, silu
-    learning_rate: Union[float, str] = "lin_3e-3"  # noqa: UP007 - a number or lin_<start>
-    games_per_iteration: int = 256  # self-play games in lockstep between network updates
-    td_lambda: float = 0.0  # 0: exact TD(0) targets; up to 1: mixed with the realised points (lambda-return)
-    epochs_per_iteration: int = 2  # passes over an iteration's turn-start states
-    batch_size: int = 256
-    value_scale: float = 100.0  # the network predicts points / value_scale
-    explore: float = 0.0  # fraction of turns that score a random legal category (states off the greedy path)
-    final_model: str = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
+    hidden: list[StrictInt] = field(default_factory=lambda: [128, 128])
+    activation: StrictStr = "relu"  # relu, tanh, elu, gelu, silu
+    learning_rate: Union[StrictFloat, StrictStr] = "lin_3e-3"  # noqa: UP007 - a number or lin_<start>
+    games_per_iteration: StrictInt = 256  # self-play games in lockstep between network updates
+    td_lambda: StrictFloat = 0.0  # 0: exact TD(0) targets; up to 1: mixed with the realised points (lambda-return)
+    epochs_per_iteration: StrictInt = 2  # passes over an iteration's turn-start states
+    batch_size: StrictInt = 256
+    value_scale: StrictFloat = 100.0  # the network predicts points / value_scale
+    explore: StrictFloat = 0.0  # fraction of turns that score a random legal category (states off the greedy path)
+    final_model: StrictStr = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
 
     def __post_init__(self) -> None:
         """Check values beyond their types, naming the key (runs when a config is read)."""
@@ -136,6 +144,7 @@ class TDConfig:
         check_value_scale(self.value_scale, "config key 'td.value_scale'")
 
 
+@pydantic.with_config(_SCHEMA)
 @dataclass
 class RLlibConfig:
     """Settings of Ray RLlib's PPO (``algo: rllib_ppo``, :mod:`yacht_training.rllib_ppo`), new API stack. The
@@ -143,26 +152,26 @@ class RLlibConfig:
     ``ortho_init`` shape the masked MLP module (:mod:`yacht_training.rllib_module`). ``vectorize``: ``engine`` (the
     project's vectorised engine in each env runner) or ``sync`` (gymnasium's SyncVectorEnv of single envs)."""
 
-    num_env_runners: int = 2  # Ray actors sampling in parallel (0: sample in the driver)
-    num_envs_per_env_runner: int = 64  # games each env runner steps together
-    num_cpus_per_env_runner: float = 1.0
-    vectorize: str = "engine"
-    train_batch_size: int = 8192  # environment steps per training iteration (over all env runners)
-    minibatch_size: int = 1024
-    num_epochs: int = 4
-    lr: Union[float, str] = "lin_3e-4"  # noqa: UP007 - a number or lin_<start> (decays to 0 at total_timesteps)
-    gamma: float = 1.0
-    lambda_: float = 0.95
-    clip_param: float = 0.2
-    entropy_coeff: float = 0.003
-    vf_loss_coeff: float = 0.5
-    vf_clip_param: Union[float, None] = None  # noqa: UP007 - clip of the value loss; null: none (as SB3)
-    grad_clip: Union[float, None] = 0.5  # noqa: UP007 - global gradient norm; null: none
-    use_kl_loss: bool = False  # RLlib's KL penalty (off: clipped objective only, as SB3)
-    hidden: list[int] = field(default_factory=lambda: [256, 256])
-    activation: str = "tanh"
-    ortho_init: bool = True
-    final_model: str = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
+    num_env_runners: StrictInt = 2  # Ray actors sampling in parallel (0: sample in the driver)
+    num_envs_per_env_runner: StrictInt = 64  # games each env runner steps together
+    num_cpus_per_env_runner: StrictFloat = 1.0
+    vectorize: StrictStr = "engine"
+    train_batch_size: StrictInt = 8192  # environment steps per training iteration (over all env runners)
+    minibatch_size: StrictInt = 1024
+    num_epochs: StrictInt = 4
+    lr: Union[StrictFloat, StrictStr] = "lin_3e-4"  # noqa: UP007 - a number or lin_<start> (decays to 0 at total_timesteps)
+    gamma: StrictFloat = 1.0
+    lambda_: StrictFloat = 0.95
+    clip_param: StrictFloat = 0.2
+    entropy_coeff: StrictFloat = 0.003
+    vf_loss_coeff: StrictFloat = 0.5
+    vf_clip_param: Union[StrictFloat, None] = None  # noqa: UP007 - clip of the value loss; null: none (as SB3)
+    grad_clip: Union[StrictFloat, None] = 0.5  # noqa: UP007 - global gradient norm; null: none
+    use_kl_loss: StrictBool = False  # RLlib's KL penalty (off: clipped objective only, as SB3)
+    hidden: list[StrictInt] = field(default_factory=lambda: [256, 256])
+    activation: StrictStr = "tanh"
+    ortho_init: StrictBool = True
+    final_model: StrictStr = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
 
     VECTORIZE: typing.ClassVar[tuple[str, ...]] = ("engine", "sync")
 
@@ -174,26 +183,28 @@ class RLlibConfig:
         check_widths(self.hidden, "rllib.hidden")
 
 
+@pydantic.with_config(_SCHEMA)
 @dataclass
 class EvalConfig:
-    freq: int = 100_000  # environment steps between evaluations
-    episodes: int = 1000
-    final_episodes: int = 10_000
-    seed: int = 1_000_000_000  # evaluation seeds start here: never used by training envs
+    freq: StrictInt = 100_000  # environment steps between evaluations
+    episodes: StrictInt = 1000
+    final_episodes: StrictInt = 10_000
+    seed: StrictInt = 1_000_000_000  # evaluation seeds start here: never used by training envs
 
 
+@pydantic.with_config(_SCHEMA)
 @dataclass
 class TrainConfig:
-    rules: str = "yacht"
-    algo: str = "maskable_ppo"
-    total_timesteps: int = 1_000_000
-    seed: int = 0
-    device: str = "cpu"
-    n_envs: int = 64
-    reward_scale: float = 0.02
-    unique_keeps: bool = True
-    checkpoint_freq: int = 250_000
-    torch_threads: int = 2
+    rules: StrictStr = "yacht"
+    algo: StrictStr = "maskable_ppo"
+    total_timesteps: StrictInt = 1_000_000
+    seed: StrictInt = 0
+    device: StrictStr = "cpu"
+    n_envs: StrictInt = 64
+    reward_scale: StrictFloat = 0.02
+    unique_keeps: StrictBool = True
+    checkpoint_freq: StrictInt = 250_000
+    torch_threads: StrictInt = 2
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     td: TDConfig = field(default_factory=TDConfig)
@@ -209,50 +220,46 @@ def _type_name(tp: Any) -> str:
         return " or ".join(_type_name(a) for a in typing.get_args(tp))
     if typing.get_origin(tp) is list:
         return f"a list of {_type_name(typing.get_args(tp)[0])}"
+    if dataclasses.is_dataclass(tp):
+        return "a mapping"
     return {type(None): "null", float: "a number", int: "an integer", str: "a string", bool: "true/false"}.get(
         tp, getattr(tp, "__name__", str(tp)))
 
 
-def _check(value: Any, tp: Any, key: str) -> Any:
-    origin = typing.get_origin(tp)
-    if origin in (Union, types.UnionType):
-        for arg in typing.get_args(tp):
-            try:
-                return _check(value, arg, key)
-            except ValueError:
-                continue
-        raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {_short(value)}")
-    if origin is list:
-        if not isinstance(value, list):
-            raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {_short(value)}")
-        return [_check(v, typing.get_args(tp)[0], f"{key}[{i}]") for i, v in enumerate(value)]
-    if dataclasses.is_dataclass(tp):
-        if not isinstance(value, dict):
-            raise ValueError(f"config key {key!r}: expected a mapping, got {_short(value)}")
-        return _build(tp, value, key + ".")
-    if tp is type(None):
-        if value is None:
-            return None
-    elif tp is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-    elif tp is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    elif isinstance(value, tp):
-        return value
-    raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {_short(value)}")
+def _build(data: dict[str, Any]) -> TrainConfig:
+    """``data`` as a :class:`TrainConfig`, its types checked by pydantic (strict: no "8" for 8, no 1 for true), each
+    section's ``__post_init__`` run; ``ValueError`` naming the first wrong key and what it accepts."""
+    global _ADAPTER
+    if _ADAPTER is None:
+        _ADAPTER = pydantic.TypeAdapter(TrainConfig)
+    try:
+        return _ADAPTER.validate_python(data)
+    except pydantic.ValidationError as e:
+        errors = e.errors()
+        raise ValueError(_message(next((x for x in errors if x["type"] == "unexpected_keyword_argument"),
+                                       errors[0]))) from None
 
 
-def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
-    hints = typing.get_type_hints(cls)
-    names = [f.name for f in dataclasses.fields(cls)]
-    unknown = [k for k in data if k not in names]
-    if unknown:
-        raise ValueError(f"unknown config key {_short(prefix + str(unknown[0]))}; accepted keys"
-                         f"{' under ' + prefix.rstrip('.') if prefix else ''}: {', '.join(names)}")
-    kwargs = {k: _check(v, hints[k], prefix + k) for k, v in data.items()}
-    return cls(**kwargs)
+def _message(error: Any) -> str:
+    """One of pydantic's errors in the words of the schema: the dotted key, what it accepts, the value cut short."""
+    if error["type"] == "value_error":  # a section's own check (__post_init__): its message as it is
+        return str(error["ctx"]["error"])
+    tp: Any = TrainConfig
+    path: list[str] = []
+    for part in error["loc"]:
+        if isinstance(part, int) and typing.get_origin(tp) is list:
+            tp, path[-1] = typing.get_args(tp)[0], f"{path[-1]}[{part}]"
+            continue
+        if not dataclasses.is_dataclass(tp):
+            break  # the rest names a member of a union: the key is found
+        hints = typing.get_type_hints(tp)
+        if part not in hints:
+            under = ".".join(path)
+            return (f"unknown config key {_short('.'.join([*path, str(part)]))}; accepted keys"
+                    f"{' under ' + under if under else ''}: {', '.join(f.name for f in dataclasses.fields(tp))}")
+        tp = hints[part]
+        path.append(str(part))
+    return f"config key {'.'.join(path)!r}: expected {_type_name(tp)}, got {_short(error['input'])}"
 
 
 def schedule_value(value: float | str, key: str) -> float:
@@ -400,26 +407,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     return cfg
 
 
-def check_device(device: str) -> None:
-    """``ValueError`` unless torch can use ``device`` here (checked before a run folder is made, not at the first
-    step of training). torch is imported only for ``cuda`` and ``mps``."""
-    if device.startswith("cuda"):
-        import torch
-
-        index = int(device.partition(":")[2] or 0)
-        if index >= torch.cuda.device_count():
-            found = torch.cuda.device_count()
-            raise ValueError(f"device {device!r}: torch sees {found} CUDA device{'s' if found != 1 else ''} here; "
-                             "use cpu (or auto)" + (f", or cuda:0..cuda:{found - 1}" if found else ""))
-    elif device == "mps":
-        import torch
-
-        if not torch.backends.mps.is_available():
-            raise ValueError("device 'mps': torch sees no Apple GPU here; use cpu (or auto)")
-
-
 def from_dict(data: dict[str, Any] | None) -> TrainConfig:
-    return validate(_build(TrainConfig, data or {}))
+    return validate(_build(data or {}))
 
 
 def load_config(path: str | Path, *, complete: bool = False) -> TrainConfig:
