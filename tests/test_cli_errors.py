@@ -148,3 +148,23 @@ def test_ctrl_c_from_the_shell(tmp_path: Path) -> None:
     out, err = p.communicate(timeout=120)
     assert p.returncode == 130 and (seen + err).rstrip().endswith("yacht eval: interrupted")
     assert "Traceback" not in seen + err
+
+
+@pytest.mark.parametrize("path,match", [
+    ("", "--json needs a file name, got ''"),
+    ("/proc/x.json", "cannot write --json '/proc/x.json': folder '/proc' takes no new file (No such file or "
+                     "directory)"),
+    ("{tmp}", "cannot write --json '{tmp}': it is a folder; give a file name"),
+])
+def test_yacht_tournament_checks_its_json_before_any_game(path: str, match: str, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from yacht_tools.cli import main
+    from yacht_tools.cli import tournament as cli_tournament
+
+    def no_game(*a: Any, **k: Any) -> None:
+        raise AssertionError("a game was played before the options were checked")
+
+    monkeypatch.setattr(cli_tournament, "run_tournament", no_game)
+    assert main(["tournament", "--agents", "greedy", "random", "--json", path.format(tmp=tmp_path)]) == 2
+    assert capsys.readouterr().err == f"yacht tournament: error: {match.format(tmp=tmp_path)}\n"
