@@ -2,7 +2,8 @@
 
 Each subcommand module has ``add_parser(subparsers)`` (returning its sub-parser) and ``run(args) -> int``; the
 shared flags are :mod:`.options`. Bad input raises ``ValueError`` (one line, exit status 2), a missing optional
-dependency ``ModuleNotFoundError`` naming the extra to install.
+dependency ``ModuleNotFoundError`` naming the extra to install. No traceback reaches the user: an ``OSError`` (a full
+disk, a closed stream) is one line and exit status 1, Ctrl-C one line and 130, a reader gone (``| head``) 141.
 """
 
 from __future__ import annotations
