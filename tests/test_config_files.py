@@ -158,7 +158,7 @@ def test_train_py_says_one_line_for_50000_nested_brackets(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("text", ["seed: " + "x" * 100_000, "seed: [" + ", ".join(["1"] * 50_000) + "]",
-                                  "x" * 5000 + ": 1"])
+                                  "x" * 5000 + ": 1"], ids=["long string", "long list", "long key"])
 def test_a_message_never_prints_a_value_longer_than_a_line(text: str, tmp_path: Path) -> None:
     with pytest.raises(ValueError) as e:
         _load(tmp_path, text)
