@@ -24,9 +24,16 @@ from pathlib import Path
 from yacht_tools.cli import options
 from yacht_tools.evaluation import MAX_EPISODES
 from yacht_tools.seeds import check_int, check_seed
-from yacht_training import run_folder as rf
-from yacht_training.config import TrainConfig, load_config, validate
-from yacht_training.device import check_device
+
+try:  # without the train extra: one line that names it (yacht_training checks), not a traceback
+    from yacht_training import run_folder as rf
+    from yacht_training.config import TrainConfig, load_config, validate
+    from yacht_training.device import check_device
+except ModuleNotFoundError as e:
+    if __name__ != "__main__":
+        raise
+    print(f"train.py: error: {e}", file=sys.stderr)  # exit status 2, as for the other errors of the command line
+    sys.exit(2)
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "yacht_td.yaml"
 

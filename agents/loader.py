@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from yacht_agents.base import Agent, CallableAgent
@@ -109,21 +112,39 @@ RLLIB_FORMAT = "yacht-env-rllib-ppo"  # yacht_agents.rllib_agent.FORMAT, here so
 def _pt_format(path: Path) -> str | None:
     """The ``meta["format"]`` of a ``.pt`` model file, read with ``weights_only=True`` (None if unreadable: the
     TD loader then says why)."""
-    import torch
+    from yacht_agents.nets import load_torch_file
 
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception:  # noqa: BLE001 - reported by the loader that reads it again
+        data = load_torch_file(path)
+    except (OSError, ValueError):  # reported by the loader that reads it again
         return None
     meta = data.get("meta") if isinstance(data, dict) else None
     return meta.get("format") if isinstance(meta, dict) else None
 
 
+def import_user_module(module: str) -> ModuleType:
+    """Import the user's ``module`` as ``python -m`` would find it: also from the current folder, which a console
+    script such as ``yacht`` does not put on ``sys.path``. The folder is appended (installed packages come first)
+    and stays, so that the module's own later imports of its siblings work too."""
+    cwd, appended = os.getcwd(), False
+    while True:
+        try:
+            return importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if appended:
+                raise ModuleNotFoundError(f"{e} (looked in the current folder {cwd!r} too)", name=e.name) from None
+            if e.name != module.split(".")[0] or "" in sys.path or cwd in sys.path:
+                raise
+            sys.path.append(cwd)
+            appended = True
+
+
 def load_callable(spec: str, rules: RuleSet, seed: int | None = None) -> Agent:
-    """``package.module:function`` as a batch policy agent (the module is the user's, imported by name)."""
+    """``package.module:function`` as a batch policy agent (the module is the user's, imported by name, also from
+    the current folder: :func:`import_user_module`)."""
     module, _, attr = spec.partition(":")
     try:
-        fn = getattr(importlib.import_module(module), attr)
+        fn = getattr(import_user_module(module), attr)
     except (ImportError, AttributeError, TypeError, ValueError) as e:  # TypeError: a relative name (.foo:bar)
         raise ValueError(f"cannot load the policy {spec!r}: {e}") from None
     if not callable(fn):
@@ -136,7 +157,8 @@ def load_callable(spec: str, rules: RuleSet, seed: int | None = None) -> Agent:
 def load_agent(spec: str, rules: str | RuleSet, seed: int | None = None) -> Agent:
     """The agent named by ``spec`` for ``rules``, seeded with ``seed``.
 
-    Raises ``ValueError`` naming what is accepted for an unknown spec or rule set, and for a missing model file;
+    Raises ``ValueError`` naming what is accepted for an unknown spec or rule set, and naming the path of a model
+    file or run folder that does not exist (a spec with a ``/`` or a model suffix is a path);
     ``ModuleNotFoundError`` naming the extra to install where a model needs one.
     """
     rs = get_rules(rules)
@@ -153,6 +175,9 @@ def load_agent(spec: str, rules: str | RuleSet, seed: int | None = None) -> Agen
         shipped = SHIPPED_MODELS_DIR / f"{spec}{suffix}"
         if shipped.is_file():
             return load_model(shipped, rs, seed)
+    names_a_path = any(sep and sep in spec for sep in ("/", os.sep, os.altsep)) or spec.startswith(("~", "."))
+    if names_a_path and not path.exists():
+        raise ValueError(f"model file or run folder not found: {str(path)!r}")
     if ":" in spec and not path.exists():
         return load_callable(spec, rs, seed)
     raise ValueError(f"unknown agent {spec!r}; accepted: {accepted_specs()}")

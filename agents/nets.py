@@ -53,16 +53,57 @@ def mlp(in_dim: int, hidden: Sequence[int], activation_fn: str, out_dim: int) ->
     return nn.Sequential(*layers)
 
 
-def read_model_file(path: str | Path, fmt: str, label: str, saved_by: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``(data, meta)`` of a ``.pt`` model file in format ``fmt``, read with ``torch.load(weights_only=True)`` (no
-    pickled code runs); ``ValueError`` naming the file if it does not load or its metadata is not ``fmt``'s.
-    ``label`` and ``saved_by`` name the model kind and its writer in the messages."""
+_TORCH_ADVICE = ("weights_only", "Weights only load failed", "file an issue", "Check the documentation")
+
+
+def one_line(e: BaseException, limit: int = 200) -> str:
+    """An exception's text on one line (runs of spaces, tabs and newlines made one space), cut at ``limit``."""
+    return " ".join(str(e).split())[:limit]
+
+
+def torch_load_reason(e: BaseException) -> str:
+    """Why ``torch.load(weights_only=True)`` refused a file, in one line: torch's own reason without its advice to
+    turn ``weights_only`` off (the safety this project relies on)."""
+    lines = [s.strip() for s in str(e).splitlines() if s.strip() and not any(a in s for a in _TORCH_ADVICE)]
+    return (lines[0].split(". ")[0] if lines else type(e).__name__)[:200]
+
+
+def load_torch_file(path: str | Path) -> Any:
+    """``torch.load(path, weights_only=True)`` on CPU; ``ValueError`` with the reason in one line (an empty file, not
+    torch's zip format, a refused or damaged record)."""
     import torch
 
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if not head:
+        raise ValueError("the file is empty (0 bytes)")
+    if head != b"PK\x03\x04":
+        raise ValueError("not a file written by torch.save (it does not start as torch's zip format does)")
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # noqa: BLE001 - UnpicklingError, RuntimeError, EOFError, ...: all mean "refused"
+        raise ValueError(f"torch's weights-only loader refused it: {torch_load_reason(e)}") from None
+
+
+def check_finite(tensors: Any, what: str) -> None:
+    """``ValueError`` naming ``what`` and the first tensor of ``tensors`` (a name-to-tensor mapping) that holds NaN or
+    inf, without printing its values."""
+    import torch
+
+    bad = next((k for k, t in tensors.items() if t.is_floating_point() and not bool(torch.isfinite(t).all())), None)
+    if bad is not None:
+        raise ValueError(f"{what}: the network weights are not all finite (NaN or inf), first in {bad!r}: the model "
+                         "is broken")
+
+
+def read_model_file(path: str | Path, fmt: str, label: str, saved_by: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(data, meta)`` of a ``.pt`` model file in format ``fmt``, read by :func:`load_torch_file` (no pickled code
+    runs); ``ValueError`` naming the file and the reason in one line if it does not load or its metadata is not
+    ``fmt``'s. ``label`` and ``saved_by`` name the model kind and its writer in the messages."""
     src = repr(str(path))
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # noqa: BLE001 - any unreadable file gets the same clear message
+        data = load_torch_file(path)
+    except (OSError, ValueError) as e:
         raise ValueError(f"cannot load {src} as {label}: {e}") from None
     meta = data.get("meta") if isinstance(data, dict) else None
     if not isinstance(meta, dict) or meta.get("format") != fmt:

@@ -1,6 +1,7 @@
 """stable-baselines3 / sb3-contrib models as agents: ours (``train.py``) and anyone's trained on our environments.
 
-A model file is read by :mod:`yacht_agents.sb3_zip`, which never unpickles anything from it. A model saved by
+A model file is read by :mod:`yacht_agents.sb3_zip`, which never unpickles anything from it; the policy acts through
+:func:`action_scores` and :func:`greedy_actions` here (torch and SB3 imported when they are called). A model saved by
 ``train.py`` carries ``yacht_env_meta`` (rules, observation layout, action count, unique_keeps) in its zip, checked
 against the rules asked for; any other SB3 model (MaskablePPO, PPO, A2C, DQN) is checked by its observation and
 action spaces instead. The agent plays the model's best legal action: the most likely one of the policy's masked
@@ -15,6 +16,7 @@ width. Anything else is refused with the layouts accepted.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -104,6 +106,121 @@ def model_observation_space(env_space: Any, rules: RuleSet, version: int = O.LAY
     return spaces.Box(env_space.low[:n], env_space.high[:n], dtype=env_space.dtype)
 
 
+# ==== acting ==========================================================================================================
+
+
+def _batch(policy: Any, obs: np.ndarray, masks: np.ndarray | None) -> tuple[Any, np.ndarray | None]:
+    import torch as th
+
+    obs = np.asarray(obs, dtype=np.float32)
+    shape = tuple(policy.observation_space.shape)
+    if obs.ndim != 1 + len(shape) or obs.shape[1:] != shape:
+        raise ValueError(f"observations must have shape (N, {', '.join(map(str, shape))}), got {obs.shape}")
+    if masks is not None:
+        masks = np.asarray(masks, dtype=bool)
+        n = int(policy.action_space.n)
+        if masks.shape != (len(obs), n):
+            raise ValueError(f"masks must have shape ({len(obs)}, {n}), got {masks.shape}")
+        empty = np.flatnonzero(~masks.any(axis=1))
+        if empty.size:
+            raise ValueError(f"mask row {int(empty[0])} allows no action")
+    return th.as_tensor(obs, device=policy.device), masks
+
+
+def _where_legal(scores: Any, masks: np.ndarray | None) -> Any:
+    import torch as th
+
+    if masks is None:
+        return scores
+    return th.where(th.as_tensor(masks, device=scores.device), scores, th.full_like(scores, -math.inf))
+
+
+def _kind(policy: Any) -> str:
+    """``dqn``, ``maskable`` or ``actor_critic``: how a policy gives its action preferences."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.policies import ActorCriticPolicy
+    from stable_baselines3.dqn.policies import DQNPolicy
+
+    for cls, kind in ((DQNPolicy, "dqn"), (MaskableActorCriticPolicy, "maskable"), (ActorCriticPolicy, "actor_critic")):
+        if isinstance(policy, cls):
+            return kind
+    raise ValueError(f"an actor-critic or DQN policy is needed, not {type(policy).__name__}")
+
+
+def action_scores(policy: Any, obs: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
+    """(N, A) float32 action preferences: the policy's logits (log-probabilities) for actor-critic policies, the
+    Q-values for DQN; ``-inf`` where ``masks`` (N, A bool) forbids. Argmax over a row is the greedy legal action
+    (:func:`greedy_actions` breaks near-ties exactly as SB3's ``predict`` does)."""
+    import torch as th
+
+    kind = _kind(policy)
+    with th.no_grad():
+        x, masks = _batch(policy, obs, masks)
+        if kind == "dqn":
+            scores = policy.q_net(x)
+        else:
+            scores = (policy.get_distribution(x, None) if kind == "maskable" else policy.get_distribution(x)
+                      ).distribution.logits
+        return _where_legal(scores, masks).cpu().numpy().astype(np.float32)
+
+
+def greedy_actions(policy: Any, obs: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
+    """(N,) int64 deterministic actions among the legal ones: for MaskablePPO policies exactly
+    ``predict(obs, action_masks=masks, deterministic=True)`` (the mode of the masked distribution); for PPO/A2C and
+    DQN without masks exactly their ``predict(deterministic=True)``, with masks the best legal logit / Q-value."""
+    import torch as th
+
+    kind = _kind(policy)
+    with th.no_grad():
+        x, masks = _batch(policy, obs, masks)
+        if kind == "dqn":
+            actions = _where_legal(policy.q_net(x), masks).argmax(dim=1)
+        elif kind == "maskable":
+            actions = policy.get_distribution(x, masks).mode()
+        else:
+            dist = policy.get_distribution(x)
+            actions = dist.mode() if masks is None else _where_legal(dist.distribution.logits, masks).argmax(dim=1)
+        return actions.cpu().numpy().astype(np.int64)
+
+
+class SafePolicyModel:
+    """A loaded policy with the ``predict`` of an SB3 model, so that code written for ``MaskablePPO.load`` can use
+    it: ``predict(obs, action_masks=masks, deterministic=True) -> (actions, None)``."""
+
+    def __init__(self, policy: Any, info: Any) -> None:
+        self.policy = policy
+        self.info = info
+        if info.yacht_env_meta is not None:
+            self.yacht_env_meta = info.yacht_env_meta
+
+    @classmethod
+    def load(cls, path: str | Path, observation_space: Any, action_space: Any, *, strict: bool = True
+             ) -> SafePolicyModel:
+        """:func:`yacht_agents.sb3_zip.load_sb3_policy` wrapped."""
+        from yacht_agents.sb3_zip import load_sb3_policy
+
+        return cls(*load_sb3_policy(path, observation_space, action_space, strict=strict))
+
+    def predict(self, observation: np.ndarray, state: Any = None, episode_start: Any = None,
+                deterministic: bool = True, action_masks: np.ndarray | None = None) -> tuple[np.ndarray, None]:
+        obs = np.asarray(observation, dtype=np.float32)
+        single = obs.ndim == len(self.policy.observation_space.shape)
+        if single:
+            obs = obs[None]
+            action_masks = None if action_masks is None else np.asarray(action_masks).reshape(1, -1)
+        if deterministic:
+            actions = greedy_actions(self.policy, obs, action_masks)
+        elif _kind(self.policy) == "dqn":
+            raise ValueError("a DQN policy has no action distribution to sample: use deterministic=True")
+        else:
+            import torch as th
+
+            with th.no_grad():
+                logits = th.as_tensor(action_scores(self.policy, obs, action_masks))
+                actions = th.distributions.Categorical(logits=logits).sample().numpy().astype(np.int64)
+        return (actions[0] if single else actions), None
+
+
 class SB3Agent(Agent):
     """An SB3 policy (``policy``: a loaded policy module, or the ``.policy`` of a model object) as an agent.
 
@@ -128,9 +245,7 @@ class SB3Agent(Agent):
         return int(self.act_batch(np.asarray(obs)[None], np.asarray(mask)[None])[0])
 
     def choose(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The policy's best legal action of each row (:func:`yacht_agents.sb3_zip.greedy_actions`)."""
-        from yacht_agents.sb3_zip import greedy_actions
-
+        """The policy's best legal action of each row (:func:`greedy_actions`)."""
         return greedy_actions(self.policy, obs, masks)
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, states: Sequence[GameState] | None = None
@@ -161,7 +276,8 @@ def load_sb3_agent(path: str | Path, rules: str | RuleSet, seed: int | None = No
     try:
         info = inspect_sb3_zip(path)
     except ValueError as e:
-        raise ValueError(f"cannot load {source} as a stable-baselines3 model: {e}") from None
+        raise ValueError(f"cannot load {source} as a stable-baselines3 model: {str(e).removeprefix(source + ': ')}") \
+            from None
     if info.yacht_env_meta is not None:
         version = check_meta(info.yacht_env_meta, rs, source)
     else:  # anyone's model: its observation width says the layout
@@ -172,7 +288,8 @@ def load_sb3_agent(path: str | Path, rules: str | RuleSet, seed: int | None = No
         policy, _ = load_sb3_policy(path, model_observation_space(env.observation_space, rs, version),
                                     env.action_space)
     except ValueError as e:
-        raise ValueError(f"cannot load {source} as a stable-baselines3 model for rules {rs.name!r}: {e}") from None
+        raise ValueError(f"cannot load {source} as a stable-baselines3 model for rules {rs.name!r}: "
+                         f"{str(e).removeprefix(source + ': ')}") from None
     unique = bool((info.yacht_env_meta or {}).get("unique_keeps", True))
     agent = SB3Agent(policy, rs, name=path.stem, unique_keeps=unique, obs_layout=version)
     agent.seed(seed)  # the agent acts deterministically (the policy's best legal action): no global RNG to seed

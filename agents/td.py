@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from yacht_agents.nets import check_activation, mlp, read_model_file
+from yacht_agents.nets import check_activation, check_finite, mlp, read_model_file
 from yacht_agents.search import TurnKeys, TurnSearchAgent
 from yacht_env.engine import turn as T
 from yacht_env.files import write_atomic
@@ -140,8 +140,6 @@ class ValueNet:
     def load(cls, path: str | Path, rules: str | RuleSet) -> ValueNet:
         """Load a ``.pt`` saved by :meth:`save` for ``rules``; ``ValueError`` if it is something else or was made
         for other rules or another feature layout."""
-        import torch
-
         rs = get_rules(rules)
         src = repr(str(path))
         data, meta = read_model_file(path, FORMAT, "a TD model", "agents.td")
@@ -163,8 +161,7 @@ class ValueNet:
             model.net.load_state_dict(data["state_dict"])
         except (RuntimeError, KeyError, TypeError) as e:
             raise ValueError(f"{src}: the network weights do not fit its metadata: {e}") from None
-        if not all(bool(torch.isfinite(t).all()) for t in model.net.state_dict().values()):
-            raise ValueError(f"{src}: the network weights are not all finite (NaN or inf): the model is broken")
+        check_finite(model.net.state_dict(), src)
         return model
 
 

@@ -29,7 +29,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from yacht_agents.sb3_zip import TURN_EXPECTIMAX_KWARGS, PolicySpec, register_policy
+from yacht_agents.sb3_policies import TURN_EXPECTIMAX_KWARGS, PolicySpec, register_policy
 from yacht_env import dice as D
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS

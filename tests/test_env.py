@@ -158,7 +158,7 @@ def test_reset_from_state_and_errors() -> None:
     with pytest.raises(ValueError, match="unknown rules 'poker'"):
         YachtEnv("poker")
     with pytest.raises(ValueError, match="render_mode"):
-        YachtEnv("yacht", render_mode="rgb_array")
+        YachtEnv("yacht", render_mode="rgb")
 
 
 def test_render_modes(capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import string
 from pathlib import Path
 
@@ -10,8 +11,10 @@ import pytest
 from yacht_env.env import YachtEnv
 from yacht_env.i18n import (
     CATEGORY_NAMES,
+    ENV_TEXT,
     LANGUAGES,
     MESSAGES,
+    Catalogue,
     category_name,
     check_lang,
     display_width,
@@ -22,6 +25,10 @@ from yacht_env.i18n import (
 from yacht_env.render import render_scorecard
 from yacht_env.rules import RULESETS
 from yacht_env.state import parse
+from yacht_tools.messages import MESSAGES as TOOL_MESSAGES
+from yacht_tools.messages import TOOL_TEXT
+from yacht_tools.messages import fmt as tool_fmt
+from yacht_tools.messages import text as tool_text
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 LANGS = list(LANGUAGES)
@@ -45,16 +52,52 @@ def test_every_language_renders_every_category(lang: str, rules: str) -> None:
     assert text("total", lang) in card
 
 
+@pytest.mark.parametrize("messages", [MESSAGES, TOOL_MESSAGES], ids=["environments", "tools"])
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_message_in_every_language(lang: str) -> None:
-    assert set(MESSAGES[lang]) == set(MESSAGES["en"])
+def test_every_message_in_every_language(lang: str, messages: dict[str, dict[str, str]]) -> None:
+    assert set(messages[lang]) == set(messages["en"])
     assert set(CATEGORY_NAMES[lang]) == set(CATEGORY_NAMES["en"])
     fields = string.Formatter()
-    for key, en in MESSAGES["en"].items():
+    for key, en in messages["en"].items():
         want = {f for _, f, _, _ in fields.parse(en) if f}
-        got = {f for _, f, _, _ in fields.parse(MESSAGES[lang][key]) if f}
+        got = {f for _, f, _, _ in fields.parse(messages[lang][key]) if f}
         assert got == want, f"{lang}:{key} placeholders {got} != {want}"
-        assert MESSAGES[lang][key].strip()
+        assert messages[lang][key].strip()
+
+
+def test_tool_text_lives_with_the_tools() -> None:
+    """Each message has one home: the environments' catalogue holds what they render, the tools' the rest; the
+    tools' catalogue answers both through the one lookup."""
+    assert not set(MESSAGES["en"]) & set(TOOL_MESSAGES["en"])
+    assert TOOL_TEXT.keys() == set(MESSAGES["en"]) | set(TOOL_MESSAGES["en"])
+    assert tool_text("total", "et") == text("total", "et") == "Kokku"  # the base catalogue's word
+    assert tool_fmt("hint", "ms", action="simpan 5", value="1.00") == "Petunjuk: simpan 5 (jangkaan skor akhir 1.00)"
+    assert tool_text("bye", "te") == TOOL_MESSAGES["te"]["bye"]
+    with pytest.raises(KeyError, match="no interface message 'hint'"):
+        text("hint", "en")  # the tools' text is not the environments'
+    with pytest.raises(ValueError, match="unknown language"):
+        tool_text("bye", "xx")
+    thin = Catalogue({"en": {"a": "A {x}"}, "et": {}}, base=ENV_TEXT)
+    assert thin.fmt("a", "et", x=1) == "A 1" and thin.text("dice", "et") == "Täringud"  # English, then the base
+
+
+def _keys_used(package: str) -> set[str]:
+    """The message keys a package asks for: the first argument of its ``text(...)`` and ``fmt(...)`` calls."""
+    used = set()
+    for path in (Path(__file__).resolve().parents[1] / package).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("text", "fmt")
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                used.add(node.args[0].value)
+    return used
+
+
+def test_each_message_where_it_is_used() -> None:
+    """The environments' catalogue holds exactly what the environment package renders; every tool message is used
+    by the tools."""
+    assert _keys_used("yacht_env") == set(MESSAGES["en"])
+    tools = _keys_used("yacht_tools")
+    assert set(TOOL_MESSAGES["en"]) <= tools <= TOOL_TEXT.keys()
 
 
 def test_fmt_and_fallback() -> None:

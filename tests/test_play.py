@@ -14,12 +14,22 @@ import pytest
 from yacht_agents.greedy import GreedyAgent
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask
 from yacht_env.env import YachtEnv
-from yacht_env.i18n import category_name
-from yacht_env.render import render_dice, render_scorecard
+from yacht_env.i18n import LANGUAGES, category_name
+from yacht_env.render import action_command, action_label, render_dice, render_scorecard
 from yacht_env.rules import get_rules
+from yacht_env.solver import solve
 from yacht_env.state import GameState, new_game, parse, reroll, reroll_pattern, score_category
 from yacht_tools.cli import main
-from yacht_tools.play import PROMPT, InputError, parse_command, parse_faces, play_game, resolve_category
+from yacht_tools.messages import fmt, text
+from yacht_tools.play import (
+    PROMPT,
+    InputError,
+    hint_line,
+    parse_command,
+    parse_faces,
+    play_game,
+    resolve_category,
+)
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -227,6 +237,33 @@ def test_play_yatzy_in_estonian() -> None:
     assert "Kaks paari" in text and "Paar" in text and "Yatzy" in text
 
 
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_hints_in_the_game_language(lang: str) -> None:
+    """The hint names the move in the game's language, with the command to type where the words differ."""
+    sol = solve("yacht")
+    keep = parse("yacht | dice 5 5 1 2 3 | rolls 2 | filled ones=1,twos=2,threes=3,fours=4")
+    assert int(sol.best_action(keep)) < NUM_KEEP_ACTIONS  # a keep is best here
+    line = hint_line(keep, sol, lang)
+    kept = action_label(int(sol.best_action(keep)), keep.dice, "yacht", lang)
+    assert line.startswith(text("hint", lang).split("{action}")[0] + kept)
+    full = parse("yacht | dice 6 6 6 6 6 | rolls 0")
+    line = hint_line(full, sol, lang)
+    assert fmt("act_score", lang, category=category_name("yacht", lang)) in line
+    if lang == "en":
+        assert line.startswith("Hint: score Yacht (expected final score ")
+    else:
+        assert "(score yacht)" in line and f"({action_command(int(sol.best_action(keep)), keep)})" in \
+            hint_line(keep, sol, lang)
+        assert not re.match(r"\S+: (keep|score) ", line), line  # no English words before the command
+    if lang != "et":
+        return
+    read, out = scripted(["hint", "quit"])  # --hint's line before the decision, then the one asked for
+    play_game("yacht", 4, lang="et", hint=True, read=read, write=out.append)
+    hints = [x for x in out if x.startswith("Vihje: ")]
+    assert len(hints) == 2 and all(re.match(r"Vihje: (hoia [1-6 ]+|veereta kõik uuesti|vali .+) \((keep|score)", h)
+                                   for h in hints), hints
+
+
 def test_seed_gives_the_environment_dice() -> None:
     read, out = scripted([])
     play_game("yacht", 77, read=read, write=out.append)
@@ -307,7 +344,8 @@ def test_vs_and_hint_through_a_terminal() -> None:
         for k in range(12):
             child.expect_exact(PROMPT)
             shown = child.before.replace("\r\n", "\n")
-            assert re.search(r"Hint: (keep[ 1-6]*|score \w+ \(.+\)) \(expected final score \d+\.\d\d\)", shown)
+            assert re.search(r"Hint: (keep[ 1-6]*|reroll all \(keep\)|score [^()]+( \(score \w+\))?) "
+                             r"\(expected final score \d+\.\d\d\)", shown)
             assert "You" in shown and "greedy" in shown and f"Dice: {render_dice(me)}" in shown
             if k:
                 assert f"Turn of greedy ({k}/12)" in shown

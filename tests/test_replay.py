@@ -146,6 +146,11 @@ def test_text_replay_in_other_languages(capsys: pytest.CaptureFixture[str], lang
     (["--rules", "poker"], "unknown rules 'poker'; accepted: yacht, yahtzee, yahtzee-free-joker"),
     (["--seed", "-1"], "seed must be a non-negative integer"),
     (["--seed", "abc"], "seed must be a non-negative integer"),
+    (["--agents", "greedy"], "a game of 2 players needs at least 2 agents (--agents), got ['greedy']"),
+    (["--agents", "greedy", "optimal", "--match", "1"], "match must be"),
+    (["--agents", "greedy", "optimal", "--game", "-1"], "game must be"),
+    (["--agents", "greedy", "optimal", "--players", "9"], "players must be"),
+    (["--format", "html", "--output", "/nonexistent/game.html"], "folder '/nonexistent' does not exist"),
 ])
 def test_bad_options_fail_clearly(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     code, out, err = run_cli(capsys, *argv)

@@ -65,12 +65,12 @@ def ppo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Run]:
     return only_run(tmp / "runs"), run
 
 # ==== loading an SB3 zip runs no code =========================================================================
-# Covered in tests/test_sb3_zip.py: test_the_payloads_are_live, test_pickle_to_data_refuses_objects,
+# Covered in tests/test_sb3_zip.py: test_the_payloads_are_live, test_pickle_names_finds_globals_through_the_memo,
 # test_a_pickled_payload_is_refused_and_never_runs, test_the_refusal_names_the_entry_and_the_global,
 # test_a_torch_payload_is_refused_by_weights_only, test_a_legacy_pickle_as_weights_is_refused,
 # test_the_module_never_unpickles, test_zip_bombs_and_absurd_archives_are_refused,
 # test_files_that_are_not_model_zips. --resume reads PPO checkpoints through the same reader (restore_into ->
-# read_archive); the test below holds it to that.
+# read_zip); the test below holds it to that.
 
 
 def test_resume_refuses_a_ppo_checkpoint_with_a_pickled_payload(ppo_run: tuple[Path, Run],

@@ -9,8 +9,10 @@ from __future__ import annotations
 import base64
 import io
 import json
+import math
 import os
 import pickle
+import re
 import shlex
 import struct
 import zipfile
@@ -26,31 +28,29 @@ from conftest import env_batch
 
 import yacht_agents
 import yacht_env  # noqa: F401 - registers Yacht-v0
-from yacht_agents import pickle_data, sb3_zip
-from yacht_agents.pickle_data import NotPlainData, Ref, pickle_references, pickle_to_data
+from yacht_agents import sb3_policies, sb3_zip
 from yacht_agents.sb3_agent import (
     META_KEY,
+    SafePolicyModel,
     SB3Agent,
+    action_scores,
     check_meta,
     check_spaces,
+    greedy_actions,
     load_sb3_agent,
     model_meta,
     model_observation_space,
 )
-from yacht_agents.sb3_zip import (
+from yacht_agents.sb3_policies import (
     ACTIVATIONS,
     ACTOR_CRITIC_KWARGS,
     OPTIMIZERS,
     POLICY_REGISTRY,
     PolicySpec,
-    SafePolicyModel,
-    ZipLimits,
-    action_scores,
-    greedy_actions,
-    inspect_sb3_zip,
-    load_sb3_policy,
+    Ref,
     register_policy,
 )
+from yacht_agents.sb3_zip import ZipLimits, inspect_sb3_zip, load_sb3_policy, pickle_names
 from yacht_agents.turn_policy import TurnExpectimaxPolicy
 from yacht_env import observation as O
 from yacht_env.env import YachtEnv
@@ -163,64 +163,41 @@ def test_the_payloads_are_live(tmp_path: Path) -> None:
     marker = tmp_path / "live"
     pickle.loads(pickle.dumps(_OpenPayload(marker))).close()
     assert marker.exists()
-    assert Ref("posix", "system") in pickle_references(pickle.dumps(_ShellPayload(marker)))[0] or Ref(
-        "nt", "system") in pickle_references(pickle.dumps(_ShellPayload(marker)))[0]
+    names = pickle_names(pickle.dumps(_ShellPayload(marker)), 1000)[0]
+    assert Ref("posix", "system") in names or Ref("nt", "system") in names
 
 
-# ---- the pickle walker -----------------------------------------------------------------------------------------------
-
-
-PLAIN_VALUES = [
-    {"net_arch": [64, 64], "x": (1, 2.5, None, True, False), "s": "é", "big": 2**80, "neg": -3, 7: "int key"},
-    [[], {}, (), {"pi": [8], "vf": [8, 8]}], 0.1, "text", (), None,
-]
-NEW_PROTOCOL_VALUES = [{"b": b"\x00\xff", "ba": bytearray(b"ab")}, frozenset({1, "a"}), {1, 2, 3}]
-"""bytes, sets and frozensets have opcodes of their own from protocol 4 (5 for bytearray); before, pickle
-writes them as calls (``_codecs.encode``, ``builtins.set``), which the reader refuses as not plain data."""
+# ---- the pickle name scan ------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
-@pytest.mark.parametrize("value", PLAIN_VALUES, ids=range(len(PLAIN_VALUES)))
-def test_pickle_to_data_reads_plain_values(value: Any, protocol: int) -> None:
-    assert pickle_to_data(pickle.dumps(value, protocol=protocol)) == value
-
-
-@pytest.mark.parametrize("value", NEW_PROTOCOL_VALUES, ids=range(len(NEW_PROTOCOL_VALUES)))
-def test_pickle_to_data_reads_bytes_and_sets(value: Any) -> None:
-    assert pickle_to_data(pickle.dumps(value, protocol=5)) == value
-    with pytest.raises(NotPlainData):
-        pickle_to_data(pickle.dumps(value, protocol=2))
-
-
-@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
-def test_pickle_to_data_returns_globals_as_references(protocol: int) -> None:
-    shared = [1]
-    value = pickle_to_data(pickle.dumps({"act": th.nn.Tanh, "a": shared, "b": shared}, protocol=protocol))
-    assert value["act"] == Ref("torch.nn.modules.activation", "Tanh")
-    assert value["a"] is value["b"]  # the memo is followed
-
-
-@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
-def test_pickle_to_data_refuses_objects(protocol: int, tmp_path: Path) -> None:
+def test_pickle_names_finds_globals_through_the_memo(protocol: int, tmp_path: Path) -> None:
+    """Every global a pickle names is found, also where STACK_GLOBAL takes a module name from the memo; a call is
+    seen as an opcode; nothing runs."""
     marker = tmp_path / "m"
-    for obj in (_ShellPayload(marker), np.zeros(3), th.nn.Tanh(), gymnasium.spaces.Discrete(3)):
-        with pytest.raises(NotPlainData):
-            pickle_to_data(pickle.dumps(obj, protocol=protocol))
-    assert not marker.exists()
+    blob = pickle.dumps([np.zeros(2), np.random.default_rng(0), th.nn.Tanh, _ShellPayload(marker)], protocol=protocol)
+    names, ops = pickle_names(blob, 10**6)
+    assert {Ref("numpy.random._pickle", "__generator_ctor"), Ref("numpy.random._pickle", "__bit_generator_ctor"),
+            Ref("torch.nn.modules.activation", "Tanh")} <= set(names)
+    assert Ref(os.system.__module__, "system") in names and "REDUCE" in ops and not marker.exists()
 
 
-def test_pickle_walker_on_malformed_input() -> None:
+def test_pickle_names_cannot_be_fooled_about_stack_global() -> None:
+    """Operands of STACK_GLOBAL that are not the two strings pushed just before it are named ``<computed>``: a
+    pickle that pushes 'posix' 'system', then other strings, then pops them, does not pass for those others."""
+    sneaky = b"\x80\x04\x8c\x05posix\x8c\x06system\x8c\x05numpy\x8c\x05dtype02\x93."  # 0 is POP
+    assert pickle_names(sneaky, 100)[0] == [Ref("<computed>", "?")]
+    via_memo = b"\x80\x04\x8c\x05posix\x94\x8c\x06system\x94\x85h\x00h\x01\x93."  # a tuple, then the memo
+    assert pickle_names(via_memo, 100)[0] == [Ref("posix", "system")]
+
+
+def test_pickle_names_on_malformed_input() -> None:
     good = pickle.dumps({"a": [1, 2, 3]})
-    for bad in (good[: len(good) // 2], b"", b"\xff\xfe", b"(((((."):
-        with pytest.raises(ValueError):
-            pickle_to_data(bad)
+    for bad in (good[: len(good) // 2], b"", b"\xff\xfe"):
+        with pytest.raises(ValueError, match="not a readable pickle"):
+            pickle_names(bad, 100)
     with pytest.raises(ValueError, match="opcodes"):
-        pickle_to_data(pickle.dumps(list(range(100))), max_ops=50)
-
-
-def test_pickle_references_finds_globals_through_the_memo() -> None:
-    refs, calls = pickle_references(pickle.dumps([np.zeros(2), np.ones(2)], protocol=4))
-    assert Ref("numpy", "dtype") in refs and "REDUCE" in calls
+        pickle_names(pickle.dumps(list(range(100))), 50)
 
 
 def test_the_class_maps_name_the_real_classes() -> None:
@@ -364,19 +341,26 @@ def test_the_restructured_module_path_is_accepted(tmp_path: Path) -> None:
 
 
 def test_the_module_never_unpickles() -> None:
-    """Source check: no pickle/cloudpickle load, no SB3 loader, and every torch.load is weights_only=True."""
+    """Source check: no pickle/cloudpickle load, SB3's zip loader only with load_data=False, and every torch.load is
+    weights_only=True."""
     import ast
     import inspect as inspect_module
 
-    tree = ast.parse("\n".join(inspect_module.getsource(m) for m in (sb3_zip, pickle_data, sb3_resume)))
+    from yacht_agents import nets
+
+    tree = ast.parse("\n".join(inspect_module.getsource(m) for m in (sb3_zip, sb3_policies, sb3_resume, nets)))
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
         n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    assert not names & {"cloudpickle", "Unpickler", "load_from_zip_file", "json_to_data", "load_from_pkl"}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("load", "loads"):
+    assert not names & {"cloudpickle", "Unpickler", "json_to_data", "load_from_pkl"}
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    zip_loads = [n for n in calls if isinstance(n.func, ast.Name) and n.func.id == "load_from_zip_file"]
+    assert zip_loads and all(any(k.arg == "load_data" and isinstance(k.value, ast.Constant) and k.value.value is False
+                                 for k in n.keywords) for n in zip_loads)
+    for node in calls:
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("load", "loads"):
             owner = node.func.value.id if isinstance(node.func.value, ast.Name) else None
             assert owner not in ("pickle", "marshal", "dill", "yaml"), ast.unparse(node)
-            if owner == "th":
+            if owner in ("th", "torch"):
                 kw = {k.arg: k.value for k in node.keywords}
                 assert isinstance(kw.get("weights_only"), ast.Constant) and kw["weights_only"].value is True
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names} | {
@@ -472,14 +456,14 @@ def test_a_pickled_payload_is_refused_and_never_runs(key: str, protocol: int, tr
 
     bad = rewrite_zip(trained["MaskablePPO"], tmp_path / "bad.zip", data=plant)
     for call in (lambda: inspect_sb3_zip(bad), lambda: load_sb3_policy(bad, *yacht_spaces())):
-        with pytest.raises(ValueError, match=r"system|not plain data"):
+        with pytest.raises(ValueError, match=r"(posix|nt)\.system"):
             call()
     if key in ("_last_obs", "extra", "observation_space"):
         # not decoded by the reader (the space is read from its readable fields): strict=False skips the pickle
         policy, _ = load_sb3_policy(bad, *yacht_spaces(), strict=False)
         assert isinstance(policy, th.nn.Module)
-    else:
-        with pytest.raises(ValueError, match="not plain data"):
+    else:  # the entries the reader needs: their pickle may name only whitelisted classes
+        with pytest.raises(ValueError, match=r"(posix|nt)\.system"):
             load_sb3_policy(bad, *yacht_spaces(), strict=False)
     assert not marker.exists()
 
@@ -639,8 +623,9 @@ def test_unknown_policies_and_kwargs_are_refused(trained: dict[str, Path], tmp_p
     cases = {
         "unknown key": ({"net_arch": [16], "lstm_hidden_size": 8}, r"\['lstm_hidden_size'\], not accepted for "
                                                                    r"ActorCriticPolicy; accepted: \["),
-        "activation": (pickle.dumps({"activation_fn": th.nn.Softmax}), r"Softmax: not an accepted activation; "
-                                                                         r"accepted: torch.nn.modules.activation.ELU"),
+        "activation": (pickle.dumps({"activation_fn": th.nn.Softmax}), r"Softmax: not an accepted activation, "
+                                                                         r"optimizer or features extractor; accepted: "
+                                                                         r".*torch.nn.modules.activation.ELU"),
         "activation as text": ({"activation_fn": "<class 'torch.nn.modules.activation.Tanh'>"}, "not an accepted"),
         "net_arch": ({"net_arch": [16, "x"]}, "must be a list of at most 64 layer widths"),
         "huge net_arch": ({"net_arch": [60000, 60000]}, "does not describe its own network"),
@@ -651,8 +636,9 @@ def test_unknown_policies_and_kwargs_are_refused(trained: dict[str, Path], tmp_p
         with pytest.raises(ValueError, match=message):
             load_sb3_policy(bad, *yacht_spaces(), strict=False)
     wrong = rewrite_zip(trained["PPO"], tmp_path / "wrong-arch.zip", data=kwargs({"net_arch": [17]}))
-    with pytest.raises(ValueError, match="policy.pth does not fit a ActorCriticPolicy"):
+    with pytest.raises(ValueError, match="policy.pth does not fit a ActorCriticPolicy") as refused:
         load_sb3_policy(wrong, *yacht_spaces())
+    assert "\n" not in str(refused.value)  # torch's multi-line report in one line
 
 
 def test_the_registry_accepts_new_policies(trained: dict[str, Path], tmp_path: Path) -> None:
@@ -772,3 +758,55 @@ def test_save_atomic_replaces_or_keeps_the_old_file(tmp_path: Path) -> None:
     save_sb3_atomic(model, path)
     assert path.read_bytes() != good and inspect_sb3_zip(path).num_timesteps == 64
     assert path.stat().st_mode & 0o777 == 0o640
+
+
+# ---- model-file errors: the file and the reason in one line ----------------------------------------------------------
+
+
+def _eval_error(agent: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """What ``yacht eval --agent <file>`` writes on stderr, after checking that it is one line and exit status 2."""
+    from yacht_tools.cli import main
+
+    rc = main(["eval", "--agent", str(agent), "--rules", "yacht", "--episodes", "2", "--no-regret", "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and err.startswith("yacht eval: error: cannot load "), err
+    assert repr(str(agent)) in err and "weights_only" not in err and len(err) < 400, err
+    return err
+
+
+def test_a_zip_with_nan_weights_is_one_short_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No tensor of NaNs is printed: the first non-finite weight is named."""
+    with zipfile.ZipFile(SHIPPED["yacht"]) as z:
+        sd = th.load(io.BytesIO(z.read("policy.pth")), weights_only=True)
+    for t in sd.values():
+        t.fill_(math.nan) if t.is_floating_point() else None
+    buf = io.BytesIO()
+    th.save(sd, buf)
+    bad = rewrite_zip(SHIPPED["yacht"], tmp_path / "broken.zip", entries={"policy.pth": buf.getvalue()})
+    err = _eval_error(bad, capsys)
+    assert "policy.pth: the network weights are not all finite (NaN or inf), first in " in err
+    message = err.replace(str(bad), "")
+    assert "tensor" not in message and "nan" not in message
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    (b"", r"the file is empty \(0 bytes\)"),
+    (b"garbage bytes, not a model", "not a file written by torch.save"),
+    (pickle.dumps({"w": [1.0]}), "not a file written by torch.save"),
+    ("payload", "torch's weights-only loader refused it: Trying to load unsupported GLOBAL (posix|nt).system"),
+    ("truncated", "torch's weights-only loader refused it: PytorchStreamReader failed reading zip archive"),
+], ids=["empty", "garbage", "legacy-pickle", "payload", "truncated"])
+def test_a_broken_pt_file_says_why_in_one_line(content: bytes | str, reason: str, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Never torch's advice to re-run with weights_only=False; an empty file says it is empty."""
+    path, marker = tmp_path / "model.pt", tmp_path / "ran"
+    if content == "payload":
+        th.save({"meta": {"format": "x"}, "evil": _ShellPayload(marker)}, path)
+    elif content == "truncated":
+        th.save({"w": th.zeros(1000)}, path)
+        path.write_bytes(path.read_bytes()[:2000])
+    else:
+        path.write_bytes(content)
+    err = _eval_error(path, capsys)
+    assert re.search(f"as a TD model: {reason}", err), err
+    assert not marker.exists()

@@ -21,6 +21,7 @@ from yacht_env.actions import NUM_KEEP_ACTIONS, check_action, describe_action, i
 from yacht_env.engine import pcg64 as P
 from yacht_env.engine.batch import check_max_steps
 from yacht_env.engine.single import OneGame
+from yacht_env.frames import LastAction, check_pillow, draw_frame, last_action
 from yacht_env.i18n import check_lang
 from yacht_env.render import render_text
 from yacht_env.rules import get_rules
@@ -82,7 +83,8 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     ## Arguments
     - ``rules``: a rule set name of :data:`yacht_env.rules.RULESETS` (``"yacht"``, ``"yahtzee"``,
       ``"yahtzee-free-joker"``, ``"yatzy"``, ``"knizia"``; each stated in ``docs/rules.md``).
-    - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+    - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns text), ``"human"`` (prints it) or
+      ``"rgb_array"`` (``render()`` returns a (480, 640, 3) uint8 picture: :mod:`yacht_env.frames`; needs Pillow).
     - ``strict``: an in-space action the mask forbids raises ``ValueError``. Otherwise (default) it is a no-op:
       the state is unchanged, the reward is 0 and ``info["illegal_action"]`` is True.
     - ``unique_keeps``: one keep action per distinct kept multiset (default True).
@@ -94,13 +96,15 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     - v0: initial version.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(self, rules: str = "yacht", render_mode: str | None = None, strict: bool = False,
                  unique_keeps: bool = True, max_steps: int = 256, lang: str = "en") -> None:
         self.rules = get_rules(rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi', 'human'")
+            raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi', 'human', 'rgb_array'")
+        if render_mode == "rgb_array":
+            check_pillow()
         self.render_mode = render_mode
         self.strict = bool(strict)
         self.unique_keeps = bool(unique_keeps)
@@ -117,6 +121,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         self._status = _NOT_STARTED
         self._state: GameState | None = None  # env.state, built on demand, dropped at every step
         self._rng_loaded = False  # the kernel's generator row continues self._np_random, untouched since
+        self._last: LastAction | None = None  # the last action, for rgb_array frames
 
     # ---- Gymnasium API -------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -142,6 +147,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             self._state = st
         obs = self._game.obs[0].copy()
         self._status = _PLAYING
+        self._last = None
         if self.render_mode == "human":
             self.render()
         return obs, {"action_mask": self._mask8.copy()}
@@ -154,6 +160,8 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             self._load_rng()
         if self.strict and not self._mask[a]:
             raise ValueError(f"action {a} ({describe_action(a, self.state)}) is illegal: {self.illegal_reason(a)}")
+        if self.render_mode == "rgb_array":
+            self._last = last_action(self.state, a, bool(self.action_masks()[a]))
         reward, terminated, truncated, illegal = self._game.step(a)
         obs = self._game.obs[0].copy()
         self._state = None
@@ -167,9 +175,11 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             self.render()
         return obs, reward, terminated, truncated, info
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self._status == _NOT_STARTED:
             return None
+        if self.render_mode == "rgb_array":
+            return draw_frame(self.state, self._last)
         text = render_text(self.state, self.lang)
         if self.render_mode == "human":
             print(text)

@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from yacht_agents.base import Agent
 from yacht_agents.loader import as_agent
@@ -38,6 +37,7 @@ from yacht_env.solver import Solution, solution_or_none
 from yacht_env.state import GameState, new_game
 from yacht_env.vector import YachtVectorEnv
 from yacht_tools.games import Table, play_tables
+from yacht_tools.progress import progress_bar
 from yacht_tools.regret import RegretTally, regrets, search_values
 from yacht_tools.seeds import check_episodes, check_seed, game_seeds
 from yacht_tools.stats import mean_interval
@@ -277,7 +277,7 @@ def evaluate(agent: Any, rules: str | RuleSet, episodes: int, seed: int = 0, *, 
                          "use engine='python'")
     tally = RegretTally(rs, n) if regret and sol is not None else None
     play = play_vector if engine == "vector" else play_python
-    with tqdm(total=n, disable=not progress, unit="game", desc=f"{agent.name} on {rs.name}") as bar, \
+    with progress_bar(n, f"{agent.name} on {rs.name}", "game", enabled=progress) as bar, \
             Stopwatch() as sw:
         finals = play(agent, rs, seed, n, tally=tally, solution=sol, progress=bar,
                       batch_size=batch_size or (DEFAULT_BATCH if engine == "vector" else 256))

@@ -32,12 +32,13 @@ from gymnasium.utils import seeding
 from yacht_agents.base import Agent
 from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
-from yacht_env.i18n import CATEGORY_NAMES, category_aliases, category_name, check_lang, fmt, text
+from yacht_env.i18n import CATEGORY_NAMES, category_aliases, category_name, check_lang
 from yacht_env.render import action_command, action_label, render_board, render_scorecard, verdict
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import Solution, solve
 from yacht_env.state import GameState, new_game
 from yacht_tools.games import Table, play_tables
+from yacht_tools.messages import fmt, text
 from yacht_tools.seeds import check_seed
 
 PROMPT = "yacht> "
@@ -172,12 +173,12 @@ def result_lines(states: Sequence[GameState], names: Sequence[str], lang: str = 
 
 
 def hint_line(state: GameState, solution: Solution, lang: str = "en") -> str:
-    """The optimal move for ``state`` as a command, with its expected final score."""
+    """The optimal move for ``state`` in words of ``lang`` and, where the words differ, as the command to type
+    (``hoia 5 5 (keep 5 5)``), with its expected final score."""
     values = solution.action_values(state)
     best = int(solution.best_action(state))
-    move = action_command(best, state)
-    if best >= NUM_KEEP_ACTIONS:
-        move += f" ({category_name(state.ruleset.category_ids[best - NUM_KEEP_ACTIONS], lang, state.rules)})"
+    words, command = action_label(best, state.dice, state.ruleset, lang), action_command(best, state)
+    move = words if words.casefold() == command.casefold() else f"{words} ({command})"
     return fmt("hint", lang, action=move, value=f"{float(values[best]):.2f}")
 
 

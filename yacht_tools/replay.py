@@ -6,7 +6,8 @@ covers the rules, every decision also records the optimal action, the expected f
 action (``Solution.action_values``) and the regret, their difference (0 for the optimal agent).
 
 :func:`replay_game` returns the record as a dict (what ``--format json`` prints); :func:`format_replay` renders it
-as text in a language of :data:`yacht_env.i18n.LANGUAGES`.
+as text in a language of :data:`yacht_env.i18n.LANGUAGES`, :func:`yacht_tools.replay_page.page_html` as the page of
+``--format html``. A game of several players from ``yacht tournament``: :mod:`yacht_tools.table_replay`.
 """
 
 from __future__ import annotations
@@ -22,14 +23,15 @@ from yacht_agents.loader import as_agent
 from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.env import YachtEnv
-from yacht_env.i18n import category_name, check_lang, text
+from yacht_env.i18n import category_name, check_lang
 from yacht_env.render import action_command, action_label, render_scorecard
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import solution_or_none
 from yacht_env.state import GameState, scorecard
+from yacht_tools.messages import text
 from yacht_tools.seeds import check_seed
 
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "html")
 
 
 def _agent_action(agent: Agent, obs: np.ndarray, mask: np.ndarray, state: GameState) -> int:
@@ -39,6 +41,25 @@ def _agent_action(agent: Agent, obs: np.ndarray, mask: np.ndarray, state: GameSt
     if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)) or not 0 <= a < mask.size or not mask[a]:
         raise ValueError(f"agent {agent.name!r} played illegal action {a!r} in state {state}")
     return int(a)
+
+
+def decision_record(state: GameState, action: int, sol: Any) -> dict[str, Any]:
+    """One decision of a replay: the position (``state`` in :meth:`GameState.notation`, ``dice``, ``roll``,
+    ``rolls_left``), the ``action`` and its ``move``; with the solver ``sol`` (else ``None``) the expected final score
+    after it (``value``), the optimal action (``best_action``, ``best_move``, ``best_value``), the ``regret`` and
+    ``action_values``: ``[action, value]`` for every legal action, by action."""
+    dec: dict[str, Any] = {"roll": 3 - state.rolls_left, "state": state.notation(), "dice": list(state.dice),
+                           "rolls_left": state.rolls_left, "action": action, "move": action_command(action, state),
+                           "value": None, "best_action": None, "best_move": None, "best_value": None, "regret": None,
+                           "action_values": None}
+    if sol is not None:
+        values = sol.action_values(state)
+        best = int(sol.best_action(state))
+        chosen = float(values[action])
+        dec.update(value=chosen, best_action=best, best_move=action_command(best, state),
+                   best_value=float(values[best]), regret=max(0.0, float(values[best]) - chosen),
+                   action_values=[[int(k), float(v)] for k, v in enumerate(values) if not np.isnan(v)])
+    return dec
 
 
 def replay_game(agent: Agent | str, rules: str | RuleSet = "yacht", seed: int = 0, *, lang: str = "en",
@@ -51,9 +72,10 @@ def replay_game(agent: Agent | str, rules: str | RuleSet = "yacht", seed: int = 
     has ``turn`` (1-based), ``rolls`` (the sorted dice after each roll), ``kept`` (the faces kept before each
     reroll), ``category`` (id), ``category_name`` (in ``lang``), ``box``, ``points`` (box plus any bonus it
     earned; the points of all turns add up to ``final_score``), ``total`` (after the turn), ``regret`` (summed
-    over its decisions) and ``decisions``: one per action with ``roll`` (1..3), ``dice``, ``rolls_left``,
-    ``action`` (index in ``Discrete(32 + C)``), ``move`` (as a ``yacht play`` command), ``value`` (expected final
-    score after it), ``best_action``, ``best_move``, ``best_value`` and ``regret``. Without the solver (or with
+    over its decisions) and ``decisions``: one per action (:func:`decision_record`) with ``roll`` (1..3),
+    ``state`` (notation), ``dice``, ``rolls_left``, ``action`` (index in ``Discrete(32 + C)``), ``move`` (as a
+    ``yacht play`` command), ``value`` (expected final score after it), ``best_action``, ``best_move``,
+    ``best_value``, ``regret`` and ``action_values`` (every legal action's value). Without the solver (or with
     ``regret=False``) the values and regrets are ``None``.
     """
     rs = get_rules(rules)
@@ -74,15 +96,7 @@ def replay_game(agent: Agent | str, rules: str | RuleSet = "yacht", seed: int = 
             turn = {"turn": state.turn + 1, "rolls": [list(state.dice)], "kept": [], "decisions": []}
         mask = env.action_masks()
         a = _agent_action(agent, obs, mask, state)
-        dec: dict[str, Any] = {"roll": 3 - state.rolls_left, "dice": list(state.dice), "rolls_left": state.rolls_left,
-                               "action": a, "move": action_command(a, state), "value": None, "best_action": None,
-                               "best_move": None, "best_value": None, "regret": None}
-        if sol is not None:
-            values = sol.action_values(state)
-            best = int(sol.best_action(state))
-            chosen = float(values[a])
-            dec.update(value=chosen, best_action=best, best_move=action_command(best, state),
-                       best_value=float(values[best]), regret=max(0.0, float(values[best]) - chosen))
+        dec = decision_record(state, a, sol)
         turn["decisions"].append(dec)
         obs, reward, terminated, _, _ = env.step(a)
         if a < NUM_KEEP_ACTIONS:

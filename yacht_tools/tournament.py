@@ -31,13 +31,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from yacht_agents.base import Agent
 from yacht_agents.loader import load_agent
 from yacht_env import multiplayer as MP
 from yacht_env.rules import get_rules
 from yacht_tools.games import Table, play_tables
+from yacht_tools.progress import progress_bar
 from yacht_tools.seeds import agent_seed, check_int, game_seed
 from yacht_tools.stats import wilson_interval
 
@@ -134,7 +134,8 @@ def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0
     paths) or :class:`~agents.base.Agent` objects. Returns ``{"agents": {name: stats}, "matches": [...], "rules",
     "players", "games", "seed"}``; stats hold ``games``, ``wins``, ``draws``, ``losses``, ``win_rate`` (ties shared),
     ``win_rate_ci95``, ``mean_score`` and ``score_std``; each match holds its agents in slot order and the same
-    stats per agent. ``progress``: a tqdm bar (None: only on a terminal). Raises ``ValueError`` for bad input."""
+    stats per agent. ``progress``: report progress on stderr (:func:`~yacht_tools.progress.progress_bar`; None
+    too). Raises ``ValueError`` for bad input."""
     rs = get_rules(rules)
     games = check_int(games, "games", 1, MAX_GAMES)
     seed = check_int(seed, "seed", 0)
@@ -149,8 +150,7 @@ def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0
     groups = list(itertools.combinations(range(len(agents)), players))
     per_agent: dict[int, list[np.ndarray]] = {i: [] for i in range(len(agents))}
     matches: list[dict[str, Any]] = []
-    disable = None if progress is None else not progress
-    with tqdm(total=len(groups) * games, desc="tournament", unit="game", disable=disable, leave=False) as bar:
+    with progress_bar(len(groups) * games, "tournament", "game", enabled=progress is not False, leave=False) as bar:
         for m, group in enumerate(groups):
             totals = play_match([agents[i] for i in group], rs.name, games, seed, m, batch_size, bar)
             shares, results = match_results(totals)

@@ -35,6 +35,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from yacht_agents.nets import load_torch_file
+from yacht_env.extras import require
+
 if TYPE_CHECKING:
     from yacht_training.config import TrainConfig
 
@@ -183,11 +186,9 @@ def save_checkpoint(path: Path, meta: dict[str, Any], module: dict[str, Any], op
 
 def load_checkpoint(path: Path, meta: dict[str, Any]) -> dict[str, Any]:
     """Read a checkpoint with ``weights_only=True``; ``ValueError`` unless it is ours and fits ``meta``."""
-    import torch
-
     try:
-        ck = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # noqa: BLE001 - any unreadable file gets the same clear message
+        ck = load_torch_file(path)
+    except (OSError, ValueError) as e:
         raise ValueError(f"cannot read {str(path)!r} as an RLlib PPO checkpoint: {e}") from None
     if not isinstance(ck, dict) or ck.get("format") != CHECKPOINT_FORMAT or ck.get("version") != CHECKPOINT_VERSION:
         raise ValueError(f"{str(path)!r} is not a checkpoint of this version of yacht_training.rllib_ppo")
@@ -203,15 +204,16 @@ def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progr
                     ray_address: str | None = None) -> int:
     """Train RLlib's PPO in ``run_dir`` (see the module docstring); Ctrl-C saves a checkpoint and
     returns, ``resume`` continues from it. Returns the exit status."""
+    require("ray", what="algo rllib_ppo")
     import ray
     import torch
-    from tqdm import tqdm
 
     from yacht_agents.nets import mlp
     from yacht_agents.rllib_agent import load_rllib_agent, policy_agent, policy_meta, save_policy
     from yacht_env.observation import size as obs_size
     from yacht_env.rules import get_rules
     from yacht_tools.evaluation import evaluate
+    from yacht_tools.progress import progress_bar
     from yacht_training import run_folder as ts
 
     rs = get_rules(cfg.rules)
@@ -244,8 +246,8 @@ def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progr
     start_steps = counters["timesteps"]
     next_eval = (start_steps // cfg.eval.freq + 1) * cfg.eval.freq
     next_ckpt = (start_steps // cfg.checkpoint_freq + 1) * cfg.checkpoint_freq
-    bar = tqdm(total=cfg.total_timesteps, initial=min(start_steps, cfg.total_timesteps), unit="step",
-               disable=not progress, dynamic_ncols=True)
+    bar = progress_bar(cfg.total_timesteps, cfg.algo, "step", enabled=progress,
+                       initial=min(start_steps, cfg.total_timesteps))
 
     def current_policy() -> tuple[torch.nn.Module, dict[str, Any], dict[str, Any]]:
         module, optimizer = learner_state(algo)

@@ -89,7 +89,8 @@ def decision_entropy_ppo(keep: tuple[float, float], score: tuple[float, float]) 
 
 def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> int:
     from stable_baselines3.common.callbacks import BaseCallback
-    from tqdm import tqdm
+
+    from yacht_tools.progress import progress_bar
 
     # ---- 1. environment: the vectorised engine, seeded per game ----------------------------------------------
     env = YachtSB3VecEnv(num_envs=cfg.n_envs, rules=cfg.rules, seed=cfg.seed, unique_keeps=cfg.unique_keeps,
@@ -129,8 +130,8 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
 
         def _on_training_start(self) -> None:
             self.good = _finite_snapshot(model)
-            self.bar = tqdm(total=cfg.total_timesteps, initial=self.num_timesteps, unit="step", disable=not progress,
-                            dynamic_ncols=True)
+            self.bar = progress_bar(cfg.total_timesteps, cfg.algo, "step", enabled=progress,
+                                    initial=self.num_timesteps)
             self.next_eval = (self.num_timesteps // cfg.eval.freq + 1) * cfg.eval.freq
             self.next_ckpt = (self.num_timesteps // cfg.checkpoint_freq + 1) * cfg.checkpoint_freq
 

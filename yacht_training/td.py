@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from yacht_agents.nets import load_torch_file
 from yacht_agents.td import TDAgent, ValueMemo, ValueNet, load_td_agent
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.engine import turn as T
@@ -119,9 +120,9 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
     newest checkpoint that loads.
     """
     import torch
-    from tqdm import tqdm
 
     from yacht_tools.evaluation import evaluate
+    from yacht_tools.progress import progress_bar
     from yacht_training import run_folder as ts
 
     rs = get_rules(cfg.rules)
@@ -141,9 +142,9 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
 
     def load_checkpoint(path: Path) -> None:
         try:  # plain tensors and numbers only: nothing in the file can run code
-            ck = torch.load(path, map_location="cpu", weights_only=True)
+            ck = load_torch_file(path)
             meta = ck["meta"]
-        except Exception as e:  # noqa: BLE001 - any unreadable file: the caller tries an older one
+        except (OSError, ValueError, KeyError, TypeError) as e:  # any unreadable file: the caller tries an older one
             raise ValueError(f"not a readable checkpoint: {e}") from None
         if meta != model.meta():
             raise ValueError(f"it does not match the run's config: {meta} vs {model.meta()}")
@@ -170,8 +171,7 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
     total = cfg.total_timesteps
     next_eval = (counters["timesteps"] // cfg.eval.freq + 1) * cfg.eval.freq
     next_ckpt = (counters["timesteps"] // cfg.checkpoint_freq + 1) * cfg.checkpoint_freq
-    bar = tqdm(total=total, initial=min(counters["timesteps"], total), unit="step", disable=not progress,
-               dynamic_ncols=True)
+    bar = progress_bar(total, "td", "step", enabled=progress, initial=min(counters["timesteps"], total))
 
     def run_evaluation() -> None:
         nonlocal best

@@ -12,6 +12,7 @@ from gymnasium.utils import seeding
 
 from yacht_env import observation as O
 from yacht_env.actions import action_mask, check_action, describe_action, illegal_reason, num_actions
+from yacht_env.extras import require
 from yacht_env.i18n import check_lang
 from yacht_env.multiplayer.table import (
     OUTCOME_NAMES,
@@ -92,9 +93,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming convention)
 
     def __init__(self, num_players: int = 2, rules: str = "yacht", reward: str = "points",
                  render_mode: str | None = None, unique_keeps: bool = True, lang: str = "en") -> None:
-        if not HAS_PETTINGZOO:  # pragma: no cover
-            raise ModuleNotFoundError("the multiplayer environment needs PettingZoo: "
-                                      "pip install 'yacht-env[multiplayer]'")
+        if not HAS_PETTINGZOO:  # tests/test_base_install.py
+            require("pettingzoo", what="the multiplayer environment")
         super().__init__()
         self.rules = get_rules(rules)
         self.num_players = check_num_players(num_players)

@@ -26,6 +26,7 @@ from yacht_env.engine import pcg64 as P
 from yacht_env.engine.batch import Batch, check_max_steps, make_tables
 from yacht_env.engine.game import RESET_ACTION
 from yacht_env.engine.parallel import default_threads, run_chunks
+from yacht_env.frames import LastAction, check_pillow, draw_frame, last_action
 from yacht_env.i18n import check_lang
 from yacht_env.render import render_text
 from yacht_env.rules import RuleSet, get_rules
@@ -72,12 +73,13 @@ class YachtVectorEnv(VectorEnv):
     ## Arguments
     ``num_envs``, and the options of :class:`yacht_env.env.YachtEnv`: ``rules``, ``strict`` (an illegal action
     raises ``ValueError`` naming the game, before any game moves), ``unique_keeps``, ``max_steps``, ``lang`` and
-    ``render_mode`` (``None`` or ``"ansi"``: ``render()`` returns one text per game). ``max_episode_steps``, which
+    ``render_mode`` (``None``, ``"ansi"``: ``render()`` returns one text per game, or ``"rgb_array"``: one picture
+    per game, :mod:`yacht_env.frames`). ``max_episode_steps``, which
     ``make_vec`` passes when given, overrides ``max_steps``. ``num_threads``: threads stepping the games (default:
     numba's thread count; batches under 512 games always use one); see :mod:`yacht_env.engine.parallel`.
     """
 
-    metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.SAME_STEP}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, num_envs: int = 1, rules: str | RuleSet = "yacht", render_mode: str | None = None,
                  strict: bool = False, unique_keeps: bool = True, max_steps: int = 256, lang: str = "en",
@@ -94,7 +96,9 @@ class YachtVectorEnv(VectorEnv):
                                         or not 1 <= num_threads <= MAX_THREADS):
             raise ValueError(f"num_threads must be None or an int in 1..{MAX_THREADS}, got {num_threads!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi'")
+            raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi', 'rgb_array'")
+        if render_mode == "rgb_array":
+            check_pillow()
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
         self.strict = bool(strict)
@@ -118,6 +122,7 @@ class YachtVectorEnv(VectorEnv):
         self.seeds: np.ndarray | None = None
         """The per-game seeds of the last seeded reset (object array of ints), or None before it."""
         self._ready = False
+        self._last: list[LastAction | None] = [None] * self.num_envs  # each game's last action, for rgb_array
 
     # ---- Gymnasium API ---------------------------------------------------------------------------------------
     def reset(self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
@@ -132,6 +137,7 @@ class YachtVectorEnv(VectorEnv):
             if isinstance(seed, (int, np.integer)):
                 self._np_random, self._np_random_seed = seeding.np_random(int(seed))
         self._ready = True
+        self._last = [None] * self.num_envs
         obs, *_ = self._step(np.full(self.num_envs, RESET_ACTION, dtype=np.int64))
         return obs, {"action_mask": self._mask.view(np.int8).copy(), "_action_mask": self._all}
 
@@ -141,8 +147,12 @@ class YachtVectorEnv(VectorEnv):
             raise RuntimeError("call reset() before step()")
         a = self._check_actions(actions)
         c = self.rules.num_categories
+        before = self.states() if self.render_mode == "rgb_array" else None
+        legal = self.action_masks()[np.arange(self.num_envs), a] if before is not None else None
         obs, reward, terminated, truncated, illegal, final_obs, final_mask, final_card = self._step(a)
         done = terminated | truncated
+        if before is not None:  # a game that ended has restarted: its frame shows the new roll
+            self._last = [None if done[i] else last_action(st, a[i], legal[i]) for i, st in enumerate(before)]
         info: dict[str, Any] = {"action_mask": self._mask.view(np.int8).copy(), "_action_mask": self._all,
                                 "illegal_action": illegal, "_illegal_action": self._all}
         if done.any():
@@ -177,10 +187,13 @@ class YachtVectorEnv(VectorEnv):
                                       final_obs, final_mask, final_card), self.threads)
         return obs, reward, terminated, truncated, illegal, final_obs, final_mask, final_card
 
-    def render(self) -> tuple[str, ...] | None:
-        """One text per game (``render_mode="ansi"``), else None."""
+    def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
+        """One text (``render_mode="ansi"``) or one (480, 640, 3) uint8 picture (``"rgb_array"``) per game, else
+        None."""
         if self.render_mode is None or not self._ready:
             return None
+        if self.render_mode == "rgb_array":
+            return tuple(draw_frame(self.state(i), self._last[i]) for i in range(self.num_envs))
         return tuple(render_text(self.state(i), self.lang) for i in range(self.num_envs))
 
     # ---- masks and states ----------------------------------------------------------------------------------

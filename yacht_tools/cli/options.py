@@ -1,19 +1,20 @@
 """The flags the subcommands share, defined once so that each means one thing everywhere.
 
 ``--agent`` one agent spec; ``--agents`` several; ``--rules`` a rule set (checked with the accepted names listed);
-``--seed`` a non-negative integer; ``--lang`` a language; ``--progress`` / ``--no-progress`` a progress bar
-(default: when stderr is a terminal). Values are checked in the subcommand's ``run`` with the library's own checks,
-so a bad value gets one line naming it and what is accepted.
+``--seed`` a non-negative integer; ``--lang`` a language; ``--progress`` / ``--no-progress`` progress on stderr
+(default: on; a bar on a terminal, else a line every few seconds: :mod:`yacht_tools.progress`). Values are
+checked in the subcommand's ``run`` with the library's own checks, so a bad value gets one line naming it and what
+is accepted.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 
 from yacht_agents.loader import accepted_specs
 from yacht_env.i18n import LANGUAGES
 from yacht_env.rules import RULESETS
+from yacht_tools.progress import DELAY_S, LINE_INTERVAL_S
 
 
 def add_agent(p: argparse.ArgumentParser, default: str | None = "optimal", help_: str = "the agent",
@@ -43,10 +44,12 @@ def add_lang(p: argparse.ArgumentParser) -> None:
 def add_progress(p: argparse.ArgumentParser) -> None:
     bar = p.add_mutually_exclusive_group()
     bar.add_argument("--progress", dest="progress", action="store_true", default=None,
-                     help="show a progress bar (default: when stderr is a terminal)")
-    bar.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+                     help="report progress on stderr (the default): a bar on a terminal, else a line every "
+                          f"{LINE_INTERVAL_S:g} s once a run takes over {DELAY_S:g} s")
+    bar.add_argument("--no-progress", dest="progress", action="store_false", help="no progress report")
 
 
 def progress(args: argparse.Namespace) -> bool:
-    """Whether to show a progress bar: as asked, else when stderr is a terminal."""
-    return sys.stderr.isatty() if args.progress is None else bool(args.progress)
+    """Whether to report progress: as asked, else yes (also when stderr is not a terminal: a pipe or a log file
+    gets a line every few seconds, never a silent wait)."""
+    return args.progress is not False

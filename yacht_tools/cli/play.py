@@ -11,10 +11,11 @@ import sys
 from typing import Any
 
 from yacht_agents.loader import load_agent
-from yacht_env.i18n import check_lang, text
+from yacht_env.i18n import check_lang
 from yacht_env.rules import get_rules
 from yacht_env.solver import solve
 from yacht_tools.cli import options
+from yacht_tools.messages import text
 from yacht_tools.play import play_game
 from yacht_tools.seeds import check_seed
 

@@ -1,19 +1,28 @@
 """``yacht replay``: one game of an agent, turn by turn, with the optimal action and the regret of each decision.
 
-    yacht replay --agent greedy --rules yacht --seed 7 [--lang ms] [--format text|json] [--no-regret]
+    yacht replay --agent greedy --rules yacht --seed 7 [--lang ms] [--format text|json|html] [--output PATH]
+    yacht replay --agents optimal greedy random --players 2 --seed 0 --match 1 --game 3 --format html --output g.html
+
+With ``--agents`` it replays game ``--game`` of match ``--match`` of ``yacht tournament`` with the same ``--agents``,
+``--players``, ``--seed`` and ``--rules`` (:mod:`yacht_tools.table_replay`).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from yacht_agents.loader import load_agent
+from yacht_env.files import write_text_atomic
 from yacht_env.i18n import check_lang
 from yacht_env.rules import get_rules
 from yacht_tools.cli import options
 from yacht_tools.replay import FORMATS, format_replay, replay_game, to_json
-from yacht_tools.seeds import check_seed
+from yacht_tools.replay_page import page_html
+from yacht_tools.report import check_output_path
+from yacht_tools.seeds import check_int, check_seed
+from yacht_tools.table_replay import format_table_replay, replay_table
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -23,24 +32,50 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="show one game of an agent turn by turn",
         description="Play one seeded game with an agent and print it turn by turn: the dice after each roll, the "
                     "dice kept, the category and its points, the running total, the optimal action and the "
-                    "expected points lost at each decision (exact solver), and the final scorecard.",
+                    "expected points lost at each decision (exact solver), and the final scorecard. With --agents: "
+                    "a game of several players from 'yacht tournament'. --format html writes one page to step "
+                    "through with the arrow keys.",
     )
-    options.add_agent(p)
+    who = p.add_mutually_exclusive_group()
+    options.add_agent(who)
+    who.add_argument("--agents", nargs="+", metavar="SPEC",
+                     help="a game of several players from 'yacht tournament' with these agents (see --match, --game)")
+    p.add_argument("--players", default="2", help="with --agents: players per game, as in yacht tournament (default 2)")
+    p.add_argument("--match", default="0", help="with --agents: the match, as numbered in the tournament's JSON "
+                                                 "(default 0)")
+    p.add_argument("--game", default="0", help="with --agents: the game within the match, from 0 (default 0)")
     options.add_rules(p)
-    options.add_seed(p, help_="seed of the game, as in YachtEnv.reset(seed=...)")
+    options.add_seed(p, help_="seed of the game, as in YachtEnv.reset(seed=...); with --agents the tournament's seed")
     options.add_lang(p)
-    p.add_argument("--format", default="text", choices=FORMATS, help="text or json (default: text)")
+    p.add_argument("--format", default="text", choices=FORMATS,
+                   help="text, json, or html: one self-contained page to step through (default: text)")
+    p.add_argument("--output", metavar="PATH", help="write to PATH instead of printing")
     p.add_argument("--no-regret", dest="regret", action="store_false",
                    help="skip the optimal actions and regrets (no solver)")
     return p
 
 
 def run(args: argparse.Namespace) -> int:
-    """Replay the game and print it. Bad input raises ``ValueError``."""
+    """Replay the game and print it or write it to ``--output``. Bad input raises ``ValueError``."""
+    out = check_output_path(args.output, "--output") if args.output else None
     rules = get_rules(args.rules)
     lang = check_lang(args.lang)
     seed = check_seed(args.seed)
-    agent = load_agent(args.agent, rules, seed)
-    record = replay_game(agent, rules, seed, lang=lang, regret=args.regret)
-    print(to_json(record) if args.format == "json" else format_replay(record, lang))
+    if args.agents:
+        record = replay_table(args.agents, rules.name, seed, players=check_int(args.players, "players", 2, 8),
+                              match=args.match, game=args.game, lang=lang, regret=args.regret)
+        text = format_table_replay(record, lang)
+    else:
+        agent = load_agent(args.agent, rules, seed)
+        record = replay_game(agent, rules, seed, lang=lang, regret=args.regret)
+        text = format_replay(record, lang)
+    if args.format == "json":
+        text = to_json(record)
+    elif args.format == "html":
+        text = page_html(record, lang)
+    if out is None:
+        print(text)
+    else:
+        write_text_atomic(out, text + "\n")
+        print(f"wrote {args.output}", file=sys.stderr)
     return 0

@@ -22,7 +22,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "tournament", help="all-play-all between agents: win rates and mean scores",
         description="Every pair (or group of --players) of the agents plays --games games with rotating seats; "
-                    "prints win rates (ties shared, Wilson 95%% interval) and mean scores per agent and "
+                    "prints win rates (ties shared, Wilson 95% interval) and mean scores per agent and "
                     "head-to-head. Deterministic for a seed.")
     options.add_agents(p, help_="the agents (at least --players of them)")
     p.add_argument("--games", default="1000", help=f"games per match, 1..{MAX_GAMES:,} (default 1000)")

@@ -1,0 +1,90 @@
+"""``--agent`` / ``--agents`` specs on the command line: a user's ``package.module:function`` found in the current
+folder by every subcommand that takes an agent, and a path that does not exist reported as not found."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from yacht_tools.cli import main
+
+POLICY = '''import numpy as np
+
+
+def act(obs, masks):
+    """The last legal action: always a box once no roll is left, so every game ends."""
+    return masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)
+'''
+
+
+def user_package(folder: Path, name: str) -> str:
+    """A package ``name`` with a policy module in ``folder``; returns its spec."""
+    (folder / name).mkdir()
+    (folder / name / "__init__.py").write_text("", encoding="utf-8")
+    (folder / name / "policies.py").write_text(POLICY, encoding="utf-8")
+    return f"{name}.policies:act"
+
+
+@pytest.fixture
+def in_user_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The current folder is ``tmp_path`` and, as under a console script, not on ``sys.path``."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".", str(tmp_path))])
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", ["eval", "replay", "play", "tournament"])
+def test_a_policy_in_the_current_folder_in_every_subcommand(in_user_folder: Path, command: str,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    spec = user_package(in_user_folder, f"userpkg_{command}")
+    argv = {"eval": ["eval", "--agent", spec, "--episodes", "3", "--no-regret", "--no-progress"],
+            "replay": ["replay", "--agent", spec, "--no-regret"],
+            "play": ["play", "--vs", spec, "--seed", "1"],
+            "tournament": ["tournament", "--agents", spec, "random", "--games", "4", "--no-progress"]}[command]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("s 1\nquit\n"))
+    assert main(argv) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert "act" in out
+    assert str(in_user_folder) in sys.path  # appended, after the installed packages
+    assert sys.path.index(str(in_user_folder)) == len(sys.path) - 1
+
+
+def test_a_policy_in_the_current_folder_through_the_console_script(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("yacht")
+    if not script.is_file():
+        pytest.skip(f"no console script {script} (the package is not installed in this environment)")
+    spec = user_package(tmp_path, "userpkg_script")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([str(script), "eval", "--agent", spec, "--episodes", "3", "--no-regret", "--no-progress"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "act on Yacht: 3 games" in run.stdout
+
+
+def test_a_missing_module_says_where_it_looked(in_user_folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--agent", "nosuchpkg.policies:act", "--episodes", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot load the policy 'nosuchpkg.policies:act': No module named 'nosuchpkg'" in err
+    assert f"(looked in the current folder {str(in_user_folder)!r} too)" in err
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("runs/no-such-run", "model file or run folder not found: 'runs/no-such-run'"),
+    ("./no-such-run", "model file or run folder not found: 'no-such-run'"),
+    ("runs/no-such-run/final_model.zip", "model file not found: 'runs/no-such-run/final_model.zip'"),
+    ("no-such-model.pt", "model file not found: 'no-such-model.pt'"),
+])
+@pytest.mark.parametrize("command", ["eval", "replay", "play", "tournament"])
+def test_a_path_that_does_not_exist_is_not_found(in_user_folder: Path, capsys: pytest.CaptureFixture[str],
+                                                 command: str, spec: str, message: str) -> None:
+    flag = {"eval": ["--agent", spec, "--episodes", "1", "--no-progress"], "replay": ["--agent", spec],
+            "play": ["--vs", spec], "tournament": ["--agents", spec, "random", "--no-progress"]}[command]
+    assert main([command, *flag]) == 2
+    err = capsys.readouterr().err
+    assert f"yacht {command}: error: {message}" in err and "unknown agent" not in err

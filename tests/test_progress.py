@@ -1,0 +1,91 @@
+"""Progress on stderr: a long ``yacht tournament``, ``yacht eval`` or ``train.py`` is never silent when its output
+is piped (stderr not a terminal): a plain line every few seconds, each a line of its own."""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from yacht_tools import progress
+from yacht_tools.cli import main
+from yacht_tools.progress import LineWriter, progress_bar
+
+
+@pytest.fixture
+def quick_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines at once and at every update, so that a short run shows what a long one shows every few seconds."""
+    monkeypatch.setattr(progress, "DELAY_S", 0.0)
+    monkeypatch.setattr(progress, "LINE_INTERVAL_S", 0.0)
+
+
+def _lines(err: str, desc: str, unit: str) -> list[tuple[int, int]]:
+    """``(done, total)`` of every progress line of ``desc`` in ``err``; each must be a whole line."""
+    assert "\r" not in err
+    pattern = rf"{re.escape(desc)}: +\d+% (\d+)/(\d+) {unit} \[.*\]"
+    found = [(int(m[1]), int(m[2])) for m in (re.fullmatch(pattern, line) for line in err.splitlines()) if m]
+    assert found, err
+    return found
+
+
+def test_lines_where_stderr_is_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(progress, "DELAY_S", 0.1)
+    monkeypatch.setattr(progress, "LINE_INTERVAL_S", 0.1)
+    buf = io.StringIO()
+    with progress_bar(30, "games", "game", file=buf, leave=False) as bar:
+        for _ in range(30):
+            time.sleep(0.02)
+            bar.update(1)
+    done = _lines(buf.getvalue(), "games", "game")
+    assert 2 <= len(done) < 30 and done == sorted(done) and done[-1] == (30, 30)  # throttled, then the end
+    quiet = io.StringIO()
+    with progress_bar(30, "games", "game", file=quiet) as bar:
+        bar.update(30)
+    assert quiet.getvalue() == ""  # a run shorter than the delay writes nothing
+    off = io.StringIO()
+    with progress_bar(30, "games", "game", enabled=False, file=off) as bar:
+        bar.update(30)
+    assert off.getvalue() == ""
+
+
+def test_line_writer_turns_redraws_into_lines() -> None:
+    buf = io.StringIO()
+    w = LineWriter(buf)
+    for s in ("\rtournament: 10%", "   ", "\rtournament: 20%   ", "\n"):
+        w.write(s)
+    assert buf.getvalue() == "tournament: 10%\ntournament: 20%\n"
+
+
+def test_tournament_reports_progress_when_piped(quick_lines: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tournament", "--agents", "greedy", "random", "--games", "40"]) == 0
+    out, err = capsys.readouterr()
+    assert "greedy" in out and "tournament:" not in out  # the report on stdout, the progress on stderr
+    done = _lines(err, "tournament", "game")
+    assert done[-1] == (40, 40) and len(done) > 1
+    assert main(["tournament", "--agents", "greedy", "random", "--games", "40", "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_eval_reports_progress_when_piped(quick_lines: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--agent", "greedy", "--episodes", "30", "--no-regret"]) == 0
+    out, err = capsys.readouterr()
+    assert "greedy on Yacht: 30 games" in out
+    assert _lines(err, "greedy on yacht", "game")[-1] == (30, 30)
+
+
+def test_training_reports_progress_when_piped(quick_lines: None, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import train
+
+    cfg = {"rules": "yacht", "algo": "td", "total_timesteps": 300, "seed": 0, "checkpoint_freq": 300,
+           "torch_threads": 1, "td": {"hidden": [16], "games_per_iteration": 4},
+           "eval": {"freq": 300, "episodes": 5, "final_episodes": 5}}
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "runs")]) == 0
+    done = _lines(capsys.readouterr().err, "td", "step")
+    assert done[-1][0] >= 300 and done[-1][1] == 300

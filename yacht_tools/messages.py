@@ -1,0 +1,151 @@
+"""The texts of the tools (``yacht replay``, ``yacht play``) in every language of :mod:`yacht_env.i18n`.
+
+A :class:`~yacht_env.i18n.Catalogue` that extends the environments' (:data:`yacht_env.i18n.ENV_TEXT`): the tools
+ask :func:`text` and :func:`fmt` here for their own messages and the scorecard's words alike. Our own translations;
+a language may leave a key out (English is then shown).
+"""
+
+from __future__ import annotations
+
+from yacht_env.i18n import ENV_TEXT, Catalogue
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "en": {
+        "roll": "Roll", "agent": "Agent", "seed": "Seed", "best": "best", "regret": "regret",
+        "final_score": "Final score", "optimal_value": "Optimal play expects",
+        "regret_total": "Expected points lost against optimal play",
+        "scored": "{who}: {points} in {category}, total {total}", "you": "You", "your_turn": "Your turn",
+        "turn_of": "Turn of {who}",
+        "help": ("Commands:\n"
+                 "  keep <faces>      keep these dice, reroll the others (k 5 5 6); 'keep' alone rerolls all\n"
+                 "  score <category>  fill a category: its number, id or name (s 7, s full_house)\n"
+                 "  hint              the optimal move and its expected final score\n"
+                 "  show              show the dice and the scorecard again\n"
+                 "  help              this list\n"
+                 "  quit              leave the game (Ctrl-D too)"),
+        "accepted": "Accepted: keep <faces>, score <category>, hint, show, help, quit.",
+        "unknown_command": "Unknown command {cmd!r}.", "bad_face": "{token!r} is not a die face (1 to 6).",
+        "bad_faces": "Cannot keep {faces}: the dice are {dice}.",
+        "no_rolls": "No rolls left this turn: score a category (score <category>).",
+        "keep_all": "Keeping all five dice wastes a roll: score a category instead (score <category>).",
+        "need_category": "Which category? score <number, id or name>.",
+        "unknown_category": "Unknown category {name!r}. Give a number 1-{n}, an id or a name. Open: {open}.",
+        "ambiguous_category": "{name!r} could be: {options}.", "filled": "{category} is already filled. Open: {open}.",
+        "joker": "The Joker rule forbids {category} now. Allowed: {allowed}.",
+        "hint": "Hint: {action} (expected final score {value})", "bye": "Game left unfinished. Bye.",
+    },
+    "ms": {
+        "roll": "Balingan", "agent": "Ejen", "seed": "Benih", "best": "terbaik", "regret": "kerugian",
+        "final_score": "Skor akhir", "optimal_value": "Jangkaan permainan optimum",
+        "regret_total": "Jangkaan mata yang hilang berbanding permainan optimum",
+        "scored": "{who}: {points} dalam {category}, jumlah {total}", "you": "Anda", "your_turn": "Giliran anda",
+        "turn_of": "Giliran {who}",
+        "help": ("Arahan:\n"
+                 "  keep <muka>       simpan dadu ini, baling semula yang lain (k 5 5 6); 'keep' sahaja baling "
+                 "semula semua\n"
+                 "  score <kategori>  isi kategori: nombor, id atau nama (s 7, s full_house)\n"
+                 "  hint              langkah optimum dan jangkaan skor akhirnya\n"
+                 "  show              tunjuk semula dadu dan kad skor\n"
+                 "  help              senarai ini\n"
+                 "  quit              keluar dari permainan (juga Ctrl-D)"),
+        "accepted": "Diterima: keep <muka>, score <kategori>, hint, show, help, quit.",
+        "unknown_command": "Arahan tidak dikenali: {cmd!r}.", "bad_face": "{token!r} bukan muka dadu (1 hingga 6).",
+        "bad_faces": "Tidak boleh simpan {faces}: dadu ialah {dice}.",
+        "no_rolls": "Tiada balingan lagi dalam giliran ini: pilih kategori (score <kategori>).",
+        "keep_all": "Menyimpan kelima-lima dadu membazirkan balingan: pilih kategori (score <kategori>).",
+        "need_category": "Kategori mana? score <nombor, id atau nama>.",
+        "unknown_category": "Kategori tidak dikenali: {name!r}. Beri nombor 1-{n}, id atau nama. Terbuka: {open}.",
+        "ambiguous_category": "{name!r} mungkin: {options}.", "filled": "{category} sudah diisi. Terbuka: {open}.",
+        "joker": "Peraturan Joker tidak membenarkan {category} sekarang. Dibenarkan: {allowed}.",
+        "hint": "Petunjuk: {action} (jangkaan skor akhir {value})", "bye": "Permainan tidak selesai. Selamat tinggal.",
+    },
+    "el": {
+        "roll": "Ρίψη", "agent": "Πράκτορας", "seed": "Σπόρος", "best": "βέλτιστο", "regret": "απώλεια",
+        "final_score": "Τελικό σκορ", "optimal_value": "Αναμενόμενο σκορ βέλτιστου παιχνιδιού",
+        "regret_total": "Αναμενόμενοι πόντοι που χάθηκαν έναντι του βέλτιστου παιχνιδιού",
+        "scored": "{who}: {points} στην κατηγορία {category}, σύνολο {total}", "you": "Εσύ", "your_turn": "Η σειρά σου",
+        "turn_of": "Σειρά: {who}",
+        "help": ("Εντολές:\n"
+                 "  keep <ζάρια>      κράτα αυτά τα ζάρια, ξαναρίξε τα άλλα (k 5 5 6)· σκέτο 'keep' τα ξαναρίχνει "
+                 "όλα\n"
+                 "  score <κατηγορία> συμπλήρωσε κατηγορία: αριθμός, id ή όνομα (s 7, s full_house)\n"
+                 "  hint              η βέλτιστη κίνηση και το αναμενόμενο τελικό σκορ της\n"
+                 "  show              δείξε ξανά τα ζάρια και τη βαθμολογία\n"
+                 "  help              αυτή η λίστα\n"
+                 "  quit              έξοδος από το παιχνίδι (και Ctrl-D)"),
+        "accepted": "Αποδεκτές: keep <ζάρια>, score <κατηγορία>, hint, show, help, quit.",
+        "unknown_command": "Άγνωστη εντολή: {cmd!r}.", "bad_face": "Το {token!r} δεν είναι τιμή ζαριού (1 έως 6).",
+        "bad_faces": "Δεν μπορείς να κρατήσεις {faces}: τα ζάρια είναι {dice}.",
+        "no_rolls": "Δεν απομένουν ρίψεις σε αυτόν τον γύρο: διάλεξε κατηγορία (score <κατηγορία>).",
+        "keep_all": "Αν κρατήσεις και τα πέντε ζάρια, χάνεις τη ρίψη: διάλεξε κατηγορία (score <κατηγορία>).",
+        "need_category": "Ποια κατηγορία; score <αριθμός, id ή όνομα>.",
+        "unknown_category": "Άγνωστη κατηγορία: {name!r}. Δώσε αριθμό 1-{n}, id ή όνομα. Ελεύθερες: {open}.",
+        "ambiguous_category": "Το {name!r} μπορεί να είναι: {options}.",
+        "filled": "Η κατηγορία {category} έχει ήδη συμπληρωθεί. Ελεύθερες: {open}.",
+        "joker": "Ο κανόνας Joker δεν επιτρέπει τώρα την κατηγορία {category}. Επιτρέπονται: {allowed}.",
+        "hint": "Συμβουλή: {action} (αναμενόμενο τελικό σκορ {value})", "bye": "Το παιχνίδι έμεινε ημιτελές. Αντίο.",
+    },
+    "et": {
+        "roll": "Veeretus", "agent": "Agent", "seed": "Seeme", "best": "parim", "regret": "kaotus",
+        "final_score": "Lõpptulemus", "optimal_value": "Optimaalse mängu oodatav tulemus",
+        "regret_total": "Oodatav punktikaotus võrreldes optimaalse mänguga",
+        "scored": "{who}: {points} kategooriasse {category}, kokku {total}", "you": "Sina", "your_turn": "Sinu käik",
+        "turn_of": "Käigul on {who}",
+        "help": ("Käsud:\n"
+                 "  keep <täringud>    hoia need täringud, veereta teisi (k 5 5 6); ainult 'keep' veeretab kõiki\n"
+                 "  score <kategooria> täida kategooria: number, id või nimi (s 7, s full_house)\n"
+                 "  hint               optimaalne käik ja selle oodatav lõpptulemus\n"
+                 "  show               näita uuesti täringuid ja punktitabelit\n"
+                 "  help               see loetelu\n"
+                 "  quit               lahku mängust (ka Ctrl-D)"),
+        "accepted": "Lubatud: keep <täringud>, score <kategooria>, hint, show, help, quit.",
+        "unknown_command": "Tundmatu käsk: {cmd!r}.", "bad_face": "{token!r} ei ole täringu tahk (1 kuni 6).",
+        "bad_faces": "Ei saa hoida {faces}: täringud on {dice}.",
+        "no_rolls": "Selles käigus pole veeretusi jäänud: vali kategooria (score <kategooria>).",
+        "keep_all": "Kõigi viie täringu hoidmine raiskab veeretuse: vali kategooria (score <kategooria>).",
+        "need_category": "Milline kategooria? score <number, id või nimi>.",
+        "unknown_category": "Tundmatu kategooria: {name!r}. Anna number 1-{n}, id või nimi. Vabad: {open}.",
+        "ambiguous_category": "{name!r} võib olla: {options}.", "filled": "{category} on juba täidetud. Vabad: {open}.",
+        "joker": "Jokeri reegel ei luba praegu kategooriat {category}. Lubatud: {allowed}.",
+        "hint": "Vihje: {action} (oodatav lõpptulemus {value})", "bye": "Mäng jäi pooleli. Head aega.",
+    },
+    "te": {
+        "roll": "రోల్", "agent": "ఏజెంట్", "seed": "సీడ్", "best": "ఉత్తమం", "regret": "నష్టం",
+        "final_score": "తుది స్కోర్", "optimal_value": "ఉత్తమ ఆటలో అంచనా స్కోర్",
+        "regret_total": "ఉత్తమ ఆటతో పోలిస్తే కోల్పోయిన అంచనా పాయింట్లు",
+        "scored": "{who}: {category}లో {points}, మొత్తం {total}", "you": "మీరు", "your_turn": "మీ టర్న్",
+        "turn_of": "{who} టర్న్",
+        "help": ("ఆదేశాలు:\n"
+                 "  keep <ముఖాలు>     ఈ డైస్ ఉంచుకుని మిగతావి మళ్లీ వేయండి (k 5 5 6); 'keep' మాత్రమే అన్నీ మళ్లీ "
+                 "వేస్తుంది\n"
+                 "  score <విభాగం>    ఒక విభాగాన్ని నింపండి: సంఖ్య, id లేదా పేరు (s 7, s full_house)\n"
+                 "  hint              ఉత్తమ ఎత్తుగడ, దాని అంచనా తుది స్కోర్\n"
+                 "  show              డైస్, స్కోర్ కార్డ్ మళ్లీ చూపించు\n"
+                 "  help              ఈ జాబితా\n"
+                 "  quit              ఆట నుంచి నిష్క్రమించు (Ctrl-D కూడా)"),
+        "accepted": "అంగీకరించేవి: keep <ముఖాలు>, score <విభాగం>, hint, show, help, quit.",
+        "unknown_command": "తెలియని ఆదేశం: {cmd!r}.", "bad_face": "{token!r} డైస్ ముఖం కాదు (1 నుంచి 6).",
+        "bad_faces": "{faces} ఉంచుకోలేరు: డైస్ {dice}.",
+        "no_rolls": "ఈ టర్న్‌లో రోల్స్ మిగల్లేదు: ఒక విభాగాన్ని ఎంచుకోండి (score <విభాగం>).",
+        "keep_all": "ఐదు డైస్‌లనూ ఉంచుకుంటే రోల్ వృథా: ఒక విభాగాన్ని ఎంచుకోండి (score <విభాగం>).",
+        "need_category": "ఏ విభాగం? score <సంఖ్య, id లేదా పేరు>.",
+        "unknown_category": "తెలియని విభాగం: {name!r}. 1-{n} సంఖ్య, id లేదా పేరు ఇవ్వండి. ఖాళీ విభాగాలు: {open}.",
+        "ambiguous_category": "{name!r} వీటిలో ఏదైనా కావచ్చు: {options}.",
+        "filled": "{category} ఇప్పటికే నిండింది. ఖాళీ విభాగాలు: {open}.",
+        "joker": "Joker నియమం ఇప్పుడు {category}ని అనుమతించదు. అనుమతించినవి: {allowed}.",
+        "hint": "సూచన: {action} (అంచనా తుది స్కోర్ {value})", "bye": "ఆట పూర్తి కాలేదు. వీడ్కోలు.",
+    },
+}
+
+TOOL_TEXT = Catalogue(MESSAGES, base=ENV_TEXT)
+"""The tools' messages, then the environments'."""
+
+
+def text(key: str, lang: str = "en") -> str:
+    """Message ``key`` (the tools' or the environments') in ``lang`` (English if that language lacks it)."""
+    return TOOL_TEXT.text(key, lang)
+
+
+def fmt(key: str, lang: str = "en", **values: object) -> str:
+    """Message ``key`` in ``lang`` with its ``{placeholders}`` filled from ``values``."""
+    return TOOL_TEXT.fmt(key, lang, **values)

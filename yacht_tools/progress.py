@@ -1,0 +1,62 @@
+"""Progress of long commands on stderr, also when nobody watches a terminal.
+
+On a terminal: tqdm's bar, redrawn in place. Where stderr is not a terminal (piped, captured, a log file), tqdm's
+redraws would be carriage returns in one endless line, or nothing at all: there it writes a plain line every
+:data:`LINE_INTERVAL_S` seconds instead, after :data:`DELAY_S` seconds of quiet (a short run writes nothing).
+``yacht eval``, ``yacht tournament`` and ``train.py`` report through :func:`progress_bar`.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+from tqdm.auto import tqdm
+
+LINE_INTERVAL_S = 5.0
+"""Seconds between two progress lines where stderr is not a terminal."""
+
+DELAY_S = 2.0
+"""Seconds before the first progress line where stderr is not a terminal."""
+
+
+LINE_FORMAT = "{desc}: {percentage:3.0f}% {n_fmt}/{total_fmt} {unit} [{elapsed}<{remaining}, {rate_fmt}{postfix}]"
+"""A progress line: ``tournament: 40% 800/2000 game [00:14<00:21, 57.01game/s]``."""
+
+
+class LineWriter:
+    """A file for tqdm that turns each redraw (``\\r`` and the status) into a line of its own."""
+
+    def __init__(self, file: TextIO) -> None:
+        self.file = file
+
+    def write(self, s: str) -> int:
+        line = s.replace("\r", "").strip()
+        if line:
+            self.file.write(line + "\n")
+            self.file.flush()
+        return len(s)
+
+    def flush(self) -> None:
+        self.file.flush()
+
+
+def _isatty(file: Any) -> bool:
+    try:
+        return bool(file.isatty())
+    except (AttributeError, ValueError):  # no such method, or a closed file
+        return False
+
+
+def progress_bar(total: int | None, desc: str | None = None, unit: str = "it", enabled: bool = True,
+                 file: TextIO | None = None, **kwargs: Any) -> tqdm:
+    """A tqdm bar over ``total`` ``unit`` on ``file`` (stderr): redrawn in place on a terminal, else a line every
+    :data:`LINE_INTERVAL_S` s once :data:`DELAY_S` s have passed. ``enabled=False``: a bar that shows nothing.
+    Other keyword arguments go to tqdm (``initial``, ``leave``...)."""
+    if not enabled:
+        return tqdm(total=total, desc=desc, unit=unit, disable=True, **kwargs)
+    file = file if file is not None else sys.stderr
+    if _isatty(file):
+        return tqdm(total=total, desc=desc, unit=unit, file=file, dynamic_ncols=True, **kwargs)
+    return tqdm(total=total, desc=desc, unit=unit, file=LineWriter(file), mininterval=LINE_INTERVAL_S,
+                delay=DELAY_S, bar_format=LINE_FORMAT, **{**kwargs, "leave": True})
