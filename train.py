@@ -90,7 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume:
         lock, changed = rf.lock_run(run_dir), rf.changes(before, cfg.to_dict())
     else:
-        run_dir, lock = rf.new_run_dir(args.run_dir or Path("runs"), cfg, Path(args.config or DEFAULT_CONFIG).stem)
+        config = Path(args.config or DEFAULT_CONFIG)
+        name = config.stem if config.is_file() else "config"  # a pipe (--config <(...)) has no name worth keeping
+        run_dir, lock = rf.new_run_dir(args.run_dir or Path("runs"), cfg, name)
         changed = []
     with lock:  # held to the end: a second train.py on this folder is refused, not interleaved
         rf.record_run(run_dir, cfg, ["train.py", *argv], changes=changed)

@@ -16,7 +16,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from train_helpers import PPO, REPO, child_env, run_train, tiny_config  # noqa: E402
+from train_helpers import PPO, REPO, TD, child_env, run_train, tiny_config  # noqa: E402
 
 from yacht_training.config import TrainConfig, from_dict, load_config  # noqa: E402
 
@@ -185,3 +185,19 @@ def test_a_config_that_is_no_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "big.yaml").write_bytes(b"#" * (2 << 20))
     with pytest.raises(ValueError, match=r"is larger than 1,048,576 bytes: not a config"):
         load_config(tmp_path / "big.yaml")
+
+
+def test_train_py_reads_a_config_from_a_pipe(tmp_path: Path) -> None:
+    """``train.py --config <(cat tiny.yaml)``: the run goes, in a folder named ``config-...`` (a pipe's name is a
+    number)."""
+    text = tiny_config(tmp_path, TD, total_timesteps=1, td__games_per_iteration=4, eval__final_episodes=2).read_bytes()
+    read, write = os.pipe()
+    os.write(write, text)
+    os.close(write)
+    runs = tmp_path / "runs"
+    try:
+        r = run_train(["--config", f"/dev/fd/{read}", "--run-dir", str(runs)])
+    finally:
+        os.close(read)
+    (run,) = runs.iterdir()
+    assert r.rc == 0 and run.name.startswith("config-s0-") and (run / "eval.json").is_file()
