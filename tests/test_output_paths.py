@@ -261,6 +261,11 @@ def test_a_character_device_is_written_through_never_replaced(tmp_path: Path,
     assert _eval_main("--json", str(full), "--plot", str(null)) == 1
     assert capsys.readouterr().err == "yacht eval: error: No space left on device\n"  # never "wrote"
     assert stat.S_ISCHR(full.lstat().st_mode) and stat.S_ISCHR(null.lstat().st_mode)
+    from yacht_tools.cli import main
+
+    for argv in (["replay", "--agent", "greedy", "--no-regret", "--output", str(null)],
+                 ["tournament", "--agents", "greedy", "random", "--games", "2", "--no-progress", "--json", str(null)]):
+        assert main(argv) == 0 and stat.S_ISCHR(null.lstat().st_mode), argv
     no_temporary_files(tmp_path)
 
 
