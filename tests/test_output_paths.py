@@ -8,6 +8,7 @@ import errno
 import io
 import json
 import os
+import shlex
 import socket
 import stat
 import subprocess
@@ -315,3 +316,16 @@ def test_what_cannot_take_a_file_is_refused(tmp_path: Path) -> None:
         files.check_output_paths({"--json": str(tmp_path / "same"), "--plot": str(tmp_path / "." / "same")})
     assert files.check_output_paths({"--json": "/dev/null", "--plot": "/dev/null"})  # a device takes both
     assert files.check_output_path("~/x.json", "--json") == Path.home() / "x.json"
+
+
+def test_dev_stdout_into_a_file_is_added_to_not_replaced(tmp_path: Path) -> None:
+    """``yacht eval --json /dev/stdout > out.txt``: the report, then the JSON, in out.txt (renaming a new file over
+    out.txt would leave the shell's descriptor on a deleted file and lose the report)."""
+    out = tmp_path / "out.txt"
+    p = subprocess.run(["bash", "-c", f"{shlex.quote(sys.executable)} -m yacht_tools.cli eval --agent greedy "
+                        f"--episodes 2 --no-regret --no-progress --json /dev/stdout > {shlex.quote(str(out))}"],
+                       capture_output=True, text=True, env=child_env(), timeout=300)
+    assert p.returncode == 0, p.stderr
+    text = out.read_text()
+    assert text.startswith("greedy on Yacht: 2 games, seed 0\n") and '"episodes": 2' in text
+    assert text.index("greedy on Yacht") < text.index('"episodes": 2') < text.index("wrote /dev/stdout")

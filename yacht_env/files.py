@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,7 +30,8 @@ def atomic_path(path: str | Path, *, user_path: bool = False) -> Iterator[Path]:
     the user named (see above): the path itself when it is a device or a pipe."""
     target = _real_target(path) if user_path else Path(path)
     if user_path and _written_through(target):
-        yield target
+        with _written_whole_through(target) as tmp_through:
+            yield tmp_through
         return
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
@@ -105,18 +108,69 @@ def _real_target(path: str | Path, option: str = "") -> Path:
         what = "a folder" if stat.S_ISDIR(mode) else "a block device" if stat.S_ISBLK(mode) else "a socket" \
             if stat.S_ISSOCK(mode) else "not a regular file"
         raise ValueError(f"cannot write {option}{str(path)!r}: it is {what}; give a file name")
-    if mode is not None and not stat.S_ISREG(mode):
-        return p  # a device or a pipe: written through at the path the user gave (/proc/self/fd/1 stays a pipe)
+    if (mode is not None and not stat.S_ISREG(mode)) or _descriptor(p) is not None:
+        return p  # a device, a pipe or an open file (/dev/stdout): written through at the path the user gave
     return Path(os.path.realpath(p)) if p.is_symlink() else p
 
 
 def _written_through(target: Path) -> bool:
-    """Whether ``target`` is a character device or a FIFO: written in place, as a shell's ``>`` would."""
+    """Whether ``target`` is a character device, a FIFO or an open file of the process (``/dev/stdout``,
+    ``/proc/self/fd/N``): written in place, as a shell's ``>`` would, never replaced."""
     try:
         mode = os.stat(target).st_mode
     except OSError:
         return False
-    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or _descriptor(target) is not None
+
+
+def _descriptor(path: Path) -> int | None:
+    """The descriptor ``N`` if ``path`` or a link on the way to its file is one of this process's open files
+    (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``), else ``None``. Renaming over what such a path resolves to
+    would cut the file out from under the descriptor (``--json /dev/stdout > out.txt``)."""
+    p = str(path)
+    own = ("/dev/fd/", "/proc/self/fd/", f"/proc/{os.getpid()}/fd/")
+    for _ in range(40):  # the kernel's own limit on links followed
+        if p in ("/dev/stdout", "/dev/stderr"):
+            return 1 if p == "/dev/stdout" else 2
+        for prefix in own:
+            if p.startswith(prefix) and p[len(prefix):].isdigit():
+                return int(p[len(prefix):])
+        try:
+            link = os.readlink(p)
+        except OSError:
+            return None
+        p = os.path.join(os.path.dirname(p), link)
+    return None
+
+
+@contextlib.contextmanager
+def _written_whole_through(target: Path) -> Iterator[Path]:
+    """A temporary file to write to, copied on success into ``target`` (a device, a pipe, an open descriptor), so
+    that a write that fails half way sends nothing. A descriptor of this process is written through a duplicate of
+    it: its offset moves on, and what the process printed before stays before."""
+    fd, tmp = tempfile.mkstemp(prefix=".yacht-env-", suffix=".tmp")
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        number = _descriptor(target)
+        if number is not None:
+            for stream in (sys.stdout, sys.stderr):
+                if stream is not None and _fileno(stream) == number:
+                    stream.flush()
+            out = os.fdopen(os.dup(number), "wb")
+        else:
+            out = open(target, "wb")  # noqa: SIM115 - closed below
+        with out, open(tmp, "rb") as src:
+            shutil.copyfileobj(src, out)
+    finally:
+        os.unlink(tmp)
+
+
+def _fileno(stream: object) -> int | None:
+    try:
+        return stream.fileno()  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def check_output_path(path: str | Path | None, option: str) -> Path:
