@@ -22,11 +22,13 @@ import sys
 from pathlib import Path
 
 from yacht_tools.cli import options
+from yacht_tools.evaluation import MAX_EPISODES
 from yacht_tools.seeds import check_int, check_seed
 
 try:  # without the train extra: one line that names it (yacht_training checks), not a traceback
     from yacht_training import run_folder as rf
-    from yacht_training.config import load_config, validate
+    from yacht_training.config import TrainConfig, load_config, validate
+    from yacht_training.device import check_device
 except ModuleNotFoundError as e:
     if __name__ != "__main__":
         raise
@@ -39,13 +41,15 @@ DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "yacht_td.yaml"
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``train.py`` (the documentation's CLI reference reads it too)."""
     p = argparse.ArgumentParser(prog="train.py", description=__doc__.split("\n")[0])
-    p.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="YAML config (default: %(default)s)")
+    p.add_argument("--config", type=Path, help="YAML config (default: configs/yacht_td.yaml); "
+                   "not with --resume")
     p.add_argument("--timesteps", help="override total_timesteps (a positive integer)")
     options.add_seed(p, default=None, help_="override seed")
     p.add_argument("--device", help="override device (cpu, cuda, auto)")
-    p.add_argument("--run-dir", type=Path, default=Path("runs"), help="folder for run folders (default: runs)")
+    p.add_argument("--run-dir", type=Path, help="folder for run folders (default: runs); not with --resume")
     p.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue the run in RUN_DIR from its newest "
-                   "checkpoint that loads")
+                   "checkpoint that loads (--timesteps, --device, --final-episodes may change; each change is "
+                   "recorded in RUN_DIR/config_changes.txt)")
     p.add_argument("--final-episodes", help="override eval.final_episodes (a positive integer)")
     p.add_argument("--ray-address", help="algo rllib_ppo: join this Ray cluster (HOST:PORT or 'auto'; default: "
                    "$RAY_ADDRESS, else start Ray locally)")
@@ -63,12 +67,20 @@ def main(argv: list[str] | None = None) -> int:
 
     # ---- 1. configuration: a config file, or the resolved config of the run folder to resume -----------------------
     if args.resume:
+        given = [flag for flag, value in (("--config", args.config), ("--run-dir", args.run_dir)) if value is not None]
+        if given:
+            raise ValueError(f"{' and '.join(given)} cannot be used with --resume: the run continues with the config "
+                             f"of its folder, in its folder")
         run_dir = args.resume
         if not (run_dir / rf.CONFIG_FILE).is_file():
             raise ValueError(f"--resume {str(run_dir)!r}: no {rf.CONFIG_FILE} there: not a run folder of train.py")
         cfg = load_config(run_dir / rf.CONFIG_FILE, complete=True)
+        if args.seed is not None and check_seed(args.seed) != cfg.seed:
+            raise ValueError("--seed cannot be used with --resume: the run's games and networks are seeded from its "
+                             f"start (seed {cfg.seed}); start a new run for another seed")
     else:
-        cfg = load_config(args.config)
+        cfg = load_config(args.config or DEFAULT_CONFIG)
+    before = cfg.to_dict()
     if args.timesteps is not None:
         cfg.total_timesteps = check_int(args.timesteps, "--timesteps", 1)
     if args.seed is not None:
@@ -76,15 +88,25 @@ def main(argv: list[str] | None = None) -> int:
     if args.device is not None:
         cfg.device = args.device
     if args.final_episodes is not None:
-        cfg.eval.final_episodes = check_int(args.final_episodes, "--final-episodes", 1)
+        cfg.eval.final_episodes = check_int(args.final_episodes, "--final-episodes", 1, MAX_EPISODES)
     cfg = validate(cfg)
+    check_device(cfg.device)
 
-    # ---- 2. the run folder -----------------------------------------------------------------------------------------
-    if not args.resume:
-        run_dir = rf.new_run_dir(args.run_dir, cfg, Path(args.config).stem)
-    rf.record_run(run_dir, cfg, ["train.py", *argv])
-    print(f"run folder: {run_dir}")
+    # ---- 2. the run folder: made (or, to resume, locked) only once everything above holds --------------------------
+    if args.resume:
+        lock, changed = rf.lock_run(run_dir), rf.changes(before, cfg.to_dict())
+    else:
+        config = Path(args.config or DEFAULT_CONFIG)
+        name = config.stem if config.is_file() else "config"  # a pipe (--config <(...)) has no name worth keeping
+        run_dir, lock = rf.new_run_dir(args.run_dir or Path("runs"), cfg, name)
+        changed = []
+    with lock:  # held to the end: a second train.py on this folder is refused, not interleaved
+        rf.record_run(run_dir, cfg, ["train.py", *argv], changes=changed)
+        print(f"run folder: {run_dir}")
+        return _run_algorithm(cfg, run_dir, args)
 
+
+def _run_algorithm(cfg: TrainConfig, run_dir: Path, args: argparse.Namespace) -> int:
     # ---- 3. the algorithm -------------------------------------------------------------------------------------------
     import torch
 
@@ -109,6 +131,9 @@ if __name__ == "__main__":
         sys.exit(main())
     except (ValueError, ModuleNotFoundError) as e:  # a bad config, option or run folder: one line
         print(f"train.py: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except RecursionError:
+        print("train.py: error: the input is nested too deeply", file=sys.stderr)
         sys.exit(2)
     except OSError as e:  # a full disk, a folder gone: the files written so far stay good (they are atomic)
         print(f"train.py: error: {e}", file=sys.stderr)

@@ -145,7 +145,7 @@ def load_callable(spec: str, rules: RuleSet, seed: int | None = None) -> Agent:
     module, _, attr = spec.partition(":")
     try:
         fn = getattr(import_user_module(module), attr)
-    except (ImportError, AttributeError) as e:
+    except (ImportError, AttributeError, TypeError, ValueError) as e:  # TypeError: a relative name (.foo:bar)
         raise ValueError(f"cannot load the policy {spec!r}: {e}") from None
     if not callable(fn):
         raise ValueError(f"{spec!r} is not callable: a policy is a function(obs, masks) -> actions")

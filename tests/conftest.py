@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +12,17 @@ import pytest
 os.environ.setdefault("YACHT_ENV_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".pytest_cache", "solver"))
 # SB3 models made without a TensorBoard folder open an empty logger folder, by default a new /tmp/SB3-<date> each time
 os.environ.setdefault("SB3_LOGDIR", os.path.join(os.path.dirname(__file__), "..", ".pytest_cache", "sb3"))
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment of a child process: this checkout first on the path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
+    env.update(extra)
+    return env
 
 
 @pytest.fixture

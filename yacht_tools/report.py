@@ -17,20 +17,9 @@ from yacht_tools.regret import DECISIONS
 _DECISION_NAMES = {"first_keep": "after roll 1", "second_keep": "after roll 2", "score": "after roll 3"}
 
 
-def check_output_path(path: str | Path, option: str) -> Path:
-    """``path`` if a file can be written there (its folder exists and it is not a folder itself), else
-    ``ValueError`` naming the option: checked before any game is played."""
-    p = Path(path).expanduser()
-    if p.is_dir():
-        raise ValueError(f"cannot write {option} {str(path)!r}: it is a folder; give a file name")
-    if not p.parent.is_dir():
-        raise ValueError(f"cannot write {option} {str(path)!r}: folder {str(p.parent)!r} does not exist")
-    return p
-
-
 def write_json(result: dict[str, Any], path: str | Path) -> None:
     """Write ``result`` as JSON (``scores`` included), atomically."""
-    write_text_atomic(path, json.dumps(result, indent=1) + "\n")
+    write_text_atomic(path, json.dumps(result, indent=1) + "\n", user_path=True)
 
 
 def format_report(result: dict[str, Any]) -> str:
@@ -113,7 +102,7 @@ def plot_scores(result: dict[str, Any], path: str | Path, optimal_scores: Sequen
         ax.set_title(f"where the points go: {result['regret_per_game']:.2f} per game")
         ax.set_xticks(turns)
     fig.tight_layout()
-    with atomic_path(path) as tmp:  # a failed or killed save leaves any earlier picture whole
+    with atomic_path(path, user_path=True) as tmp:  # a failed or killed save leaves any earlier picture whole
         fig.savefig(str(tmp), format="png", dpi=100)
 
 

@@ -8,6 +8,7 @@ key is the game's index ``(j,)``, for a tournament ``(match, game)``. That is ex
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any
 
 import numpy as np
@@ -44,10 +45,10 @@ def check_int(value: Any, what: str, minimum: int, maximum: int | None = None) -
         try:
             v = int(v.strip())
         except ValueError:
-            raise ValueError(f"{what} must be {accepted}, got {value!r}") from None
+            raise ValueError(f"{what} must be {accepted}, got {reprlib.repr(value)}") from None
     if (isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < minimum
             or (maximum is not None and v > maximum)):
-        raise ValueError(f"{what} must be {accepted}, got {value!r}")
+        raise ValueError(f"{what} must be {accepted}, got {reprlib.repr(value)}")
     return int(v)
 
 

@@ -42,6 +42,8 @@ from yacht_tools.seeds import agent_seed, check_int, game_seed
 from yacht_tools.stats import wilson_interval
 
 DEFAULT_BATCH = 128
+MAX_GAMES = 10_000_000
+"""The most games per match: the scores of a match are held in memory (about 150 MB at the most)."""
 
 
 # ---- agents -------------------------------------------------------------------------------------------------------
@@ -135,7 +137,7 @@ def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0
     stats per agent. ``progress``: report progress on stderr (:func:`~yacht_tools.progress.progress_bar`; None
     too). Raises ``ValueError`` for bad input."""
     rs = get_rules(rules)
-    games = check_int(games, "games", 1)
+    games = check_int(games, "games", 1, MAX_GAMES)
     seed = check_int(seed, "seed", 0)
     players = check_int(players, "players", MP.MIN_PLAYERS, MP.MAX_PLAYERS)
     batch_size = check_int(batch_size, "batch_size", 1)

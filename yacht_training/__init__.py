@@ -6,3 +6,4 @@ Training needs the ``train`` extra: importing this package without it raises ``M
 from yacht_env.extras import require
 
 require("yaml", "torch", "stable_baselines3", "sb3_contrib", what="training (train.py)")
+require("pydantic", what="training (train.py)")  # the config schema; often present already, so checked apart

@@ -10,20 +10,36 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
+import reprlib
 import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
-import yaml
+import pydantic
+from pydantic import StrictBool, StrictFloat, StrictInt, StrictStr
 
 from yacht_agents.nets import ACTIVATIONS
-from yacht_agents.td import check_value_scale
+from yacht_agents.td import MAX_LAYERS, MAX_WIDTH, check_value_scale
 from yacht_env.observation import visible_columns
 from yacht_env.rules import RULESETS
+from yacht_tools.evaluation import MAX_EPISODES
+from yacht_training.yaml_file import read_yaml
 
 ALGOS = ("maskable_ppo", "td", "rllib_ppo")
+_SCHEMA = pydantic.ConfigDict(extra="forbid")  # and strict types below: pydantic checks the types of a config
+_ADAPTER: Any = None  # pydantic's validator of TrainConfig, built on first use
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlist = _REPR.maxdict = 8
+_REPR.maxlong = 40
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to fit one line of a message (a config value may be a huge nest or string)."""
+    return _REPR.repr(value)
 
 
 POLICY_KINDS = ("mlp", "turn_expectimax", "model_free")
@@ -31,12 +47,21 @@ KEEP_HEADS = ("pattern", "multiset")  # yacht_agents.model_free.KEEP_HEADS (torc
 FINAL_MODELS = ("final", "best")
 
 
+def check_widths(widths: list[int], key: str) -> None:
+    """``ValueError`` naming config key ``key`` unless ``widths`` lists 1..16 layer widths of 1..4096 units (the
+    network is built from them: a huge one would ask for more memory than there is)."""
+    if not 1 <= len(widths) <= MAX_LAYERS or any(not 1 <= w <= MAX_WIDTH for w in widths):
+        raise ValueError(f"config key {key!r} must list positive layer widths (1..{MAX_LAYERS} layers of at most "
+                         f"{MAX_WIDTH:,} units), got {_short(widths)}")
+
+
 def check_choice(value: str, key: str, accepted: tuple[str, ...]) -> None:
     """``ValueError`` naming config key ``key`` and the accepted values unless ``value`` is one of them."""
     if value not in accepted:
-        raise ValueError(f"config key {key!r}: {value!r}; accepted: {', '.join(accepted)}")
+        raise ValueError(f"config key {key!r}: {_short(value)}; accepted: {', '.join(accepted)}")
 
 
+@pydantic.with_config(_SCHEMA)
 @dataclass
 class PolicyConfig:
     """The MaskablePPO policy. ``kind: mlp`` is SB3's MLP over the observation; ``kind: turn_expectimax`` is
@@ -49,75 +74,77 @@ class PolicyConfig:
     score head and a value (of the trunk, or of a trunk of its own when ``vf_arch`` lists widths);
     ``ignore_observation`` names observation slices the network reads as zeros (for ablations of the features)."""
 
-    kind: str = "mlp"  # mlp (SB3's MLP), turn_expectimax (box utilities, expectimax turn) or model_free
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])  # widths of the hidden layers (the trunk)
-    activation_fn: str = "tanh"  # activation of the hidden layers
-    ortho_init: bool = True  # orthogonal initialisation of the weights (not turn_expectimax)
-    inverse_temperature: float = 1.0  # turn_expectimax: initial logits per point of action value
-    box_prior: float = 0.0  # turn_expectimax: initial utility, in points, of each box left open
-    keep_head: str = "pattern"  # model_free: pattern (a logit per keep pattern) or multiset (a net per kept dice)
-    keep_hidden: int = 64  # model_free, keep_head multiset: units of the keep network
-    vf_arch: list[int] = field(default_factory=list)  # model_free: the value's own trunk widths; []: shared trunk
-    ignore_observation: list[str] = field(default_factory=list)  # model_free: slices read as zeros (ablations)
+    kind: StrictStr = "mlp"  # mlp (SB3's MLP), turn_expectimax (box utilities, expectimax turn) or model_free
+    net_arch: list[StrictInt] = field(default_factory=lambda: [256, 256])  # widths of the hidden layers (the trunk)
+    activation_fn: StrictStr = "tanh"  # activation of the hidden layers
+    ortho_init: StrictBool = True  # orthogonal initialisation of the weights (not turn_expectimax)
+    inverse_temperature: StrictFloat = 1.0  # turn_expectimax: initial logits per point of action value
+    box_prior: StrictFloat = 0.0  # turn_expectimax: initial utility, in points, of each box left open
+    keep_head: StrictStr = "pattern"  # model_free: pattern (a logit per keep pattern) or multiset (a net per kept dice)
+    keep_hidden: StrictInt = 64  # model_free, keep_head multiset: units of the keep network
+    vf_arch: list[StrictInt] = field(default_factory=list)  # model_free: the value's own trunk widths; []: shared trunk
+    ignore_observation: list[StrictStr] = field(default_factory=list)  # model_free: slices read as zeros (ablations)
 
 
+@pydantic.with_config(_SCHEMA)
 @dataclass
 class PPOConfig:
-    # (Union, not |: the validator reads these annotations at run time)
-    learning_rate: Union[float, str] = "lin_3e-4"  # noqa: UP007 - learning rate: a number, lin_<start> or lin_<start>_<end>
-    n_steps: int = 128  # steps per environment per rollout (a rollout: n_steps x n_envs)
-    batch_size: int = 2048  # minibatch size of the updates
-    n_epochs: int = 4  # passes over each rollout
-    gamma: float = 1.0  # discount (1: the final score itself)
-    gae_lambda: float = 0.95  # GAE's lambda
-    clip_range: Union[float, str] = 0.2  # noqa: UP007 - PPO's clip range: a number or a lin_ schedule
-    ent_coef: float = 0.01  # entropy weight
-    vf_coef: float = 0.5  # weight of the value loss
-    max_grad_norm: float = 0.5  # gradient norm clip
-    target_kl: Union[float, None] = None  # noqa: UP007 - stop an update's epochs past this KL; null: never
-    final_model: str = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
+    learning_rate: Union[StrictFloat, StrictStr] = "lin_3e-4"  # noqa: UP007 - learning rate: a number, lin_<start> or lin_<start>_<end>
+    n_steps: StrictInt = 128  # steps per environment per rollout (a rollout: n_steps x n_envs)
+    batch_size: StrictInt = 2048  # minibatch size of the updates
+    n_epochs: StrictInt = 4  # passes over each rollout
+    gamma: StrictFloat = 1.0  # discount (1: the final score itself)
+    gae_lambda: StrictFloat = 0.95  # GAE's lambda
+    clip_range: Union[StrictFloat, StrictStr] = 0.2  # noqa: UP007 - PPO's clip range: a number or a lin_ schedule
+    ent_coef: StrictFloat = 0.01  # entropy weight
+    vf_coef: StrictFloat = 0.5  # weight of the value loss
+    max_grad_norm: StrictFloat = 0.5  # gradient norm clip
+    target_kl: Union[StrictFloat, None] = None  # noqa: UP007 - stop an update's epochs past this KL; null: never
+    final_model: StrictStr = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
     # entropy weight per decision type (policy.kind model_free only; both null: ent_coef on every row). A number or
     # a schedule lin_<start>[_<end>]; keep: rows with a roll left (keep or score), score: rows that must score
-    ent_coef_keep: Union[float, str, None] = None  # noqa: UP007 - entropy weight of rows with a roll left
-    ent_coef_score: Union[float, str, None] = None  # noqa: UP007 - entropy weight of rows that must score
+    ent_coef_keep: Union[StrictFloat, StrictStr, None] = None  # noqa: UP007 - entropy weight of rows with a roll left
+    ent_coef_score: Union[StrictFloat, StrictStr, None] = None  # noqa: UP007 - entropy weight of rows that must score
 
     def __post_init__(self) -> None:
         """Check values beyond their types, naming the key (runs when a config is read)."""
         check_choice(self.final_model, "ppo.final_model", FINAL_MODELS)
 
 
+@pydantic.with_config(_SCHEMA)
 @dataclass
 class TDConfig:
     """Settings of the model-based TD learner (agents/td.py): a value network over turn-start states, exact
     expectimax within the turn, self-play with exact TD targets."""
 
-    hidden: list[int] = field(default_factory=lambda: [128, 128])  # widths of the value network's hidden layers
-    activation: str = "relu"  # activation of the hidden layers: relu, tanh, elu, gelu, silu
-    learning_rate: Union[float, str] = "lin_3e-3"  # noqa: UP007 - learning rate: a number or lin_<start>
-    games_per_iteration: int = 256  # self-play games in lockstep between network updates
-    td_lambda: float = 0.0  # 0: exact TD(0) targets; up to 1: mixed with the realised points (lambda-return)
-    epochs_per_iteration: int = 2  # passes over an iteration's turn-start states
-    batch_size: int = 256  # minibatch size of the updates
-    value_scale: float = 100.0  # the network predicts points / value_scale
-    explore: float = 0.0  # fraction of turns that score a random legal category (states off the greedy path)
-    final_model: str = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
+    hidden: list[StrictInt] = field(default_factory=lambda: [128, 128])  # widths of the value network's hidden layers
+    activation: StrictStr = "relu"  # activation of the hidden layers: relu, tanh, elu, gelu, silu
+    learning_rate: Union[StrictFloat, StrictStr] = "lin_3e-3"  # noqa: UP007 - learning rate: a number or lin_<start>
+    games_per_iteration: StrictInt = 256  # self-play games in lockstep between network updates
+    td_lambda: StrictFloat = 0.0  # 0: exact TD(0) targets; up to 1: mixed with the realised points (lambda-return)
+    epochs_per_iteration: StrictInt = 2  # passes over an iteration's turn-start states
+    batch_size: StrictInt = 256  # minibatch size of the updates
+    value_scale: StrictFloat = 100.0  # the network predicts points / value_scale
+    explore: StrictFloat = 0.0  # fraction of turns that score a random legal category (states off the greedy path)
+    final_model: StrictStr = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
 
     def __post_init__(self) -> None:
         """Check values beyond their types, naming the key (runs when a config is read)."""
         check_choice(self.activation, "td.activation", ACTIVATIONS)
-        if not self.hidden or any(w < 1 for w in self.hidden):
-            raise ValueError(f"config key 'td.hidden' must list positive layer widths, got {self.hidden!r}")
+        check_widths(self.hidden, "td.hidden")
         for key in ("games_per_iteration", "epochs_per_iteration", "batch_size"):
-            if getattr(self, key) < 1:
-                raise ValueError(f"config key 'td.{key}' must be a positive integer, got {getattr(self, key)!r}")
+            if not 1 <= getattr(self, key) <= _TD_MAX[key]:
+                raise ValueError(f"config key 'td.{key}' must be a positive integer (at most {_TD_MAX[key]:,}), "
+                                 f"got {_short(getattr(self, key))}")
         if not 0.0 <= self.td_lambda <= 1.0:
-            raise ValueError(f"config key 'td.td_lambda' must be in [0, 1], got {self.td_lambda!r}")
+            raise ValueError(f"config key 'td.td_lambda' must be in [0, 1], got {_short(self.td_lambda)}")
         if not 0.0 <= self.explore < 1.0:
-            raise ValueError(f"config key 'td.explore' must be in [0, 1), got {self.explore!r}")
+            raise ValueError(f"config key 'td.explore' must be in [0, 1), got {_short(self.explore)}")
         check_choice(self.final_model, "td.final_model", FINAL_MODELS)
         check_value_scale(self.value_scale, "config key 'td.value_scale'")
 
 
+@pydantic.with_config(_SCHEMA)
 @dataclass
 class RLlibConfig:
     """Settings of Ray RLlib's PPO (``algo: rllib_ppo``, :mod:`yacht_training.rllib_ppo`), new API stack. The
@@ -125,26 +152,26 @@ class RLlibConfig:
     ``ortho_init`` shape the masked MLP module (:mod:`yacht_training.rllib_module`). ``vectorize``: ``engine`` (the
     project's vectorised engine in each env runner) or ``sync`` (gymnasium's SyncVectorEnv of single envs)."""
 
-    num_env_runners: int = 2  # Ray actors sampling in parallel (0: sample in the driver)
-    num_envs_per_env_runner: int = 64  # games each env runner steps together
-    num_cpus_per_env_runner: float = 1.0  # CPUs Ray reserves for each env runner
-    vectorize: str = "engine"  # engine (the vector engine) or sync (SyncVectorEnv of single envs)
-    train_batch_size: int = 8192  # environment steps per training iteration (over all env runners)
-    minibatch_size: int = 1024  # minibatch size of the learner's SGD
-    num_epochs: int = 4  # passes over each training batch
-    lr: Union[float, str] = "lin_3e-4"  # noqa: UP007 - learning rate: a number or lin_<start> (to 0 at the end)
-    gamma: float = 1.0  # discount (1: the final score itself)
-    lambda_: float = 0.95  # GAE's lambda
-    clip_param: float = 0.2  # PPO's clip range
-    entropy_coeff: float = 0.003  # entropy weight
-    vf_loss_coeff: float = 0.5  # weight of the value loss
-    vf_clip_param: Union[float, None] = None  # noqa: UP007 - clip of the value loss; null: none (as SB3)
-    grad_clip: Union[float, None] = 0.5  # noqa: UP007 - global gradient norm; null: none
-    use_kl_loss: bool = False  # RLlib's KL penalty (off: clipped objective only, as SB3)
-    hidden: list[int] = field(default_factory=lambda: [256, 256])  # widths of the masked MLP's hidden layers
-    activation: str = "tanh"  # activation of the hidden layers
-    ortho_init: bool = True  # orthogonal initialisation of the weights
-    final_model: str = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
+    num_env_runners: StrictInt = 2  # Ray actors sampling in parallel (0: sample in the driver)
+    num_envs_per_env_runner: StrictInt = 64  # games each env runner steps together
+    num_cpus_per_env_runner: StrictFloat = 1.0  # CPUs Ray reserves for each env runner
+    vectorize: StrictStr = "engine"  # engine (the vector engine) or sync (SyncVectorEnv of single envs)
+    train_batch_size: StrictInt = 8192  # environment steps per training iteration (over all env runners)
+    minibatch_size: StrictInt = 1024  # minibatch size of the learner's SGD
+    num_epochs: StrictInt = 4  # passes over each training batch
+    lr: Union[StrictFloat, StrictStr] = "lin_3e-4"  # noqa: UP007 - learning rate: a number or lin_<start> (to 0 at the end)
+    gamma: StrictFloat = 1.0  # discount (1: the final score itself)
+    lambda_: StrictFloat = 0.95  # GAE's lambda
+    clip_param: StrictFloat = 0.2  # PPO's clip range
+    entropy_coeff: StrictFloat = 0.003  # entropy weight
+    vf_loss_coeff: StrictFloat = 0.5  # weight of the value loss
+    vf_clip_param: Union[StrictFloat, None] = None  # noqa: UP007 - clip of the value loss; null: none (as SB3)
+    grad_clip: Union[StrictFloat, None] = 0.5  # noqa: UP007 - global gradient norm; null: none
+    use_kl_loss: StrictBool = False  # RLlib's KL penalty (off: clipped objective only, as SB3)
+    hidden: list[StrictInt] = field(default_factory=lambda: [256, 256])  # widths of the masked MLP's hidden layers
+    activation: StrictStr = "tanh"  # activation of the hidden layers
+    ortho_init: StrictBool = True  # orthogonal initialisation of the weights
+    final_model: StrictStr = "final"  # model of eval.json and the one to ship: final (learning rate decayed) or best
 
     VECTORIZE: typing.ClassVar[tuple[str, ...]] = ("engine", "sync")
 
@@ -153,30 +180,31 @@ class RLlibConfig:
         check_choice(self.vectorize, "rllib.vectorize", self.VECTORIZE)
         check_choice(self.activation, "rllib.activation", ACTIVATIONS)
         check_choice(self.final_model, "rllib.final_model", FINAL_MODELS)
-        if not self.hidden or any(w < 1 for w in self.hidden):
-            raise ValueError(f"config key 'rllib.hidden' must list positive layer widths, got {self.hidden!r}")
+        check_widths(self.hidden, "rllib.hidden")
 
 
+@pydantic.with_config(_SCHEMA)
 @dataclass
 class EvalConfig:
-    freq: int = 100_000  # environment steps between evaluations
-    episodes: int = 1000  # games of each periodic evaluation
-    final_episodes: int = 10_000  # games of the final evaluation (eval.json)
-    seed: int = 1_000_000_000  # evaluation seeds start here: never used by training envs
+    freq: StrictInt = 100_000  # environment steps between evaluations
+    episodes: StrictInt = 1000  # games of each periodic evaluation
+    final_episodes: StrictInt = 10_000  # games of the final evaluation (eval.json)
+    seed: StrictInt = 1_000_000_000  # evaluation seeds start here: never used by training envs
 
 
+@pydantic.with_config(_SCHEMA)
 @dataclass
 class TrainConfig:
-    rules: str = "yacht"  # rule set: yacht, yahtzee, yahtzee-free-joker, yatzy, knizia
-    algo: str = "maskable_ppo"  # maskable_ppo (sb3-contrib), td (model-based TD) or rllib_ppo (Ray RLlib)
-    total_timesteps: int = 1_000_000  # environment steps of training
-    seed: int = 0  # seed of the training games and the networks (0..2**32-1)
-    device: str = "cpu"  # torch device: cpu, cuda, cuda:N, auto, mps
-    n_envs: int = 64  # games stepped together on the vector engine (maskable_ppo)
-    reward_scale: float = 0.02  # rewards (points) are multiplied by this for learning (maskable_ppo, rllib_ppo)
-    unique_keeps: bool = True  # one keep action per distinct kept multiset (the environment's option)
-    checkpoint_freq: int = 250_000  # environment steps between checkpoints
-    torch_threads: int = 2  # torch.set_num_threads for the run
+    rules: StrictStr = "yacht"  # rule set: yacht, yahtzee, yahtzee-free-joker, yatzy, knizia
+    algo: StrictStr = "maskable_ppo"  # maskable_ppo (sb3-contrib), td (model-based TD) or rllib_ppo (Ray RLlib)
+    total_timesteps: StrictInt = 1_000_000  # environment steps of training
+    seed: StrictInt = 0  # seed of the training games and the networks (0..2**32-1)
+    device: StrictStr = "cpu"  # torch device: cpu, cuda, cuda:N, auto, mps
+    n_envs: StrictInt = 64  # games stepped together on the vector engine (maskable_ppo)
+    reward_scale: StrictFloat = 0.02  # rewards (points) are multiplied by this for learning (maskable_ppo, rllib_ppo)
+    unique_keeps: StrictBool = True  # one keep action per distinct kept multiset (the environment's option)
+    checkpoint_freq: StrictInt = 250_000  # environment steps between checkpoints
+    torch_threads: StrictInt = 2  # torch.set_num_threads for the run
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     td: TDConfig = field(default_factory=TDConfig)
@@ -192,61 +220,57 @@ def _type_name(tp: Any) -> str:
         return " or ".join(_type_name(a) for a in typing.get_args(tp))
     if typing.get_origin(tp) is list:
         return f"a list of {_type_name(typing.get_args(tp)[0])}"
+    if dataclasses.is_dataclass(tp):
+        return "a mapping"
     return {type(None): "null", float: "a number", int: "an integer", str: "a string", bool: "true/false"}.get(
         tp, getattr(tp, "__name__", str(tp)))
 
 
-def _check(value: Any, tp: Any, key: str) -> Any:
-    origin = typing.get_origin(tp)
-    if origin in (Union, types.UnionType):
-        for arg in typing.get_args(tp):
-            try:
-                return _check(value, arg, key)
-            except ValueError:
-                continue
-        raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {value!r}")
-    if origin is list:
-        if not isinstance(value, list):
-            raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {value!r}")
-        return [_check(v, typing.get_args(tp)[0], f"{key}[{i}]") for i, v in enumerate(value)]
-    if dataclasses.is_dataclass(tp):
-        if not isinstance(value, dict):
-            raise ValueError(f"config key {key!r}: expected a mapping, got {value!r}")
-        return _build(tp, value, key + ".")
-    if tp is type(None):
-        if value is None:
-            return None
-    elif tp is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-    elif tp is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    elif isinstance(value, tp):
-        return value
-    raise ValueError(f"config key {key!r}: expected {_type_name(tp)}, got {value!r}")
+def _build(data: dict[str, Any]) -> TrainConfig:
+    """``data`` as a :class:`TrainConfig`, its types checked by pydantic (strict: no "8" for 8, no 1 for true), each
+    section's ``__post_init__`` run; ``ValueError`` naming the first wrong key and what it accepts."""
+    global _ADAPTER
+    if _ADAPTER is None:
+        _ADAPTER = pydantic.TypeAdapter(TrainConfig)
+    try:
+        return _ADAPTER.validate_python(data)
+    except pydantic.ValidationError as e:
+        errors = e.errors()
+        raise ValueError(_message(next((x for x in errors if x["type"] == "unexpected_keyword_argument"),
+                                       errors[0]))) from None
 
 
-def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
-    hints = typing.get_type_hints(cls)
-    names = [f.name for f in dataclasses.fields(cls)]
-    unknown = [k for k in data if k not in names]
-    if unknown:
-        raise ValueError(f"unknown config key {prefix + str(unknown[0])!r}; accepted keys"
-                         f"{' under ' + prefix.rstrip('.') if prefix else ''}: {', '.join(names)}")
-    kwargs = {k: _check(v, hints[k], prefix + k) for k, v in data.items()}
-    return cls(**kwargs)
+def _message(error: Any) -> str:
+    """One of pydantic's errors in the words of the schema: the dotted key, what it accepts, the value cut short."""
+    if error["type"] == "value_error":  # a section's own check (__post_init__): its message as it is
+        return str(error["ctx"]["error"])
+    tp: Any = TrainConfig
+    path: list[str] = []
+    for part in error["loc"]:
+        if isinstance(part, int) and typing.get_origin(tp) is list:
+            tp, path[-1] = typing.get_args(tp)[0], f"{path[-1]}[{part}]"
+            continue
+        if not dataclasses.is_dataclass(tp):
+            break  # the rest names a member of a union: the key is found
+        hints = typing.get_type_hints(tp)
+        if part not in hints:
+            under = ".".join(path)
+            return (f"unknown config key {_short('.'.join([*path, str(part)]))}; accepted keys"
+                    f"{' under ' + under if under else ''}: {', '.join(f.name for f in dataclasses.fields(tp))}")
+        tp = hints[part]
+        path.append(str(part))
+    return f"config key {'.'.join(path)!r}: expected {_type_name(tp)}, got {_short(error['input'])}"
 
 
 def schedule_value(value: float | str, key: str) -> float:
     """Start value of a number or ``lin_<start>`` schedule (validating it)."""
     if isinstance(value, str):
         if not value.startswith("lin_"):
-            raise ValueError(f"config key {key!r}: a schedule is a number or 'lin_<start>', got {value!r}")
+            raise ValueError(f"config key {key!r}: a schedule is a number or 'lin_<start>', got {_short(value)}")
         try:
             return float(value[4:])
         except ValueError:
-            raise ValueError(f"config key {key!r}: cannot read the start of schedule {value!r}") from None
+            raise ValueError(f"config key {key!r}: cannot read the start of schedule {_short(value)}") from None
     return float(value)
 
 
@@ -256,17 +280,17 @@ def schedule_ends(value: float | str, key: str) -> tuple[float, float]:
         try:
             start, end = (float(v) for v in value[4:].split("_"))
         except ValueError:
-            raise ValueError(f"config key {key!r}: cannot read schedule {value!r}; accepted: a number, "
+            raise ValueError(f"config key {key!r}: cannot read schedule {_short(value)}; accepted: a number, "
                              "'lin_<start>' or 'lin_<start>_<end>'") from None
     elif isinstance(value, str):
         if not value.startswith("lin_"):
             raise ValueError(f"config key {key!r}: a schedule is a number, 'lin_<start>' or 'lin_<start>_<end>', "
-                             f"got {value!r}")
+                             f"got {_short(value)}")
         start, end = schedule_value(value, key), 0.0
     else:
         start = end = float(value)
     if not (math.isfinite(start) and math.isfinite(end)):
-        raise ValueError(f"config key {key!r}: schedule {value!r} must have finite ends")
+        raise ValueError(f"config key {key!r}: schedule {_short(value)} must have finite ends")
     return start, end
 
 
@@ -277,7 +301,17 @@ _INT_MIN = {  # every integer key of the schema outside td (TDConfig checks its 
     "rllib.num_env_runners": 0, "rllib.num_envs_per_env_runner": 1, "rllib.train_batch_size": 1,
     "rllib.minibatch_size": 1, "rllib.num_epochs": 1,
 }
-_INT_MAX = {"seed": 2**32 - 1}  # SB3 seeds numpy's legacy generator, which takes 32-bit seeds
+_INT_MAX = {  # limits checked before a run folder exists, so that no run fails at its end or asks for all memory
+    "seed": 2**32 - 1,  # SB3 seeds numpy's legacy generator, which takes 32-bit seeds
+    "eval.episodes": MAX_EPISODES, "eval.final_episodes": MAX_EPISODES,  # what yacht_tools.evaluation accepts
+    "n_envs": 65_536, "rllib.num_envs_per_env_runner": 65_536, "rllib.num_env_runners": 1024,  # games in memory
+    "torch_threads": 1024, "ppo.n_epochs": 10_000, "rllib.num_epochs": 10_000,
+    "ppo.n_steps": 1 << 22, "ppo.batch_size": 1 << 22, "rllib.train_batch_size": 1 << 22,
+    "rllib.minibatch_size": 1 << 22, "policy.keep_hidden": MAX_WIDTH, "total_timesteps": 10**13,
+}
+MAX_ROLLOUT = 1 << 22
+"""The most steps of a PPO rollout (``ppo.n_steps`` x ``n_envs``): the buffer holds every observation of it."""
+_TD_MAX = {"games_per_iteration": 65_536, "epochs_per_iteration": 10_000, "batch_size": 1 << 22}
 _UNIT = ("ppo.gamma", "ppo.gae_lambda", "rllib.gamma", "rllib.lambda_")  # numbers in [0, 1]
 _POSITIVE = ("reward_scale", "policy.inverse_temperature", "ppo.max_grad_norm", "rllib.num_cpus_per_env_runner",
              "rllib.clip_param")
@@ -297,21 +331,27 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     """Check every value beyond its type, naming the key and what is accepted (also after command-line
     overrides)."""
     if cfg.rules not in RULESETS:
-        raise ValueError(f"config key 'rules': unknown rules {cfg.rules!r}; accepted: {', '.join(RULESETS)}")
+        raise ValueError(f"config key 'rules': unknown rules {_short(cfg.rules)}; accepted: {', '.join(RULESETS)}")
     if cfg.algo not in ALGOS:
-        raise ValueError(f"config key 'algo': unknown algorithm {cfg.algo!r}; accepted: {', '.join(ALGOS)}")
+        raise ValueError(f"config key 'algo': unknown algorithm {_short(cfg.algo)}; accepted: {', '.join(ALGOS)}")
     check_choice(cfg.policy.kind, "policy.kind", POLICY_KINDS)
     check_choice(cfg.policy.activation_fn, "policy.activation_fn", ACTIVATIONS)
-    if cfg.device.split(":")[0] not in DEVICES:
-        raise ValueError(f"config key 'device': {cfg.device!r}; accepted: {', '.join(DEVICES)} (cuda:N too)")
+    if not re.fullmatch(r"cpu|cuda|auto|mps|cuda:\d{1,3}", cfg.device):
+        raise ValueError(f"config key 'device': {_short(cfg.device)}; accepted: {', '.join(DEVICES)}, cuda:N")
+    if cfg.algo == "td" and cfg.device not in ("cpu", "auto"):
+        raise ValueError(f"config key 'device': {_short(cfg.device)}; algo td trains on the CPU (its turn search "
+                         "runs in the numba engine): use cpu")
     for key, least in _INT_MIN.items():
         v = _get(cfg, key)
         most = _INT_MAX.get(key)
         if isinstance(v, bool) or not isinstance(v, int) or v < least or (most is not None and v > most):
             what = {0: "a non-negative integer", 1: "a positive integer"}.get(least, f"an integer >= {least}")
             if most is not None:
-                what = f"an integer in {least}..{most}"
-            raise ValueError(f"config key {key!r} must be {what}, got {v!r}")
+                what += f" (at most {most:,})"
+            raise ValueError(f"config key {key!r} must be {what}, got {_short(v)}")
+    if cfg.algo == "maskable_ppo" and cfg.ppo.n_steps * cfg.n_envs > MAX_ROLLOUT:
+        raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at most {MAX_ROLLOUT:,} (the rollout buffer "
+                         f"holds every step), got {cfg.ppo.n_steps:,} x {cfg.n_envs:,}")
     if cfg.algo == "maskable_ppo" and cfg.ppo.n_steps * cfg.n_envs < 2:
         raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at least 2 (a rollout of one step cannot be "
                          f"trained on), got {cfg.ppo.n_steps} x {cfg.n_envs}")
@@ -321,27 +361,25 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     for key in (*_UNIT, *_POSITIVE, *_NON_NEGATIVE):
         v = _get(cfg, key)
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
-            raise ValueError(f"config key {key!r} must be a finite number, got {v!r}")
+            raise ValueError(f"config key {key!r} must be a finite number, got {_short(v)}")
         if key in _UNIT and not 0.0 <= v <= 1.0:
-            raise ValueError(f"config key {key!r} must be in [0, 1], got {v!r}")
+            raise ValueError(f"config key {key!r} must be in [0, 1], got {_short(v)}")
         if key in _POSITIVE and v <= 0:
-            raise ValueError(f"config key {key!r} must be > 0, got {v!r}")
+            raise ValueError(f"config key {key!r} must be > 0, got {_short(v)}")
         if key in _NON_NEGATIVE and v < 0:
-            raise ValueError(f"config key {key!r} must be >= 0, got {v!r}")
+            raise ValueError(f"config key {key!r} must be >= 0, got {_short(v)}")
     for key in _POSITIVE_OR_NULL:
         v = _get(cfg, key)
         if v is not None and not (math.isfinite(v) and v > 0):
-            raise ValueError(f"config key {key!r} must be null or a finite number > 0, got {v!r}")
-    if not cfg.policy.net_arch or any(w < 1 for w in cfg.policy.net_arch):
-        raise ValueError(f"config key 'policy.net_arch' must list positive layer widths, got {cfg.policy.net_arch!r}")
-    if any(w < 1 for w in cfg.policy.vf_arch):
-        raise ValueError(f"config key 'policy.vf_arch' must list positive layer widths (or be empty: the value reads "
-                         f"the policy's trunk), got {cfg.policy.vf_arch!r}")
+            raise ValueError(f"config key {key!r} must be null or a finite number > 0, got {_short(v)}")
+    check_widths(cfg.policy.net_arch, "policy.net_arch")
+    if cfg.policy.vf_arch:  # empty: the value reads the policy's trunk
+        check_widths(cfg.policy.vf_arch, "policy.vf_arch")
     check_choice(cfg.policy.keep_head, "policy.keep_head", KEEP_HEADS)
     if cfg.policy.ignore_observation:
         if cfg.policy.kind != "model_free":
             raise ValueError(f"config key 'policy.ignore_observation' needs policy.kind model_free (got "
-                             f"{cfg.policy.kind!r})")
+                             f"{_short(cfg.policy.kind)})")
         try:
             visible_columns(cfg.rules, cfg.policy.ignore_observation)
         except ValueError as e:
@@ -351,37 +389,33 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         if v is None:
             continue
         if cfg.policy.kind != "model_free":
-            raise ValueError(f"config key {key!r} needs policy.kind model_free (got {cfg.policy.kind!r}); use "
+            raise ValueError(f"config key {key!r} needs policy.kind model_free (got {_short(cfg.policy.kind)}); use "
                              "ppo.ent_coef")
         if min(schedule_ends(v, key)) < 0:
-            raise ValueError(f"config key {key!r} must stay >= 0, got {v!r}")
+            raise ValueError(f"config key {key!r} must stay >= 0, got {_short(v)}")
     if (cfg.ppo.ent_coef_keep is None) != (cfg.ppo.ent_coef_score is None):
         raise ValueError("config keys 'ppo.ent_coef_keep' and 'ppo.ent_coef_score' go together: give both or neither")
     for key in ("td.learning_rate", "rllib.lr"):
         start = schedule_value(_get(cfg, key), key)
         if not math.isfinite(start) or start <= 0:
-            raise ValueError(f"config key {key!r} must start above 0, got {_get(cfg, key)!r}")
+            raise ValueError(f"config key {key!r} must start above 0, got {_short(_get(cfg, key))}")
     for key in ("ppo.learning_rate", "ppo.clip_range"):
         start, end = schedule_ends(_get(cfg, key), key)
         if start <= 0 or end < 0:
-            raise ValueError(f"config key {key!r} must start above 0 and end at 0 or above, got {_get(cfg, key)!r}")
+            raise ValueError(f"config key {key!r} must start above 0 and end at 0 or above, got "
+                             f"{_short(_get(cfg, key))}")
     return cfg
 
 
 def from_dict(data: dict[str, Any] | None) -> TrainConfig:
-    return validate(_build(TrainConfig, data or {}))
+    return validate(_build(data or {}))
 
 
 def load_config(path: str | Path, *, complete: bool = False) -> TrainConfig:
     """Read and validate a YAML config file. ``complete``: the file must give every key (a run folder's resolved
     ``config.yaml``, where a missing key means a torn or edited file, not "use the default")."""
     p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"config file not found: {str(p)!r}")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as e:
-        raise ValueError(f"config file {str(p)!r} is not valid YAML: {e}") from None
+    data = read_yaml(p)
     if data is not None and not isinstance(data, dict):
         raise ValueError(f"config file {str(p)!r} must hold a mapping of keys, got {type(data).__name__}")
     if complete:

@@ -1,6 +1,8 @@
 """The run folder of ``train.py``: where a run keeps its config, command, checkpoints and results.
 
 Layout: ``config.yaml`` (the resolved config), ``command.txt`` (every command that ran in the folder),
+``config_changes.txt`` (what the options of each ``--resume`` changed in the config), ``.lock`` (held by the
+``train.py`` working in the folder),
 ``checkpoints/step_<N>.<ext>`` (periodic, and at the end or on Ctrl-C), ``evaluations.json`` (periodic
 evaluations), ``training_time.json``, the models (``final_model``, ``best_model``), ``eval.json`` (the final
 evaluation) and ``learning_curve.png``. Every file a later run reads is written atomically
@@ -10,12 +12,14 @@ evaluation) and ``learning_curve.png``. Every file a later run reads is written 
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import re
 import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -28,6 +32,8 @@ from yacht_training.config import TrainConfig
 EVALS_FILE = "evaluations.json"
 TIME_FILE = "training_time.json"
 CONFIG_FILE = "config.yaml"
+CHANGES_FILE = "config_changes.txt"
+LOCK_FILE = ".lock"
 CHECKPOINT_SUFFIX = {"maskable_ppo": ".zip", "td": ".pt", "rllib_ppo": ".pt"}
 """Per algorithm: the file type of its checkpoints."""
 _STEP = re.compile(r"^step_(\d+)$")
@@ -35,24 +41,85 @@ _STEP = re.compile(r"^step_(\d+)$")
 T = TypeVar("T")
 
 
-def new_run_dir(base: str | Path, cfg: TrainConfig, name: str) -> Path:
-    """A fresh folder ``base/<name>-s<seed>-<time>`` (``name``: the config's file name; never reuses a folder)."""
+class RunLock:
+    """An exclusive ``flock`` on ``<run folder>/.lock``, held while one ``train.py`` works in the folder: a second
+    process (a second ``--resume``) is refused at once instead of interleaving its checkpoints with the first's.
+    The kernel drops the lock when the process ends, however it ends."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = run_dir / LOCK_FILE
+        self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(self._fd, 32, 0).decode("ascii", "replace").strip() or "?"
+            self.release()
+            raise ValueError(f"run folder {str(run_dir)!r} is in use by another train.py (pid {holder}); wait for it "
+                             "to end or stop it first") from None
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, f"{os.getpid()}\n".encode(), 0)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the only descriptor releases the flock
+            self._fd = None
+
+    def __enter__(self) -> RunLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def lock_run(run_dir: Path) -> RunLock:
+    """Lock ``run_dir`` for this process (:class:`RunLock`); ``ValueError`` if another process holds it."""
+    return RunLock(run_dir)
+
+
+def new_run_dir(base: str | Path, cfg: TrainConfig, name: str) -> tuple[Path, RunLock]:
+    """A fresh folder ``base/<name>-s<seed>-<time>[-i]`` (``name``: the config's file name), made with ``mkdir``
+    so that two processes starting at once never pick one name, and locked (:class:`RunLock`)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    root = Path(base)
-    d = root / f"{name}-s{cfg.seed}-{stamp}"
-    i = 1
-    while d.exists():
-        d = root / f"{name}-s{cfg.seed}-{stamp}-{i}"
-        i += 1
-    (d / "checkpoints").mkdir(parents=True)
-    return d
+    root = Path(base).expanduser()
+    for i in range(10_000):
+        d = root / (f"{name}-s{cfg.seed}-{stamp}" + (f"-{i}" if i else ""))
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            d.mkdir()
+        except FileExistsError:
+            continue
+        except OSError as e:  # a folder that takes no new folder (/sys, read-only, a file in the way)
+            raise ValueError(f"--run-dir {str(base)!r}: cannot make a run folder there ({e.strerror or e})") from None
+        lock = lock_run(d)
+        (d / "checkpoints").mkdir()
+        return d, lock
+    raise ValueError(f"no free run folder name under {str(root)!r} for {name}-s{cfg.seed}-{stamp}")
 
 
-def record_run(run_dir: Path, cfg: TrainConfig, argv: list[str]) -> None:
-    """Write the resolved config (atomically) and append the exact command (a resumed run adds a line)."""
+def changes(before: dict[str, Any], after: dict[str, Any], prefix: str = "") -> list[str]:
+    """``key: old -> new`` for each config value that differs (nested keys dotted)."""
+    out = []
+    for key, new in after.items():
+        old = before.get(key)
+        if isinstance(new, dict) and isinstance(old, dict):
+            out += changes(old, new, f"{prefix}{key}.")
+        elif old != new:
+            out.append(f"{prefix}{key}: {old!r} -> {new!r}")
+    return out
+
+
+def record_run(run_dir: Path, cfg: TrainConfig, argv: list[str], changes: Sequence[str] = ()) -> None:
+    """Write the resolved config (atomically) and append the exact command (a resumed run adds a line); what the
+    options of a resumed run changed in the config goes to ``config_changes.txt`` (and is said on stderr)."""
     write_text_atomic(run_dir / CONFIG_FILE, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    command = " ".join(shlex.quote(a) for a in [sys.executable, *argv])
     with open(run_dir / "command.txt", "a", encoding="utf-8") as f:
-        f.write(" ".join(shlex.quote(a) for a in [sys.executable, *argv]) + "\n")
+        f.write(command + "\n")
+    if changes:
+        with open(run_dir / CHANGES_FILE, "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {command}\n" + "".join(f"  {c}\n" for c in changes))
+        print(f"train.py: --resume with {'; '.join(changes)} (recorded in {CONFIG_FILE} and {CHANGES_FILE})",
+              file=sys.stderr)
 
 
 def checkpoint_path(run_dir: Path, cfg: TrainConfig, steps: int) -> Path:

@@ -129,6 +129,7 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
             self.trained = model.num_timesteps  # steps whose rollouts have been trained on
 
         def _on_training_start(self) -> None:
+            self.good = _finite_snapshot(model)
             self.bar = progress_bar(cfg.total_timesteps, cfg.algo, "step", enabled=progress,
                                     initial=self.num_timesteps)
             self.next_eval = (self.num_timesteps // cfg.eval.freq + 1) * cfg.eval.freq
@@ -136,6 +137,10 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
 
         def _on_rollout_start(self) -> None:
             self.trained = self.num_timesteps  # the previous rollout has just been trained on
+            snapshot = _finite_snapshot(model)
+            if snapshot is None:
+                raise _Diverged
+            self.good = snapshot
             if self.trained >= self.next_ckpt:
                 self.next_ckpt += cfg.checkpoint_freq
                 save(rf.checkpoint_path(run_dir, cfg, self.trained))
@@ -164,6 +169,10 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
         else:
             print(f"the run has {model.num_timesteps:,} steps, total_timesteps is {cfg.total_timesteps:,}: "
                   "nothing left to learn")
+    except (_Diverged, ValueError, RuntimeError) as e:
+        if not isinstance(e, _Diverged) and _finite_snapshot(model) is not None:
+            raise  # not a divergence: an error of its own
+        return _stop_diverged(model, monitor, save, run_dir, cfg)
     except KeyboardInterrupt:
         model.num_timesteps = monitor.trained  # the rollout under way was not trained on: it is redone
         save(rf.checkpoint_path(run_dir, cfg, model.num_timesteps))
@@ -197,3 +206,38 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
     print(f"{cfg.rules}: {chosen} scores {result['mean']:.2f} ± {result['ci95'][1] - result['mean']:.2f} over "
           f"{result['episodes']:,} games = {result['percent_of_optimal']:.2f}% of optimal ({optimal:.4f})")
     return 0
+
+
+class _Diverged(Exception):
+    """The policy's weights became non-finite during training."""
+
+
+def _finite_snapshot(model: Any) -> tuple[int, dict[str, Any], dict[str, Any]] | None:
+    """``(steps, policy weights, optimizer state)`` copied, or ``None`` if a weight is not finite (the run
+    diverged). Taken after each update: a copy of a few hundred thousand numbers, nothing beside a rollout."""
+    import copy
+
+    import torch
+
+    if not all(bool(torch.isfinite(p).all()) for p in model.policy.parameters()):
+        return None
+    return (model.num_timesteps, copy.deepcopy(model.policy.state_dict()),
+            copy.deepcopy(model.policy.optimizer.state_dict()))
+
+
+def _stop_diverged(model: Any, monitor: Any, save: Any, run_dir: Path, cfg: TrainConfig) -> int:
+    """Save the last finite weights as a checkpoint and say so on one line; exit status 1."""
+    if getattr(monitor, "good", None) is None:
+        raise ValueError("training diverged before its first update: the policy's weights are not finite")
+    steps, weights, optimizer = monitor.good
+    model.policy.load_state_dict(weights)
+    model.policy.optimizer.load_state_dict(optimizer)
+    model.num_timesteps = steps
+    path = rf.checkpoint_path(run_dir, cfg, steps)
+    save(path)
+    if hasattr(monitor, "bar"):
+        monitor.bar.close()
+    print(f"train.py: error: training diverged after step {steps:,}: the policy's weights became infinite or NaN "
+          f"(ppo.learning_rate {cfg.ppo.learning_rate!r} is likely too large); the last finite weights are saved in "
+          f"{path}", file=sys.stderr)
+    return 1

@@ -42,7 +42,7 @@ def cache_dir() -> Path:
     """The directory of the solved tables."""
     env = os.environ.get(ENV_VAR)
     if env:
-        return Path(env)
+        return Path(env).expanduser()  # '~/yc' as written in a shell profile or a quoted assignment
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("yacht-env"))

@@ -35,6 +35,11 @@ from yacht_env.state import GameState
 _MAX_SEED = 2**128  # SeedSequence takes any non-negative int; keep seeds to a sane size
 
 
+MAX_NUM_ENVS = 1 << 24
+"""The most games one vector environment holds (their state is a few hundred bytes each)."""
+MAX_THREADS = 1024
+"""The most threads a vector environment may ask for (each is an operating-system thread)."""
+
 class YachtVectorEnv(VectorEnv):
     """
     N independent games of solitaire Yacht / Yahtzee held in arrays and stepped at once by numba kernels.
@@ -79,16 +84,17 @@ class YachtVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 1, rules: str | RuleSet = "yacht", render_mode: str | None = None,
                  strict: bool = False, unique_keeps: bool = True, max_steps: int = 256, lang: str = "en",
                  max_episode_steps: int | None = None, num_threads: int | None = None) -> None:
-        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if (isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1
+                or num_envs > MAX_NUM_ENVS):
+            raise ValueError(f"num_envs must be an int in 1..{MAX_NUM_ENVS:,}, got {num_envs!r}")
         self.rules = get_rules(rules)
         if max_episode_steps is not None:
             max_steps = max_episode_steps
         c = self.rules.num_categories
         max_steps = check_max_steps(max_steps, c)
         if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer))
-                                        or num_threads < 1):
-            raise ValueError(f"num_threads must be None or a positive int, got {num_threads!r}")
+                                        or not 1 <= num_threads <= MAX_THREADS):
+            raise ValueError(f"num_threads must be None or an int in 1..{MAX_THREADS}, got {num_threads!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi', 'rgb_array'")
         if render_mode == "rgb_array":

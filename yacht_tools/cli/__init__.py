@@ -2,7 +2,8 @@
 
 Each subcommand module has ``add_parser(subparsers)`` (returning its sub-parser) and ``run(args) -> int``; the
 shared flags are :mod:`.options`. Bad input raises ``ValueError`` (one line, exit status 2), a missing optional
-dependency ``ModuleNotFoundError`` naming the extra to install.
+dependency ``ModuleNotFoundError`` naming the extra to install. No traceback reaches the user: an ``OSError`` (a full
+disk, a closed stream) is one line and exit status 1, Ctrl-C one line and 130, a reader gone (``| head``) 141.
 """
 
 from __future__ import annotations
@@ -36,11 +37,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 0
+    name = f"yacht {args.command}"
     try:
-        return int(args._run(args) or 0)
-    except (ValueError, ModuleNotFoundError) as e:  # bad input or a missing extra: one clear line, no traceback
-        print(f"yacht {args.command}: error: {e}", file=sys.stderr)
+        if sys.stdout is None:  # started with stdout closed (``>&-``): nowhere to print the results
+            raise ValueError("standard output is closed; give the command somewhere to print (a file, a pipe)")
+        status = int(args._run(args) or 0)
+        sys.stdout.flush()  # a full disk (``> /dev/full``) fails here, inside the handlers, not at exit
+        return status
+    except (ValueError, ModuleNotFoundError, RecursionError) as e:  # bad input or a missing extra: one line
+        _say(f"{name}: error: {e if not isinstance(e, RecursionError) else 'the input is nested too deeply'}")
         return 2
     except BrokenPipeError:  # the reader went away (``yacht eval ... | head``): stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _silence_stdout()
         return 141
+    except OSError as e:  # a full disk, a closed stream, a folder gone: one line (files written so far are whole)
+        _silence_stdout()
+        _say(f"{name}: error: {e.strerror or e}{f': {e.filename!r}' if e.filename else ''}")
+        return 1
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT
+        _say(f"\n{name}: interrupted")
+        return 130
+
+
+def _say(line: str) -> None:
+    """One line on stderr (if there is one)."""
+    if sys.stderr is not None:
+        try:
+            print(line, file=sys.stderr, flush=True)
+        except OSError:
+            pass
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that Python's flush at exit does not fail a second time."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, AttributeError, ValueError):
+        pass

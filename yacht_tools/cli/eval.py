@@ -10,10 +10,11 @@ from typing import Any
 
 from yacht_agents.loader import load_agent
 from yacht_env.extras import require
+from yacht_env.files import check_output_paths
 from yacht_env.rules import get_rules
 from yacht_tools.cli import options
 from yacht_tools.evaluation import MAX_EPISODES, evaluate
-from yacht_tools.report import check_output_path, format_report, plot_scores, write_json
+from yacht_tools.report import format_report, plot_scores, write_json
 from yacht_tools.seeds import check_episodes, check_seed
 
 
@@ -47,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     if episodes > MAX_EPISODES:
         raise ValueError(f"episodes must be at most {MAX_EPISODES:,}, got {episodes:,}")
     seed = check_seed(args.seed)
-    json_path = check_output_path(args.json, "--json") if args.json else None
-    plot_path = check_output_path(args.plot, "--plot") if args.plot else None
+    outputs = check_output_paths({"--json": args.json, "--plot": args.plot})
+    json_path, plot_path = outputs["--json"], outputs["--plot"]
     if plot_path is not None:
         require("matplotlib", what="--plot")
     agent = load_agent(args.agent, rules, seed)

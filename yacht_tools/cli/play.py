@@ -39,6 +39,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Play the game. Bad options raise ``ValueError``; a finished or abandoned game returns 0."""
+    if sys.stdin is None:  # started with stdin closed (``<&-``): no moves can be read
+        raise ValueError("standard input is closed; yacht play reads your moves from it")
     rules = get_rules(args.rules)
     lang = check_lang(args.lang)
     seed = secrets.randbelow(2**32) if args.seed is None else check_seed(args.seed)

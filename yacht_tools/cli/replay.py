@@ -14,13 +14,12 @@ import sys
 from typing import Any
 
 from yacht_agents.loader import load_agent
-from yacht_env.files import write_text_atomic
+from yacht_env.files import check_output_path, write_text_atomic
 from yacht_env.i18n import check_lang
 from yacht_env.rules import get_rules
 from yacht_tools.cli import options
 from yacht_tools.replay import FORMATS, format_replay, replay_game, to_json
 from yacht_tools.replay_page import page_html
-from yacht_tools.report import check_output_path
 from yacht_tools.seeds import check_int, check_seed
 from yacht_tools.table_replay import format_table_replay, replay_table
 
@@ -57,7 +56,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Replay the game and print it or write it to ``--output``. Bad input raises ``ValueError``."""
-    out = check_output_path(args.output, "--output") if args.output else None
+    out = check_output_path(args.output, "--output") if args.output is not None else None
     rules = get_rules(args.rules)
     lang = check_lang(args.lang)
     seed = check_seed(args.seed)
@@ -76,6 +75,6 @@ def run(args: argparse.Namespace) -> int:
     if out is None:
         print(text)
     else:
-        write_text_atomic(out, text + "\n")
+        write_text_atomic(out, text + "\n", user_path=True)
         print(f"wrote {args.output}", file=sys.stderr)
     return 0

@@ -10,12 +10,11 @@ import json
 import sys
 from typing import Any
 
-from yacht_env.files import write_text_atomic
+from yacht_env.files import check_output_path, write_text_atomic
 from yacht_env.rules import get_rules
 from yacht_tools.cli import options
-from yacht_tools.report import check_output_path
 from yacht_tools.seeds import check_int, check_seed
-from yacht_tools.tournament import DEFAULT_BATCH, format_report, run_tournament
+from yacht_tools.tournament import DEFAULT_BATCH, MAX_GAMES, format_report, run_tournament
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -26,7 +25,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                     "prints win rates (ties shared, Wilson 95% interval) and mean scores per agent and "
                     "head-to-head. Deterministic for a seed.")
     options.add_agents(p, help_="the agents (at least --players of them)")
-    p.add_argument("--games", default="1000", help="games per match, a positive integer (default 1000)")
+    p.add_argument("--games", default="1000", help=f"games per match, 1..{MAX_GAMES:,} (default 1000)")
     options.add_seed(p, help_="seed of the dice and the agents")
     options.add_rules(p)
     p.add_argument("--players", default="2", help="players per game, 2 to 8 (default 2)")
@@ -38,14 +37,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``yacht tournament``: print the table, write the JSON if asked."""
-    json_path = check_output_path(args.json, "--json") if args.json else None
+    json_path = check_output_path(args.json, "--json") if args.json is not None else None
     rules = get_rules(args.rules)
-    result = run_tournament(args.agents, check_int(args.games, "games", 1), check_seed(args.seed), rules.name,
+    result = run_tournament(args.agents, check_int(args.games, "games", 1, MAX_GAMES), check_seed(args.seed),
+                            rules.name,
                             check_int(args.players, "players", 2, 8),
                             batch_size=check_int(args.batch_size, "batch size", 1),
                             progress=options.progress(args))
     print(format_report(result))
     if json_path is not None:
-        write_text_atomic(json_path, json.dumps(result, indent=2) + "\n")
+        write_text_atomic(json_path, json.dumps(result, indent=2) + "\n", user_path=True)
         print(f"\nwrote {args.json}", file=sys.stderr)
     return 0

@@ -1,0 +1,87 @@
+"""Every limit (episodes, games, environments, threads, sizes) is checked when the input is read: before a run folder
+exists, an agent is loaded or a game is played, with one line naming the limit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from train_helpers import PPO, TD, run_train, tiny_config  # noqa: E402
+
+from yacht_env.vector.env import YachtVectorEnv  # noqa: E402
+from yacht_tools.tournament import MAX_GAMES, run_tournament  # noqa: E402
+from yacht_training.config import from_dict  # noqa: E402
+
+
+@pytest.mark.parametrize("data,match", [
+    ({"eval": {"episodes": 100_000_000_000}}, r"'eval.episodes' must be a positive integer \(at most "
+                                               r"100,000,000\), got 100000000000"),
+    ({"eval": {"final_episodes": 10**13}}, r"'eval.final_episodes' must be a positive integer \(at most "
+                                           r"100,000,000\)"),
+    ({"n_envs": 100_000_000}, r"'n_envs' must be a positive integer \(at most 65,536\), got 100000000"),
+    ({"ppo": {"n_steps": 4096}, "n_envs": 4096}, r"'ppo.n_steps' x 'n_envs' must be at most 4,194,304"),
+    ({"torch_threads": 10**6}, r"'torch_threads' must be a positive integer \(at most 1,024\)"),
+    ({"rllib": {"num_envs_per_env_runner": 10**7}}, r"'rllib.num_envs_per_env_runner' must be a positive integer "
+                                                    r"\(at most 65,536\)"),
+    ({"algo": "td", "td": {"games_per_iteration": 10**8}}, r"'td.games_per_iteration' must be a positive "
+                                                           r"integer \(at most 65,536\)"),
+    ({"algo": "td", "td": {"hidden": [10**9]}}, r"'td.hidden' must list positive layer widths \(1\.\.16 layers of at "
+                                                r"most 4,096 units\), got \[1000000000\]"),
+    ({"policy": {"net_arch": [64] * 17}}, r"'policy.net_arch' must list positive layer widths \(1\.\.16 layers"),
+    ({"rllib": {"hidden": [100_000]}}, r"'rllib.hidden' must list"),
+    ({"policy": {"vf_arch": [5000]}}, r"'policy.vf_arch' must list"),
+    ({"policy": {"keep_hidden": 10**6}}, r"'policy.keep_hidden' must be a positive integer \(at most 4,096\)"),
+])
+def test_config_limits_are_checked_when_read(data: dict[str, Any], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        from_dict(data)
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["--final-episodes", "10000000000000"], r"--final-episodes must be an integer in 1\.\.100000000, got "),
+    (["--device", "cuda:abc"], r"config key 'device': 'cuda:abc'; accepted: cpu, cuda, auto, mps, cuda:N"),
+    (["--device", "cuda:999"], r"device 'cuda:999': torch sees \d+ CUDA devices? here"),
+])
+def test_train_options_are_checked_before_the_run_folder(argv: list[str], match: str, tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    with pytest.raises(ValueError, match=match):
+        run_train(["--config", str(tiny_config(tmp_path, PPO)), "--run-dir", str(runs), *argv])
+    assert not runs.exists()
+
+
+def test_td_refuses_a_device_it_would_ignore(tmp_path: Path) -> None:
+    """TD's search runs in the numba engine on the CPU: a GPU asked for is refused, not silently unused."""
+    runs = tmp_path / "runs"
+    with pytest.raises(ValueError, match=r"algo td trains on the CPU .*: use cpu"):
+        run_train(["--config", str(tiny_config(tmp_path, TD)), "--run-dir", str(runs), "--device", "cuda"])
+    assert not runs.exists()
+    from_dict({"algo": "td", "device": "auto"})  # auto: the CPU
+
+
+def test_tournament_games_are_limited_before_any_agent_loads(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from yacht_tools.cli import main
+    from yacht_tools.cli import tournament as cli_tournament
+
+    def no_work(*a: Any, **k: Any) -> None:
+        raise AssertionError("the tournament started")
+
+    with pytest.raises(ValueError, match=rf"games must be an integer in 1\.\.{MAX_GAMES}"):
+        run_tournament(["greedy", "random"], 10**12)
+    monkeypatch.setattr(cli_tournament, "run_tournament", no_work)
+    assert main(["tournament", "--agents", "greedy", "random", "--games", "1000000000000"]) == 2
+    assert capsys.readouterr().err == (f"yacht tournament: error: games must be an integer in 1..{MAX_GAMES}, got "
+                                       "'1000000000000'\n")
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"num_envs": 1024, "num_threads": 10**6}, r"num_threads must be None or an int in 1\.\.1024, got 1000000"),
+    ({"num_envs": 10**9}, r"num_envs must be an int in 1\.\.16,777,216, got 1000000000"),
+])
+def test_the_vector_env_refuses_absurd_sizes_at_once(kwargs: dict[str, Any], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        YachtVectorEnv(**kwargs)

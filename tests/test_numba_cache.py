@@ -1,0 +1,102 @@
+"""numba's on-disk cache: damaged or unknown files are dropped and compiled again."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import child_env
+
+from yacht_env.engine import cache as numba_cache
+
+# ==== a damaged numba cache is dropped and compiled again ====================================================
+
+_ENV_STEP = ("import os, sys, gymnasium as gym, yacht_env\n"
+             "e = gym.make('Yacht-v0')\n"
+             "o, _ = e.reset(seed=0)\n"
+             "print(o.tobytes().hex(), e.step(0)[0].tobytes().hex())\n"
+             "sys.stdout.flush()\n")
+
+
+def _cache_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.suffix in (".nbi", ".nbc"))
+
+
+@pytest.mark.slow
+def test_a_truncated_or_bit_flipped_numba_cache_is_recompiled(tmp_path: Path) -> None:
+    cache = tmp_path / "numba"
+    env = child_env(NUMBA_CACHE_DIR=str(cache))
+
+    def step(code: str = _ENV_STEP) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
+                              cwd=tmp_path)
+
+    # warm the cache; the process ends without atexit handlers: the manifest is written as numba saves
+    warm = step(_ENV_STEP + "os._exit(0)\n")
+    assert warm.returncode == 0, warm.stderr
+    found = _cache_files(cache)
+    assert {p.suffix for p in found} == {".nbi", ".nbc"}
+    for p in found:
+        manifest = json.loads((p.parent / f"{p.name.split('.')[0]}.cache.json").read_text())
+        assert manifest["files"][p.name] == hashlib.sha256(p.read_bytes()).hexdigest(), p.name
+    # damage: every index truncated, every data file bit-flipped
+    for p in found:
+        data = bytearray(p.read_bytes())
+        if p.suffix == ".nbi":
+            data = data[: len(data) // 2]
+        else:
+            for i in range(64, len(data), 997):
+                data[i] ^= 0xFF
+        p.write_bytes(bytes(data))
+    again = step()
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == warm.stdout  # the same observations
+    assert again.stderr.count("\n") <= 1 and "damaged or unknown file(s)" in again.stderr and "Traceback" not in \
+        again.stderr
+    third = step()  # the files compiled again are trusted again: loaded without a note
+    assert third.returncode == 0 and third.stdout == warm.stdout and "damaged" not in third.stderr
+
+
+def test_the_guard_drops_unknown_and_mismatching_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The guard on its own (no compiling): a file the manifest vouches for stays; one with another checksum, one
+    it does not list and a whole stale cache (other sources) go."""
+    src = tmp_path / "mod.py"
+    src.write_text("x = 1\n")
+    folder = tmp_path / "__pycache__"
+    monkeypatch.setattr(numba_cache, "_numba_cache_dir", lambda path: folder)
+    monkeypatch.setattr(numba_cache, "_NOTED", False)
+    monkeypatch.setattr(numba_cache, "_GUARDED", {})
+    monkeypatch.setattr(numba_cache._WATCH, "announced", numba_cache._WATCH.announced)
+    numba_cache.guard_numba_cache(str(src))
+    good, bad, unknown = (folder / f"mod.f-{i}.py311.nbi" for i in range(3))
+    for p in (good, bad, unknown):
+        p.write_bytes(b"index " + p.name.encode())
+    digest = numba_cache.source_digest()
+    numba_cache._write_manifest(folder / "mod.cache.json", digest, {
+        good.name: hashlib.sha256(good.read_bytes()).hexdigest(), bad.name: "0" * 64})
+    numba_cache.guard_numba_cache(str(src))
+    assert good.exists() and not bad.exists() and not unknown.exists()
+    assert capsys.readouterr().err.count("\n") == 1
+    assert numba_cache._read_manifest(folder / "mod.cache.json")["files"] == {
+        good.name: hashlib.sha256(good.read_bytes()).hexdigest()}
+    numba_cache._write_manifest(folder / "mod.cache.json", "other sources", {
+        good.name: hashlib.sha256(good.read_bytes()).hexdigest()})
+    numba_cache.guard_numba_cache(str(src))
+    assert not good.exists() and capsys.readouterr().err == ""  # a stale cache is no damage: no note
+    (folder / "mod.cache.json").write_text('{"version": 1, "sources": [[[')  # a torn manifest: start afresh
+    good.write_bytes(b"x")
+    numba_cache.guard_numba_cache(str(src))
+    assert not good.exists() and numba_cache._read_manifest(folder / "mod.cache.json")["sources"] == digest
+
+
+def test_the_cache_folder_follows_numba_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from numba.core import config
+
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))
+    folder = numba_cache._numba_cache_dir(numba_cache.__file__)
+    assert folder.parent == tmp_path and folder.name.startswith("engine_")

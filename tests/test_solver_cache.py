@@ -1,0 +1,108 @@
+"""The solver's disk cache read defensively: links to devices, pipes, folders, huge or hostile files."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from yacht_env import rules as R
+from yacht_env.solver import cache as solver_cache
+from yacht_env.solver import clear_memory_cache, solve
+from yacht_env.solver.core import Layout
+
+# ==== smaller: the solver cache reader, env arguments, undecodable input in yacht play =====================
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv(solver_cache.ENV_VAR, str(tmp_path))
+    clear_memory_cache()
+    yield tmp_path
+    clear_memory_cache()
+
+
+SHAPE = Layout.of(R.YACHT).shape
+
+
+def test_a_solver_cache_linked_to_dev_zero_is_ignored_and_replaced(cache_dir: Path) -> None:
+    path = solver_cache.cache_path(R.YACHT)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink("/dev/zero", path)
+    t0 = time.perf_counter()
+    assert solver_cache.load(R.YACHT, SHAPE) is None
+    assert time.perf_counter() - t0 < 1
+    sol = solve("yacht")  # solves again and replaces the link by a good file
+    assert not sol.from_cache and not path.is_symlink() and stat.S_ISREG(path.stat().st_mode)
+    np.testing.assert_array_equal(solver_cache.load(R.YACHT, SHAPE), sol.values)
+
+
+def test_a_huge_solver_cache_file_is_read_no_further_than_a_good_one(cache_dir: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    path = solver_cache.cache_path(R.YACHT)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(solver_cache.MAGIC + (100).to_bytes(8, "little"))
+        try:
+            f.truncate(1 << 34)  # 16 GiB, sparse
+        except OSError:
+            pytest.skip("the file system holds no sparse 16 GiB file")
+    read: list[int] = []
+    real = solver_cache._read_bounded
+
+    def counting(p: Path, limit: int) -> bytes | None:
+        data = real(p, limit)
+        read.append(len(data or b""))
+        return data
+
+    monkeypatch.setattr(solver_cache, "_read_bounded", counting)
+    t0 = time.perf_counter()
+    assert solver_cache.load(R.YACHT, SHAPE) is None
+    limit = len(solver_cache.MAGIC) + 8 + solver_cache.MAX_HEADER_BYTES + int(np.prod(SHAPE)) * 8 + 1
+    assert read == [limit] and time.perf_counter() - t0 < 5
+
+
+def test_a_pipe_or_a_folder_as_the_solver_cache_is_ignored(cache_dir: Path) -> None:
+    path = solver_cache.cache_path(R.YACHT)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    result: list[Any] = []
+    reader = threading.Thread(target=lambda: result.append(solver_cache.load(R.YACHT, SHAPE)), daemon=True)
+    reader.start()
+    reader.join(10)
+    assert not reader.is_alive() and result == [None]  # no hang waiting for a writer
+    path.unlink()
+    path.mkdir()
+    assert solver_cache.load(R.YACHT, SHAPE) is None
+
+
+@pytest.mark.parametrize("header", [b"[" * 30_000 + b"]" * 30_000, b'{"a": ' * 20_000 + b"1" + b"}" * 20_000,
+                                    b"[1]", b"\xff\xfe", b"{}"])
+def test_a_hostile_solver_cache_header_is_a_bad_file(header: bytes, cache_dir: Path) -> None:
+    path = solver_cache.cache_path(R.YACHT)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(solver_cache.MAGIC + len(header).to_bytes(8, "little") + header + bytes(int(np.prod(SHAPE)) * 8))
+    assert solver_cache.load(R.YACHT, SHAPE) is None
+    sol = solve("yacht")
+    assert not sol.from_cache and solver_cache.load(R.YACHT, SHAPE) is not None  # replaced by a good file
+
+
+def test_a_solver_cache_header_over_the_cap_is_not_read(cache_dir: Path) -> None:
+    path = solver_cache.cache_path(R.YACHT)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(solver_cache.MAGIC + (solver_cache.MAX_HEADER_BYTES + 1).to_bytes(8, "little") + b" " * 100)
+    assert solver_cache.load(R.YACHT, SHAPE) is None
+
+
+def test_the_cache_folder_expands_a_tilde(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``YACHT_ENV_CACHE_DIR='~/yc'`` (quoted in a profile, so the shell left the ~) is the home's yc, not ./~/yc."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv(solver_cache.ENV_VAR, "~/yc")
+    assert solver_cache.cache_dir() == tmp_path / "yc"
