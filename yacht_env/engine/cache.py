@@ -25,12 +25,12 @@ from __future__ import annotations
 import atexit
 import hashlib
 import json
-import os
 import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from yacht_env.engine.notice import SlowNotice, say
 from yacht_env.files import write_text_atomic
 
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -222,6 +222,7 @@ class _CompileWatch:
         self.announced = False
         self._depth = 0
         self._t0 = 0.0
+        self._notice: SlowNotice | None = None
         watch = self
 
         class Listener(event.Listener):
@@ -238,18 +239,24 @@ class _CompileWatch:
     def _start(self) -> None:
         if self._depth == 0:
             self._t0 = time.perf_counter()
-            if not self.announced and not os.environ.get("YACHT_ENV_QUIET_COMPILE"):
+            if not self.announced:
                 self.announced = True
-                print("yacht-env: compiling the numba kernels this needs (first use only; later runs load them from "
-                      "numba's cache)...", file=sys.stderr, flush=True)
+                say("compiling the numba kernels this needs (first use only; later runs load them from numba's "
+                    "cache)...")
+            self._notice = SlowNotice("compiling numba kernels", after=_STILL_EVERY, every=_STILL_EVERY)
+            self._notice.__enter__()
         self._depth += 1
 
     def _end(self) -> None:
         self._depth = max(0, self._depth - 1)
         if self._depth == 0:
             self.seconds += time.perf_counter() - self._t0
+            if self._notice is not None:
+                self._notice.__exit__()
+                self._notice = None
 
 
+_STILL_EVERY = 4.0  # seconds between the "still compiling" lines of a long compilation
 _WATCH = _CompileWatch()
 
 

@@ -34,6 +34,7 @@ from yacht_env.engine.compile import box_score, legal_bits, next_turn_start, poi
 from yacht_env.engine.parallel import claim_chunk, finish_chunk, run_chunks
 from yacht_env.rules import FIVE_KIND_FACE as _FIVE_KIND_FACE
 from yacht_env.rules import RuleSet, TurnStartLayout
+from yacht_env.rules import next_turn_start as plain_next_turn_start  # Python callers: the compiled one is not cached
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
@@ -521,7 +522,7 @@ def successor_boxes(rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
         vals = sorted({int(v) for v in rules.score_table[:, c]} | {int(v) for v in rules.joker_table[:, c]})
         succ: dict[tuple[int, int], int] = {}
         for v in vals:  # the smallest box value of each distinct successor (over every capped upper total)
-            key = tuple(next_turn_start(c, v, u, 0, layout.threshold, layout.Y, layout.five_kind_category)
+            key = tuple(plain_next_turn_start(c, v, u, 0, layout.threshold, layout.Y, layout.five_kind_category)
                         for u in range(layout.U))
             succ.setdefault(key, v)
         opts.append(sorted(succ.values()))
