@@ -5,8 +5,8 @@ The single environment draws every die from one raw 64-bit output of ``np_random
 outputs ``rotr64(hi ^ lo, hi >> 58)`` of the *new* state. Here a generator is a row of four uint64 words
 ``[state_hi, state_lo, inc_hi, inc_lo]``; the 128-bit arithmetic is done on the 64-bit halves.
 
-Seeding is exactly gymnasium's for ``Env.np_random``, ``np.random.PCG64(np.random.SeedSequence(seed))``, computed
-for many seeds at once by :mod:`yacht_env.seeding` (:func:`seed_states`; tests hold it to numpy).
+Seeding is exactly gymnasium's for ``Env.np_random``, ``np.random.PCG64(np.random.SeedSequence(seed))``, by numpy
+itself (:func:`seed_states`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import numba
 import numpy as np
 
 from yacht_env.engine.cache import guard_numba_cache
-from yacht_env.seeding import pcg64_rows
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
@@ -42,8 +41,12 @@ S_HI, S_LO, I_HI, I_LO = range(4)
 
 def seed_states(seeds: Sequence[int]) -> np.ndarray:
     """(N, 4) uint64 generator rows for ``PCG64(SeedSequence(seed))`` of each seed (what gymnasium's
-    ``reset(seed=seed)`` makes), computed for all seeds at once (:func:`yacht_env.seeding.pcg64_rows`)."""
-    return pcg64_rows(seeds)
+    ``reset(seed=seed)`` makes), by numpy (a vectorised rewrite of numpy's seeding gained 1.1x on ``yacht eval`` of
+    10,000 games: removed)."""
+    out = np.empty((len(seeds), 4), dtype=np.uint64)
+    for i, s in enumerate(seeds):
+        out[i] = state_row(np.random.PCG64(np.random.SeedSequence(int(s))))
+    return out
 
 
 def state_row(bit_generator: np.random.PCG64) -> np.ndarray:
