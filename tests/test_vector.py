@@ -258,26 +258,6 @@ def test_make_vec(rules: str) -> None:
     assert not isinstance(sync, YachtVectorEnv)
 
 
-def test_one_and_several_threads_agree() -> None:
-    """Chunks shared between threads (atomic counter) give the same games as one thread doing them all."""
-    multi = YachtVectorEnv(1000, rules="yahtzee", num_threads=3)
-    single = YachtVectorEnv(1000, rules="yahtzee", num_threads=1)
-    seeds = list(range(1000))
-    o1, _ = multi.reset(seed=seeds)
-    o2, _ = single.reset(seed=seeds)
-    assert np.array_equal(o1, o2)
-    sampler = LegalActionSampler(1000, seed=3, threads=2)
-    for _ in range(100):
-        a = sampler(multi.action_masks())
-        a[::7] = 40  # some illegal
-        r1, r2 = multi.step(a), single.step(a)
-        for x, y in zip(r1[:4], r2[:4]):
-            assert np.array_equal(x, y)
-        assert np.array_equal(r1[4]["action_mask"], r2[4]["action_mask"])
-    with pytest.raises(ValueError, match="num_threads"):
-        YachtVectorEnv(2, num_threads=0)
-
-
 # ---- seeds ----------------------------------------------------------------------------------------------------------
 
 

@@ -22,7 +22,6 @@ from yacht_env.engine import pcg64 as P
 from yacht_env.engine.batch import C_AUTORESET, C_MAX_STEPS, C_NUM_CAT, C_YCAT
 from yacht_env.engine.cache import guard_numba_cache
 from yacht_env.engine.compile import box_score, legal_bits, points_for, write_observation
-from yacht_env.engine.intrinsics import BIT_BYTES, U255, load_u64, store_u64
 from yacht_env.state import ROLLS_PER_TURN
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
@@ -75,20 +74,9 @@ def is_legal(a, i, lbits, st, tb):
 
 @numba.njit(cache=True, inline="always", _nrt=False)
 def write_mask(i, lbits, out, st, tb) -> None:
-    """Legal-action mask of game i into ``out[i]``: 8 bytes per store (the keep part copied from the hand's keep
-    row, or zeros; the score part expanded from the legal bits)."""
+    """Legal-action mask of game i into ``out[i]``: the keep part copied from the hand's keep row (or zeros), the
+    score part expanded from the legal bits."""
     keep_mask, c = tb[5], tb[1][C_NUM_CAT]
-    if out.shape[1] >= 40 and NUM_KEEP_ACTIONS == 32 and c <= 16:  # 4.1 times a loop per action (bench_machinery)
-        h = st[0][i]
-        keep = st[1][i] > 0 and lbits != 0
-        for j in range(0, 32, 8):
-            out_v = load_u64(keep_mask, h, j) if keep else np.uint64(0)
-            store_u64(out, i, j, out_v)
-        a_n = out.shape[1]
-        store_u64(out, i, 32, BIT_BYTES[lbits & U255])
-        if c > 8:  # the last 8 boxes (overlapping the first ones: same bytes)
-            store_u64(out, i, a_n - 8, BIT_BYTES[(lbits >> (c - 8)) & U255])
-        return
     row = out[i]
     if st[1][i] > 0 and lbits != 0:
         krow = keep_mask[st[0][i]]
@@ -215,7 +203,7 @@ def step_game(i, a, st, tb, obs, mask, reward, terminated, truncated, illegal, f
         new_game(i, st, tb)
         lbits = legal(i, st, tb)
     else:  # the final_* arrays are allocated uninitialised: rows of games that did not end hold zeros (plain
-        # loops: benchmarks/bench_machinery.py measured fixed 8-float stores 0.7 times as fast)
+        # loops: fixed 8-float stores measured 0.7 times as fast)
         for j in range(final_obs.shape[1]):
             final_obs[i, j] = 0.0
         for j in range(final_mask.shape[1]):

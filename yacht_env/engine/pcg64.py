@@ -81,7 +81,7 @@ def to_generator(row: np.ndarray) -> np.random.Generator:
 @numba.njit(cache=True, inline="always")
 def mulhi64(a: np.uint64, b: np.uint64) -> np.uint64:
     """High 64 bits of the 128-bit product ``a * b`` (both uint64), on 32-bit halves (LLVM's i128 multiply
-    measured no faster: benchmarks/bench_machinery.py)."""
+    measured no faster)."""
     a0 = a & _M32
     a1 = a >> _U32
     b0 = b & _M32

@@ -25,7 +25,6 @@ from yacht_env.engine import kernels as K
 from yacht_env.engine import pcg64 as P
 from yacht_env.engine.batch import Batch, check_max_steps, make_tables
 from yacht_env.engine.game import RESET_ACTION
-from yacht_env.engine.parallel import default_threads, run_chunks
 from yacht_env.i18n import check_lang
 from yacht_env.render import render_text
 from yacht_env.rules import RuleSet, get_rules
@@ -68,15 +67,14 @@ class YachtVectorEnv(VectorEnv):
     ``num_envs``, and the options of :class:`yacht_env.env.YachtEnv`: ``rules``, ``strict`` (an illegal action
     raises ``ValueError`` naming the game, before any game moves), ``unique_keeps``, ``max_steps``, ``lang`` and
     ``render_mode`` (``None`` or ``"ansi"``: ``render()`` returns one text per game). ``max_episode_steps``, which
-    ``make_vec`` passes when given, overrides ``max_steps``. ``num_threads``: threads stepping the games (default:
-    numba's thread count; batches under 512 games always use one); see :mod:`yacht_env.engine.parallel`.
+    ``make_vec`` passes when given, overrides ``max_steps``. One thread steps the games.
     """
 
     metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, num_envs: int = 1, rules: str | RuleSet = "yacht", render_mode: str | None = None,
                  strict: bool = False, unique_keeps: bool = True, max_steps: int = 256, lang: str = "en",
-                 max_episode_steps: int | None = None, num_threads: int | None = None) -> None:
+                 max_episode_steps: int | None = None) -> None:
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         self.rules = get_rules(rules)
@@ -84,9 +82,6 @@ class YachtVectorEnv(VectorEnv):
             max_steps = max_episode_steps
         c = self.rules.num_categories
         max_steps = check_max_steps(max_steps, c)
-        if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer))
-                                        or num_threads < 1):
-            raise ValueError(f"num_threads must be None or a positive int, got {num_threads!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi'")
         self.num_envs = int(num_envs)
@@ -104,7 +99,6 @@ class YachtVectorEnv(VectorEnv):
         self._t = make_tables(self.rules, self.unique_keeps, self.max_steps, self.strict)
         self._b = Batch.empty(self.num_envs, c)
         self._st, self._tb = self._b.arrays(), self._t.arrays()
-        self.threads = default_threads() if num_threads is None else int(num_threads)
         self._mask = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)
         self._all = np.ones(self.num_envs, dtype=np.bool_)
         self._all.setflags(write=False)
@@ -167,8 +161,8 @@ class YachtVectorEnv(VectorEnv):
         final_obs = np.empty((n, self.obs_size), dtype=np.float32)  # the kernel zeroes the rows of running games
         final_mask = np.empty((n, self.num_actions), dtype=np.bool_)
         final_card = np.empty((n, self.rules.num_categories + 3), dtype=np.int32)
-        run_chunks(K.step_chunks, n, (a, self._st, self._tb, obs, self._mask, reward, terminated, truncated, illegal,
-                                      final_obs, final_mask, final_card), self.threads)
+        K.step_games(a, self._st, self._tb, obs, self._mask, reward, terminated, truncated, illegal, final_obs,
+                     final_mask, final_card)
         return obs, reward, terminated, truncated, illegal, final_obs, final_mask, final_card
 
     def render(self) -> tuple[str, ...] | None:
