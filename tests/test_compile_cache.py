@@ -1,15 +1,18 @@
-"""numba's on-disk cache: every command users run, run a second time with the caches the first run filled, compiles
-nothing and says nothing about compiling; the first use of the single environment compiles nothing at all."""
+"""First use: every command users run, run a second time with the caches the first run filled, compiles nothing and
+says nothing about compiling; the single environment compiles nothing at all; a slow step says what it is doing."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 import yaml
+
+from yacht_env.engine.notice import SlowNotice
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -88,3 +91,21 @@ def test_the_single_environment_imports_no_numba_and_plays_a_game(tmp_path: Path
                        timeout=300)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "NO NUMBA" and "compiling" not in p.stderr
+
+
+def test_a_slow_step_says_what_it_does_on_stderr_and_a_quick_one_nothing(capsys: pytest.CaptureFixture[str],
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("YACHT_ENV_QUIET", raising=False)
+    monkeypatch.delenv("YACHT_ENV_QUIET_COMPILE", raising=False)
+    with SlowNotice("solving yacht", after=0.05, every=0.1):
+        time.sleep(0.4)
+    with SlowNotice("quick", after=5.0):
+        pass
+    time.sleep(0.05)
+    lines = capsys.readouterr().err.splitlines()  # captured: stderr is no terminal here
+    assert lines[0] == "yacht-env: solving yacht..." and len(lines) >= 3
+    assert all(line.startswith("yacht-env: still solving yacht (") for line in lines[1:])
+    monkeypatch.setenv("YACHT_ENV_QUIET", "1")
+    with SlowNotice("solving yacht", after=0.01):
+        time.sleep(0.1)
+    assert capsys.readouterr().err == ""

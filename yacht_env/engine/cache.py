@@ -239,11 +239,13 @@ class _CompileWatch:
     def _start(self) -> None:
         if self._depth == 0:
             self._t0 = time.perf_counter()
-            if not self.announced:
+            first = not self.announced
+            if first:
                 self.announced = True
                 say("compiling the numba kernels this needs (first use only; later runs load them from numba's "
                     "cache)...")
-            self._notice = SlowNotice("compiling numba kernels", after=_STILL_EVERY, every=_STILL_EVERY)
+            self._notice = SlowNotice("compiling numba kernels", after=2.0 if not first else _STILL_EVERY,
+                                      every=_STILL_EVERY, said=first)
             self._notice.__enter__()
         self._depth += 1
 

@@ -32,8 +32,9 @@ class SlowNotice:
     ``every`` seconds with the time so far, from a daemon thread (the block may hold the GIL only briefly at a time,
     as numba's compiler and the nogil kernels do)."""
 
-    def __init__(self, what: str, after: float = 2.0, every: float = 5.0) -> None:
-        self.what, self.after, self.every = what, after, every
+    def __init__(self, what: str, after: float = 2.0, every: float = 5.0, said: bool = False) -> None:
+        """``said``: ``what`` was already announced, so every line is a "still ..." line."""
+        self.what, self.after, self.every, self.said = what, after, every, said
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -50,7 +51,10 @@ class SlowNotice:
     def _run(self) -> None:
         if self._stop.wait(self.after):
             return
-        say(f"{self.what}...")
+        if self.said:
+            say(f"still {self.what} ({time.perf_counter() - self._t0:.0f} s so far)")
+        else:
+            say(f"{self.what}...")
         while not self._stop.wait(self.every):
             say(f"still {self.what} ({time.perf_counter() - self._t0:.0f} s so far)")
 
