@@ -33,9 +33,7 @@ _FULL_HAND = D.NUM_DICE
 
 
 # ---- per-game helpers (inlined into the kernels) ------------------------------------------------------------------
-# ``st`` is Batch.arrays(): (hand, rolls, filled, scores, upper, bonus, total, steps, rng)
-# ``tb`` is Tables.arrays(): (params, cfg, score, joker, five, keep_mask, pattern_keep, keep_size, keep_add,
-#                             keep_to_hand, obs_fields, hand_part, scalars)
+# ``st`` is Batch.arrays() (a GameArrays), ``tb`` is Tables.arrays() (a TableArrays): fields read by name
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
@@ -56,8 +54,8 @@ def roll_into(keep, n, rng, i, keep_add, keep_to_hand):
 @numba.njit(cache=True, inline="always", _nrt=False)
 def legal(i, st, tb):
     """Legal score bits of game i (0 once the game is over: nothing is legal then)."""
-    hand, filled = st[0], st[2]
-    params, cfg, five = tb[0], tb[1], tb[4]
+    hand, filled = st.hand, st.filled
+    params, cfg, five = tb.params, tb.cfg, tb.five_face
     f = np.int64(filled[i])
     if f == (np.int64(1) << cfg[C_NUM_CAT]) - 1:
         return np.int64(0)
@@ -68,7 +66,7 @@ def legal(i, st, tb):
 def is_legal(a, i, lbits, st, tb):
     """Whether action ``a`` is legal for game i, as :func:`yacht_env.actions.action_mask` has it."""
     if a < NUM_KEEP_ACTIONS:
-        return st[1][i] > 0 and lbits != 0 and tb[5][st[0][i], a]
+        return st.rolls[i] > 0 and lbits != 0 and tb.keep_mask[st.hand[i], a]
     return (lbits >> (a - NUM_KEEP_ACTIONS)) & 1 == 1
 
 
@@ -76,10 +74,10 @@ def is_legal(a, i, lbits, st, tb):
 def write_mask(i, lbits, out, st, tb) -> None:
     """Legal-action mask of game i into ``out[i]``: the keep part copied from the hand's keep row (or zeros), the
     score part expanded from the legal bits."""
-    keep_mask, c = tb[5], tb[1][C_NUM_CAT]
+    keep_mask, c = tb.keep_mask, tb.cfg[C_NUM_CAT]
     row = out[i]
-    if st[1][i] > 0 and lbits != 0:
-        krow = keep_mask[st[0][i]]
+    if st.rolls[i] > 0 and lbits != 0:
+        krow = keep_mask[st.hand[i]]
         for a in range(NUM_KEEP_ACTIONS):
             row[a] = krow[a]
     else:
@@ -98,21 +96,21 @@ def _params_tuple(params):
 @numba.njit(cache=True, inline="always", _nrt=False)
 def write_obs_row(row, i, lbits, st, tb) -> None:
     """Observation of game i into the 1-d ``row``: :func:`yacht_env.observation.write_observation`, compiled."""
-    hand, rolls, filled, scores, upper = st[0], st[1], st[2], st[3], st[4]
-    params, cfg, score, joker, five = tb[0], tb[1], tb[2], tb[3], tb[4]
+    hand, rolls, filled, scores, upper = st.hand, st.rolls, st.filled, st.scores, st.upper
+    params, cfg, score, joker, five = tb.params, tb.cfg, tb.score_table, tb.joker_table, tb.five_face
     h = hand[i]
     ycat = cfg[C_YCAT]
     five_box = np.int64(scores[i, ycat]) if ycat >= 0 else np.int64(-1)
     # the parameters as a tuple of scalars: the stores into row cannot alias them (no reloads per box)
-    write_observation(row, tb[10], tb[11], tb[12], _params_tuple(params), score[h], joker[h], five[h], np.int64(h),
-                      np.int64(rolls[i]), np.int64(filled[i]), np.int64(upper[i]), five_box, lbits)
+    write_observation(row, tb.obs_fields, tb.hand_part, tb.scalars, _params_tuple(params), score[h], joker[h], five[h],
+                      np.int64(h), np.int64(rolls[i]), np.int64(filled[i]), np.int64(upper[i]), five_box, lbits)
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
 def new_game(i, st, tb) -> None:
     """Game i starts over: empty scorecard, first roll from its own generator."""
     hand, rolls, filled, scores, upper, bonus, total, steps, rng = st
-    for k in range(tb[1][C_NUM_CAT]):
+    for k in range(tb.cfg[C_NUM_CAT]):
         scores[i, k] = -1
     filled[i] = 0
     upper[i] = 0
@@ -120,7 +118,7 @@ def new_game(i, st, tb) -> None:
     total[i] = 0
     steps[i] = 0
     rolls[i] = ROLLS_PER_TURN - 1
-    hand[i] = roll_into(EMPTY_KEEP, _FULL_HAND, rng, i, tb[8], tb[9])
+    hand[i] = roll_into(EMPTY_KEEP, _FULL_HAND, rng, i, tb.keep_add, tb.keep_to_hand)
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
@@ -128,8 +126,8 @@ def play(i, a, st, tb, mask) -> tuple[int, bool]:
     """Game i takes action ``a`` as :meth:`yacht_env.env.YachtEnv.step` does (an illegal action is a no-op) and
     counts the step. Returns (points added, whether the action was illegal)."""
     hand, rolls, filled, scores, upper, bonus, total, steps, rng = st
-    params, cfg, score, joker, five = tb[0], tb[1], tb[2], tb[3], tb[4]
-    pattern_keep, keep_size, keep_add, keep_to_hand = tb[6], tb[7], tb[8], tb[9]
+    params, cfg, score, joker, five = tb.params, tb.cfg, tb.score_table, tb.joker_table, tb.five_face
+    pattern_keep, keep_size, keep_add, keep_to_hand = tb.pattern_keep, tb.keep_size, tb.keep_add, tb.keep_to_hand
     ycat = cfg[C_YCAT]
     steps[i] += 1
     pts = 0
@@ -170,8 +168,8 @@ def step_game(i, a, st, tb, obs, mask, reward, terminated, truncated, illegal, f
     autoreset, restart it if it ended. Writes the observation and mask of the game as it then stands, the reward and
     flags, and for a game that ended (with autoreset) its final observation, mask and scorecard (boxes, upper bonus,
     five-of-a-kind bonus, total). Returns 1 if it ended."""
-    filled, scores, upper, bonus, total, steps = st[2], st[3], st[4], st[5], st[6], st[7]
-    params, cfg = tb[0], tb[1]
+    filled, scores, upper, bonus, total, steps = st.filled, st.scores, st.upper, st.bonus, st.total, st.steps
+    params, cfg = tb.params, tb.cfg
     c = cfg[C_NUM_CAT]
     ended = 0
     if a == RESET_ACTION:

@@ -43,7 +43,7 @@ def show_games(st, tb, obs, mask) -> None:
 def check_actions(actions, st, tb) -> tuple[int, int]:
     """Validate a batch of actions before any game moves. Returns (0, -1) if fine, (1, i) if action i is outside
     the action space, (2, i) if it is illegal and the env is strict."""
-    cfg = tb[1]
+    cfg = tb.cfg
     n_act = cfg[C_NUM_ACT]
     strict = cfg[C_STRICT] != 0
     for i in range(actions.shape[0]):
