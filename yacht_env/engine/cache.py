@@ -207,7 +207,7 @@ def guard_numba_cache(path: str, extra: Iterable[str | None] = ()) -> None:
         return
     if damaged and not _NOTED:
         _NOTED = True
-        _WATCH.announced = True  # this note says it: no second line when the compilation starts
+        _WATCH.announced = _WATCH.just_said = True  # this note says it: no second line when the compilation starts
         print(f"yacht-env: numba's cache of the kernels had {damaged} damaged or unknown file(s) in {folder} "
               "(dropped): compiling those kernels again...", file=sys.stderr, flush=True)
 
@@ -227,6 +227,7 @@ class _CompileWatch:
         self._depth = 0
         self._t0 = 0.0
         self._notice: SlowNotice | None = None
+        self.just_said = False  # a line was just printed about the compilation that starts next
         watch = self
 
         class Listener(event.Listener):
@@ -243,13 +244,14 @@ class _CompileWatch:
     def _start(self) -> None:
         if self._depth == 0:
             self._t0 = time.perf_counter()
-            first = not self.announced
-            if first:
+            said = self.just_said or not self.announced
+            if not self.announced:
                 self.announced = True
                 say("compiling the numba kernels this needs (first use only; later runs load them from numba's "
                     "cache)...")
-            self._notice = SlowNotice("compiling numba kernels", after=2.0 if not first else _STILL_EVERY,
-                                      every=_STILL_EVERY, said=first)
+            self.just_said = False
+            self._notice = SlowNotice("compiling numba kernels", after=_STILL_EVERY if said else 2.0,
+                                      every=_STILL_EVERY, said=said)
             self._notice.__enter__()
         self._depth += 1
 
