@@ -100,7 +100,7 @@ class Tables:
 def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, strict: bool, autoreset: bool = True) -> Tables:
     """The kernels' tables and configuration for a rule set and the env's options (built once per combination and
     shared: every array is read-only). ``autoreset``: a game that ends starts over in the same step (the vector
-    environment); else it stays over (the single environment)."""
+    environment); else it stays over."""
     enc = O.encoding_tables(rules)
     cfg = np.zeros(7, dtype=np.int64)
     cfg[C_NUM_CAT] = rules.num_categories
@@ -168,7 +168,7 @@ class Batch:
     def nbytes(self) -> int:
         return sum(a.nbytes for a in self.arrays())
 
-    # ---- GameState <-> row: the one mapping, used by the vector env and the single env ---------------------------
+    # ---- GameState <-> row: the one mapping (the vector env's states and loads) ------------------------------------
     def game_state(self, i: int, rules: RuleSet) -> GameState:
         """The :class:`~yacht_env.state.GameState` of row i (built anew from the arrays)."""
         scores = tuple(None if s < 0 else s for s in self.scores[i].tolist())

@@ -4,7 +4,7 @@ keeps numba's on-disk cache of the engine fresh.
 The compiled functions are the pure functions themselves, not rewrites: each is rebuilt from its own code object
 (:func:`compile_pure`) over a copy of its module's globals in which its callees are the compiled versions, so the
 source of every rule stays in :mod:`yacht_env.rules` and the source of the encoder in
-:mod:`yacht_env.observation` (tracebacks and ``inspect`` point there). The vector engine, the single environment,
+:mod:`yacht_env.observation` (tracebacks and ``inspect`` point there). The vector engine,
 the turn search and the solver call these.
 
 How they are compiled: ``_nrt=False``, without numba's runtime. They allocate nothing, so they need none, and without
