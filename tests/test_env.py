@@ -1,5 +1,5 @@
 """The Gymnasium environment: API checks, invariants over thousands of seeded games, bad actions, rendering, and the
-kernel-backed env against the pure transitions of yacht_env.state."""
+env against the pure transitions of yacht_env.state (the vector engine is held to it in tests/test_vector.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from gymnasium.utils import seeding
 
 from yacht_env import ENV_IDS, RULESETS, get_rules
 from yacht_env.actions import action_mask
+from yacht_env.engine.batch import Batch
 from yacht_env.env import YachtEnv, scorecard
 from yacht_env.observation import decode, encode, layout
 from yacht_env.randomness import roll
@@ -210,7 +211,7 @@ def test_maskable_ppo_trains_on_gymnasium_make_without_wrappers() -> None:
     assert env.unwrapped.action_masks()[int(action)]
 
 
-# ---- the kernel-backed env against the readable reference (yacht_env.state) -----------------------------------------
+# ---- the env against the readable reference (yacht_env.state) ------------------------------------------------------
 
 
 def _reference_action(ref: GameState, mask: np.ndarray, pick: np.random.Generator, hunt: bool) -> int:
@@ -234,7 +235,7 @@ def _reference_action(ref: GameState, mask: np.ndarray, pick: np.random.Generato
 
 @pytest.mark.parametrize("rules", RULE_NAMES)
 def test_kernel_env_plays_the_reference_transitions(rules: str) -> None:
-    """YachtEnv (numba kernels) and the pure transitions of yacht_env.state (new_game / reroll_pattern /
+    """YachtEnv and the pure transitions of yacht_env.state (new_game / reroll_pattern /
     score_category) with a Generator seeded the same play identical games: dice, rewards, observations, masks,
     final scores and the generator's state, over 600 games with random, five-of-a-kind-hunting and illegal
     actions."""
@@ -301,8 +302,8 @@ def test_np_random_is_the_dice_stream() -> None:
 
 
 def test_reset_from_any_state_and_back() -> None:
-    """Loading a GameState into the kernel's arrays and reading it back gives the same state, with the observation
-    and mask of the pure encoder; play continues from it."""
+    """Loading a GameState (into the env, and into the vector engine's arrays and reading it back) gives the same
+    state, with the observation and mask of the pure encoder; play continues from it."""
     pick = np.random.default_rng(5)
     for rules in RULE_NAMES:
         env = YachtEnv(rules)
@@ -321,10 +322,14 @@ def test_reset_from_any_state_and_back() -> None:
             if ref.is_over:
                 continue
             obs, info = env.reset(options={"state": ref.notation() if pick.random() < 0.5 else ref})
-            assert env.state == ref and env._b.game_state(0, rs) == ref
+            assert env.state == ref
+            batch = Batch.empty(1, rs.num_categories)  # the vector engine's arrays hold it too
+            batch.load_state(0, ref)
+            assert batch.game_state(0, rs) == ref
             assert np.array_equal(obs.view(np.uint32), encode(ref).view(np.uint32))
             assert np.array_equal(info["action_mask"], action_mask(ref).astype(np.int8))
-            env.np_random = rng
+            env.np_random = np.random.Generator(np.random.PCG64())  # a generator in the state of rng
+            env.np_random.bit_generator.state = rng.bit_generator.state
             a = int(np.flatnonzero(action_mask(ref))[-1])
             _, reward, *_ = env.step(a)
             want, pts = (reroll_pattern(ref, a, rng), 0) if a < 32 else score_category(ref, a - 32, rng)

@@ -258,26 +258,6 @@ def test_make_vec(rules: str) -> None:
     assert not isinstance(sync, YachtVectorEnv)
 
 
-def test_one_and_several_threads_agree() -> None:
-    """Chunks shared between threads (atomic counter) give the same games as one thread doing them all."""
-    multi = YachtVectorEnv(1000, rules="yahtzee", num_threads=3)
-    single = YachtVectorEnv(1000, rules="yahtzee", num_threads=1)
-    seeds = list(range(1000))
-    o1, _ = multi.reset(seed=seeds)
-    o2, _ = single.reset(seed=seeds)
-    assert np.array_equal(o1, o2)
-    sampler = LegalActionSampler(1000, seed=3, threads=2)
-    for _ in range(100):
-        a = sampler(multi.action_masks())
-        a[::7] = 40  # some illegal
-        r1, r2 = multi.step(a), single.step(a)
-        for x, y in zip(r1[:4], r2[:4]):
-            assert np.array_equal(x, y)
-        assert np.array_equal(r1[4]["action_mask"], r2[4]["action_mask"])
-    with pytest.raises(ValueError, match="num_threads"):
-        YachtVectorEnv(2, num_threads=0)
-
-
 # ---- seeds ----------------------------------------------------------------------------------------------------------
 
 
@@ -487,19 +467,20 @@ def test_maskable_ppo_trains_on_adapter() -> None:
     assert env.action_masks()[np.arange(16), actions].all()
 
 
-# ---- numpy's seeding, vectorised ---------------------------------------------------------------------------------
+# ---- seeding ---------------------------------------------------------------------------------------------------------
 
 
-def test_vectorised_seeding_is_numpys() -> None:
-    """yacht_env.seeding gives numpy's SeedSequence spawns and PCG64(SeedSequence(seed)) states, seed for seed,
-    small and huge seeds alike."""
-    from yacht_env.seeding import pcg64_rows, spawned_seeds
+def test_seeding_is_numpys() -> None:
+    """The vector engine's generator rows are numpy's PCG64(SeedSequence(seed)) states and the games' seeds numpy's
+    SeedSequence spawns, seed for seed, small and huge seeds alike."""
+    from yacht_tools.seeds import game_seed, game_seeds
 
     rng = np.random.default_rng(7)
     seeds = [0, 1, 2**32 - 1, 2**32, 2**64 - 1, 2**64, 10**30, *(int(x) for x in rng.integers(0, 2**63, 300))]
     want = np.array([P.state_row(np.random.PCG64(np.random.SeedSequence(s))) for s in seeds])
-    np.testing.assert_array_equal(pcg64_rows(seeds), want)
+    np.testing.assert_array_equal(P.seed_states(seeds), want)
     for s in (0, 3, 2**40 + 5, 10**25):
         keys = [0, 1, 2, 1000, 2**32, 2**45 + 1]
         want = [int(np.random.SeedSequence(s, spawn_key=(k,)).generate_state(1, np.uint64)[0]) for k in keys]
-        assert spawned_seeds(s, keys).tolist() == want
+        assert [game_seed(s, k) for k in keys] == want
+        assert game_seeds(s, 0, 3) == want[:3]

@@ -8,6 +8,7 @@ patterns can keep the same faces). Scores are legal for open categories that the
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -49,9 +50,14 @@ def action_mask(state: GameState, unique_keeps: bool = True) -> np.ndarray:
     if state.rolls_left > 0:
         mask[:NUM_KEEP_ACTIONS] = (KEEP_MASK_UNIQUE if unique_keeps else KEEP_MASK_ALL)[h]
     bits = legal_bits(rs.params, int(FIVE_KIND_FACE[h]), state.filled_bits)
-    for k in range(rs.num_categories):
-        mask[NUM_KEEP_ACTIONS + k] = bits >> k & 1
+    mask[NUM_KEEP_ACTIONS:] = _bit_row(bits, rs.num_categories)
     return mask
+
+
+@functools.lru_cache(maxsize=8192)
+def _bit_row(bits: int, n: int) -> np.ndarray:
+    """(n,) bool: bit k of ``bits`` (remembered: a game meets few distinct sets)."""
+    return np.array([bits >> k & 1 for k in range(n)], dtype=np.bool_)
 
 
 def describe_action(action: int, state: GameState) -> str:

@@ -1,10 +1,11 @@
-"""The Gymnasium environment: one game held in arrays and stepped by the vector engine's numba kernels.
+"""The Gymnasium environment: one game, stepped in plain Python by the readable transitions of the game.
 
-:class:`YachtEnv` keeps its game as a one-game batch of :mod:`yacht_env.engine` and steps it with the
-same compiled rules as :class:`~yacht_env.vector.YachtVectorEnv`, with little Python around the call. The readable
-reference of the game is :mod:`yacht_env.state` (:func:`~yacht_env.state.new_game`,
-:func:`~yacht_env.state.reroll_pattern`, :func:`~yacht_env.state.score_category`); ``tests/test_env.py`` holds the
-two to the same games, die for die. ``env.state`` builds the :class:`~yacht_env.state.GameState` on demand.
+:class:`YachtEnv` holds its game as a :class:`~yacht_env.state.GameState` and steps it with the transitions of
+:mod:`yacht_env.state` (:func:`~yacht_env.state.new_game`, :func:`~yacht_env.state.reroll_pattern`,
+:func:`~yacht_env.state.score_category`); the observation is :func:`yacht_env.observation.encode` and the mask
+:func:`yacht_env.actions.action_mask`. It imports no numba and compiles nothing, so the first ``gym.make`` plays at
+once. The vector engine (:class:`~yacht_env.vector.YachtVectorEnv`) compiles the same rules and the same encoder;
+``tests/test_vector.py`` holds game i of it to this environment seeded ``seed + i``, die for die.
 """
 
 from __future__ import annotations
@@ -14,18 +15,15 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
 
 from yacht_env import observation as O
-from yacht_env.actions import NUM_KEEP_ACTIONS, check_action, describe_action, illegal_reason
-from yacht_env.engine import pcg64 as P
+from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask, check_action, describe_action, illegal_reason
 from yacht_env.engine.batch import check_max_steps
-from yacht_env.engine.single import OneGame
 from yacht_env.frames import LastAction, check_pillow, draw_frame, last_action
 from yacht_env.i18n import check_lang
 from yacht_env.render import render_text
 from yacht_env.rules import get_rules
-from yacht_env.state import GameState, parse, scorecard
+from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category, scorecard
 
 _NOT_STARTED, _PLAYING, _OVER = range(3)
 
@@ -62,15 +60,12 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     Yahtzee). The rewards of an episode sum exactly to the final score.
 
     ## Engine and randomness
-    The game lives in arrays and is stepped by the numba kernels of the engine
-    (:mod:`yacht_env.engine.single`); :mod:`yacht_env.state` is the readable reference of the same transitions.
-    ``env.state`` is the current :class:`~yacht_env.state.GameState`, built on demand (and kept until the next
-    step). The dice come from ``env.np_random`` exactly as :func:`yacht_env.randomness.roll` draws them: at reset
-    (and at the first step after ``np_random`` was read or replaced) the kernel takes over the state of its PCG64
-    bit generator, and reading ``env.np_random`` writes the state the kernel advanced to back into that Generator.
-    So whoever draws from ``env.np_random`` continues the very stream of the dice, and the kernel continues after
-    those draws; read ``env.np_random`` anew after steps rather than keeping the Generator across them (a kept one
-    is not advanced by the steps). A Generator set with ``env.np_random = g`` must have a PCG64 bit generator.
+    The game is a :class:`~yacht_env.state.GameState` stepped by the transitions of :mod:`yacht_env.state` in plain
+    Python (no numba, nothing to compile). ``env.state`` is the current state. The dice come from ``env.np_random``
+    as :func:`yacht_env.randomness.roll` draws them (raw outputs of its bit generator), so whoever draws from
+    ``env.np_random`` continues the very stream of the dice. A Generator set with ``env.np_random = g`` must have a
+    PCG64 bit generator, the one the vector engine reproduces (:meth:`YachtVectorEnv.generator
+    <yacht_env.vector.YachtVectorEnv.generator>` hands a game over to this environment).
 
     ## Episode End
     Terminated when every category is filled. Truncated after ``max_steps`` steps, which only illegal actions can
@@ -112,15 +107,11 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         self.lang = check_lang(lang)
         self.action_space = spaces.Discrete(NUM_KEEP_ACTIONS + self.rules.num_categories)
         self.observation_space = spaces.Box(0.0, O.high(self.rules), dtype=np.float32)
-        # the game: a one-game batch stepped by the vector engine's kernel (yacht_env.engine.single)
         self._n_actions = int(self.action_space.n)
-        self._game = OneGame(self.rules, self.unique_keeps, self.max_steps, self.strict, O.size(self.rules))
-        self._b = self._game.batch
-        self._mask = self._game.mask[0]
-        self._mask8 = self._mask.view(np.int8)
         self._status = _NOT_STARTED
-        self._state: GameState | None = None  # env.state, built on demand, dropped at every step
-        self._rng_loaded = False  # the kernel's generator row continues self._np_random, untouched since
+        self._state: GameState | None = None
+        self._mask = np.zeros(self._n_actions, dtype=np.bool_)
+        self._steps = 0  # steps of this episode, for max_steps
         self._last: LastAction | None = None  # the last action, for rgb_array frames
 
     # ---- Gymnasium API -------------------------------------------------------------------------------------
@@ -130,50 +121,53 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(f"options must be None or a dict (key 'state': a GameState or its notation), got "
                              f"{options!r}")
         super().reset(seed=seed)
-        if seed is not None:
-            self._rng_loaded = False
         start = (options or {}).get("state")
         if start is None:
-            if not self._rng_loaded:
-                self._load_rng()
-            self._game.reset()
-            self._state = None
+            self._state = new_game(self.rules, self.np_random)
         else:
             st = parse(start, self.rules.name) if isinstance(start, str) else start
             if not isinstance(st, GameState) or st.rules != self.rules.name or st.is_over:
                 raise ValueError(f"options['state'] must be an unfinished {self.rules.name} GameState or notation, "
                                  f"got {start!r}")
-            self._game.load(st)
             self._state = st
-        obs = self._game.obs[0].copy()
+        self._steps = 0
         self._status = _PLAYING
         self._last = None
+        self._mask = action_mask(self._state, self.unique_keeps)
         if self.render_mode == "human":
             self.render()
-        return obs, {"action_mask": self._mask8.copy()}
+        return O.encode(self._state), {"action_mask": self._mask.view(np.int8).copy()}
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         if self._status != _PLAYING:
             self._not_playing(action)
         a = action if type(action) is int and 0 <= action < self._n_actions else check_action(action, self._n_actions)
-        if not self._rng_loaded:
-            self._load_rng()
-        if self.strict and not self._mask[a]:
-            raise ValueError(f"action {a} ({describe_action(a, self.state)}) is illegal: {self.illegal_reason(a)}")
+        st = self._state
+        assert st is not None
+        legal = bool(self._mask[a])
+        if self.strict and not legal:
+            raise ValueError(f"action {a} ({describe_action(a, st)}) is illegal: {self.illegal_reason(a)}")
         if self.render_mode == "rgb_array":
-            self._last = last_action(self.state, a, bool(self.action_masks()[a]))
-        reward, terminated, truncated, illegal = self._game.step(a)
-        obs = self._game.obs[0].copy()
-        self._state = None
-        info: dict[str, Any] = {"action_mask": self._mask8.copy(), "illegal_action": illegal}
+            self._last = last_action(st, a, legal)
+        self._steps += 1
+        reward = 0
+        if legal:
+            if a < NUM_KEEP_ACTIONS:
+                st = reroll_pattern(st, a, self.np_random)
+            else:
+                st, reward = score_category(st, a - NUM_KEEP_ACTIONS, self.np_random)
+            self._state = st
+            self._mask = action_mask(st, self.unique_keeps)
+        terminated = st.is_over
+        truncated = not terminated and self._steps >= self.max_steps
+        info: dict[str, Any] = {"action_mask": self._mask.view(np.int8).copy(), "illegal_action": not legal}
         if terminated:
             self._status = _OVER
-            st = self.state
             info["final_score"] = st.total
             info["scorecard"] = scorecard(st)
         if self.render_mode == "human":
             self.render()
-        return obs, reward, terminated, truncated, info
+        return O.encode(st), float(reward), terminated, truncated, info
 
     def render(self) -> str | np.ndarray | None:
         if self._status == _NOT_STARTED:
@@ -189,40 +183,19 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     # ---- state and randomness ------------------------------------------------------------------------------
     @property
     def state(self) -> GameState | None:
-        """The current :class:`~yacht_env.state.GameState` (None before the first reset), built from the arrays on
-        demand and kept until the next step."""
-        if self._state is None and self._status != _NOT_STARTED:
-            self._state = self._b.game_state(0, self.rules)
+        """The current :class:`~yacht_env.state.GameState` (None before the first reset)."""
         return self._state
 
     @property
     def np_random(self) -> np.random.Generator:
-        """The environment's Generator, brought up to date with the dice drawn so far (see the class docstring)."""
-        gen = gym.Env.np_random.fget(self)  # type: ignore[attr-defined]
-        if self._rng_loaded:
-            P.write_state(self._b.rng[0], gen.bit_generator)
-            self._rng_loaded = False  # the caller may draw from it: the kernel reloads it before the next dice
-        return gen
+        """The environment's Generator, the stream of the dice (seeded at random on first use if unset)."""
+        return gym.Env.np_random.fget(self)  # type: ignore[attr-defined]
 
     @np_random.setter
     def np_random(self, value: np.random.Generator) -> None:
         if not isinstance(value, np.random.Generator) or not isinstance(value.bit_generator, np.random.PCG64):
             raise ValueError(f"np_random must be a numpy Generator over a PCG64 bit generator, got {value!r}")
         gym.Env.np_random.fset(self, value)  # type: ignore[attr-defined]
-        self._rng_loaded = False
-
-    def _load_rng(self) -> None:
-        """The kernel takes over the current state of ``np_random`` (seeding it at random first if unset)."""
-        if self._np_random is None:
-            self._np_random, self._np_random_seed = seeding.np_random()
-        self._b.rng[0] = P.state_row(self._np_random.bit_generator)
-        self._rng_loaded = True
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._b = self._game.batch  # views into the game's arrays, not the copies pickling made of them
-        self._mask = self._game.mask[0]
-        self._mask8 = self._mask.view(np.int8)
 
     def _not_playing(self, action: Any) -> None:
         if self._status == _NOT_STARTED:

@@ -106,7 +106,7 @@ class GameState:
 
     @cached_property
     def hand(self) -> int:
-        return D.hand_index(self.dice)
+        return _HAND_OF_SORTED[self.dice]
 
     @property
     def total(self) -> int:
@@ -200,6 +200,23 @@ class GameState:
 
 
 _DICT_KEYS = ("rules", "dice", "rolls_left", "scores", "bonus_count")
+_HAND_OF_SORTED: dict[tuple[int, ...], int] = {tuple(int(f) for f in h): i for i, h in enumerate(D.HANDS)}
+"""Sorted dice -> hand index (a state's dice are sorted Python ints)."""
+
+
+def _made(rs: RuleSet, dice: tuple[int, ...], rolls_left: int, scores: tuple[int | None, ...], bonus_count: int,
+          same_boxes: GameState | None = None) -> GameState:
+    """A state the transitions made from a valid one, without the checks of ``__post_init__`` (which cost more than
+    the transition itself): ``dice`` five Python ints in 1..6 (sorted here), the rest valid by construction. The
+    derived values are filled in at once (``same_boxes``: a state with the same boxes to take them from)."""
+    st = object.__new__(GameState)
+    dice = tuple(sorted(dice))
+    d = st.__dict__
+    d.update(rules=rs.name, dice=dice, rolls_left=rolls_left, scores=scores, bonus_count=bonus_count, ruleset=rs,
+             hand=_HAND_OF_SORTED[dice])
+    if same_boxes is not None:
+        d.update(filled_bits=same_boxes.filled_bits, is_over=same_boxes.is_over, upper_total=same_boxes.upper_total)
+    return st
 
 
 def _is_int(v: object) -> bool:
@@ -309,7 +326,7 @@ def parse(text: str, rules: str | None = None) -> GameState:
 def new_game(rules: str | RuleSet, rng: np.random.Generator) -> GameState:
     """A new game: empty scorecard, first roll of the first turn made."""
     rs = get_rules(rules)
-    return GameState(rs.name, tuple(roll(rng, D.NUM_DICE)), ROLLS_PER_TURN - 1, (None,) * rs.num_categories)
+    return _made(rs, tuple(roll(rng, D.NUM_DICE)), ROLLS_PER_TURN - 1, (None,) * rs.num_categories, 0)
 
 
 def reroll(state: GameState, kept: Sequence[int], rng: np.random.Generator) -> GameState:
@@ -319,12 +336,13 @@ def reroll(state: GameState, kept: Sequence[int], rng: np.random.Generator) -> G
     if state.rolls_left == 0:
         raise ValueError("no rolls left this turn: score a category")
     remaining = list(state.dice)
+    taken: list[int] = []  # the kept dice as the state's own ints
     for f in kept:
-        if f not in remaining:
+        if isinstance(f, (bool, np.bool_)) or f not in remaining:
             raise ValueError(f"cannot keep {sorted(kept)} from dice {list(state.dice)}")
-        remaining.remove(f)
-    new = list(kept) + roll(rng, D.NUM_DICE - len(kept))
-    return GameState(state.rules, tuple(new), state.rolls_left - 1, state.scores, state.bonus_count)
+        taken.append(remaining.pop(remaining.index(f)))
+    new = taken + roll(rng, D.NUM_DICE - len(taken))
+    return _made(state.ruleset, tuple(new), state.rolls_left - 1, state.scores, state.bonus_count, state)
 
 
 def reroll_pattern(state: GameState, pattern: int, rng: np.random.Generator) -> GameState:
@@ -357,7 +375,7 @@ def score_category(state: GameState, category: int | str, rng: np.random.Generat
     done = all(s is not None for s in scores)
     dice = state.dice if done else tuple(roll(rng, D.NUM_DICE))
     rolls = 0 if done else ROLLS_PER_TURN - 1
-    return GameState(rs.name, dice, rolls, tuple(scores), bonus), pts
+    return _made(rs, dice, rolls, tuple(scores), bonus), pts
 
 
 def scorecard(state: GameState) -> dict[str, Any]:

@@ -13,8 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from yacht_env.seeding import spawned_seeds
-
 
 def game_seed(seed: int, *key: int) -> int:
     """The dice seed of the game ``key`` of a run seeded with ``seed`` (see the module docstring)."""
@@ -22,8 +20,8 @@ def game_seed(seed: int, *key: int) -> int:
 
 
 def game_seeds(seed: int, start: int, stop: int) -> list[int]:
-    """``[game_seed(seed, j) for j in range(start, stop)]``, computed at once (:mod:`yacht_env.seeding`)."""
-    return [int(x) for x in spawned_seeds(seed, range(start, stop))]
+    """``[game_seed(seed, j) for j in range(start, stop)]``."""
+    return [game_seed(seed, j) for j in range(start, stop)]
 
 
 def agent_seed(seed: int, *key: int) -> int:

@@ -71,15 +71,14 @@ def _worker_and_session(incoming: int, config: dict[str, Any]) -> tuple[int, int
 class YachtRLlibVectorEnv(VectorEnv):
     """The vectorised engine with the Dict observation, scaled rewards and ``NEXT_STEP`` autoreset (see the
     module docstring). ``config``: ``rules``, ``unique_keeps``, ``reward_scale``, ``seed`` (the run's seed),
-    ``rllib_seed`` (the seed RLlib was given), ``session``, ``num_threads``."""
+    ``rllib_seed`` (the seed RLlib was given), ``session``."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, num_envs: int, config: dict[str, Any]) -> None:
         self.config = dict(config)
         self.venv = YachtVectorEnv(num_envs, rules=config.get("rules", "yacht"),
-                                   unique_keeps=bool(config.get("unique_keeps", True)),
-                                   num_threads=int(config.get("num_threads", 1)))
+                                   unique_keeps=bool(config.get("unique_keeps", True)))
         self.num_envs = self.venv.num_envs
         self.reward_scale = float(config.get("reward_scale", 1.0))
         self.single_action_space = self.venv.single_action_space

@@ -75,8 +75,7 @@ def env_config(cfg: TrainConfig, session: int) -> dict[str, Any]:
     from yacht_training.rllib_env import SESSION_SEED_STRIDE
 
     return {"rules": cfg.rules, "unique_keeps": cfg.unique_keeps, "reward_scale": cfg.reward_scale,
-            "seed": cfg.seed, "rllib_seed": cfg.seed + SESSION_SEED_STRIDE * session, "session": session,
-            "num_threads": 1}
+            "seed": cfg.seed, "rllib_seed": cfg.seed + SESSION_SEED_STRIDE * session, "session": session}
 
 
 def ppo_config(cfg: TrainConfig, session: int = 0, done: int = 0) -> Any:

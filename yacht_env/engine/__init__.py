@@ -2,9 +2,9 @@
 
 - :mod:`.compile`: the pure functions of :mod:`yacht_env.rules` and :mod:`yacht_env.observation`, compiled;
 - :mod:`.cache`: numba's disk cache kept fresh, first-use compilation announced and timed apart;
-- :mod:`.batch`, :mod:`.game`, :mod:`.kernels`, :mod:`.single`: N games (or one) in arrays and their steps;
-- :mod:`.pcg64`, :mod:`.parallel`, :mod:`.intrinsics`, :mod:`.sampler`: dice, threads, machine operations, random
-  legal actions;
+- :mod:`.batch`, :mod:`.game`, :mod:`.kernels`: N games in arrays and their steps (one thread);
+- :mod:`.pcg64`, :mod:`.sampler`: dice (numpy's PCG64 in numba), random legal actions;
+- :mod:`.notice`: a line on stderr while something slow runs;
 - :mod:`.turn`: the search of a turn over the dice model; :mod:`.rule_tables`: the rules as dense tables.
 
 Nothing is imported here: each engine part compiles only when used.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -37,6 +38,39 @@ def check_max_steps(max_steps: object, num_categories: int) -> int:
     return int(max_steps)
 
 
+class TableArrays(NamedTuple):
+    """The arrays of :class:`Tables` as the kernels take them (``tb``): numba compiles a NamedTuple, so the kernels
+    read the fields by name."""
+
+    params: np.ndarray
+    cfg: np.ndarray
+    score_table: np.ndarray
+    joker_table: np.ndarray
+    five_face: np.ndarray
+    keep_mask: np.ndarray
+    pattern_keep: np.ndarray
+    keep_size: np.ndarray
+    keep_add: np.ndarray
+    keep_to_hand: np.ndarray
+    obs_fields: np.ndarray
+    hand_part: np.ndarray
+    scalars: np.ndarray
+
+
+class GameArrays(NamedTuple):
+    """The arrays of :class:`Batch` as the kernels take them (``st``), read by name."""
+
+    hand: np.ndarray
+    rolls: np.ndarray
+    filled: np.ndarray
+    scores: np.ndarray
+    upper: np.ndarray
+    bonus: np.ndarray
+    total: np.ndarray
+    steps: np.ndarray
+    rng: np.ndarray
+
+
 @dataclass(frozen=True)
 class Tables:
     """Read-only arrays the kernels read, built once per (rules, unique_keeps, max_steps, strict, autoreset)."""
@@ -55,18 +89,18 @@ class Tables:
     hand_part: np.ndarray
     scalars: np.ndarray
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        """The arrays in the order the kernels take them."""
-        return (self.params, self.cfg, self.score_table, self.joker_table, self.five_face, self.keep_mask,
-                self.pattern_keep, self.keep_size, self.keep_add, self.keep_to_hand, self.obs_fields, self.hand_part,
-                self.scalars)
+    def arrays(self) -> TableArrays:
+        """The arrays as the kernels take them."""
+        return TableArrays(self.params, self.cfg, self.score_table, self.joker_table, self.five_face, self.keep_mask,
+                           self.pattern_keep, self.keep_size, self.keep_add, self.keep_to_hand, self.obs_fields,
+                           self.hand_part, self.scalars)
 
 
 @functools.cache
 def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, strict: bool, autoreset: bool = True) -> Tables:
     """The kernels' tables and configuration for a rule set and the env's options (built once per combination and
     shared: every array is read-only). ``autoreset``: a game that ends starts over in the same step (the vector
-    environment); else it stays over (the single environment)."""
+    environment); else it stays over."""
     enc = O.encoding_tables(rules)
     cfg = np.zeros(7, dtype=np.int64)
     cfg[C_NUM_CAT] = rules.num_categories
@@ -125,16 +159,16 @@ class Batch:
             rng=np.zeros((n, 4), dtype=np.uint64),
         )
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        """The arrays in the order the kernels take them."""
-        return (self.hand, self.rolls, self.filled, self.scores, self.upper, self.bonus, self.total, self.steps,
-                self.rng)
+    def arrays(self) -> GameArrays:
+        """The arrays as the kernels take them."""
+        return GameArrays(self.hand, self.rolls, self.filled, self.scores, self.upper, self.bonus, self.total,
+                          self.steps, self.rng)
 
     @property
     def nbytes(self) -> int:
         return sum(a.nbytes for a in self.arrays())
 
-    # ---- GameState <-> row: the one mapping, used by the vector env and the single env ---------------------------
+    # ---- GameState <-> row: the one mapping (the vector env's states and loads) ------------------------------------
     def game_state(self, i: int, rules: RuleSet) -> GameState:
         """The :class:`~yacht_env.state.GameState` of row i (built anew from the arrays)."""
         scores = tuple(None if s < 0 else s for s in self.scores[i].tolist())

@@ -16,6 +16,10 @@ manifest, and the next run compiles them again (slower, never wrong). Why a mani
 failure: a flipped byte in machine code need not fail to load at all, and the check runs before numba unpickles
 anything, with no reliance on numba's internals beyond its file names.
 
+Kept for what it guards, not for speed: it costs 12-17 ms of a warm ``yacht eval`` (0.5-0.7 s); numba's own cache in
+a folder keyed by the sources' digest would keep it fresh too, but a damaged file would still fail every run
+(``tests/test_faults.py`` holds both behaviours).
+
 A first use compiles: the first compilation of a process is announced once on stderr, and the seconds spent
 compiling are kept (:func:`compile_seconds`, :class:`Stopwatch`) so that no reported time counts them.
 """
@@ -25,12 +29,12 @@ from __future__ import annotations
 import atexit
 import hashlib
 import json
-import os
 import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from yacht_env.engine.notice import SlowNotice, say
 from yacht_env.files import write_text_atomic
 
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -203,7 +207,7 @@ def guard_numba_cache(path: str, extra: Iterable[str | None] = ()) -> None:
         return
     if damaged and not _NOTED:
         _NOTED = True
-        _WATCH.announced = True  # this note says it: no second line when the compilation starts
+        _WATCH.announced = _WATCH.just_said = True  # this note says it: no second line when the compilation starts
         print(f"yacht-env: numba's cache of the kernels had {damaged} damaged or unknown file(s) in {folder} "
               "(dropped): compiling those kernels again...", file=sys.stderr, flush=True)
 
@@ -222,6 +226,8 @@ class _CompileWatch:
         self.announced = False
         self._depth = 0
         self._t0 = 0.0
+        self._notice: SlowNotice | None = None
+        self.just_said = False  # a line was just printed about the compilation that starts next
         watch = self
 
         class Listener(event.Listener):
@@ -238,18 +244,27 @@ class _CompileWatch:
     def _start(self) -> None:
         if self._depth == 0:
             self._t0 = time.perf_counter()
-            if not self.announced and not os.environ.get("YACHT_ENV_QUIET_COMPILE"):
+            said = self.just_said or not self.announced
+            if not self.announced:
                 self.announced = True
-                print("yacht-env: compiling the numba kernels this needs (first use only; later runs load them from "
-                      "numba's cache)...", file=sys.stderr, flush=True)
+                say("compiling the numba kernels this needs (first use only; later runs load them from numba's "
+                    "cache)...")
+            self.just_said = False
+            self._notice = SlowNotice("compiling numba kernels", after=_STILL_EVERY if said else 2.0,
+                                      every=_STILL_EVERY, said=said)
+            self._notice.__enter__()
         self._depth += 1
 
     def _end(self) -> None:
         self._depth = max(0, self._depth - 1)
         if self._depth == 0:
             self.seconds += time.perf_counter() - self._t0
+            if self._notice is not None:
+                self._notice.__exit__()
+                self._notice = None
 
 
+_STILL_EVERY = 4.0  # seconds between the "still compiling" lines of a long compilation
 _WATCH = _CompileWatch()
 
 

@@ -4,7 +4,7 @@ keeps numba's on-disk cache of the engine fresh.
 The compiled functions are the pure functions themselves, not rewrites: each is rebuilt from its own code object
 (:func:`compile_pure`) over a copy of its module's globals in which its callees are the compiled versions, so the
 source of every rule stays in :mod:`yacht_env.rules` and the source of the encoder in
-:mod:`yacht_env.observation` (tracebacks and ``inspect`` point there). The vector engine, the single environment,
+:mod:`yacht_env.observation` (tracebacks and ``inspect`` point there). The vector engine,
 the turn search and the solver call these.
 
 How they are compiled: ``_nrt=False``, without numba's runtime. They allocate nothing, so they need none, and without
@@ -12,8 +12,8 @@ it they take their array arguments (rows of the score tables, views made by the 
 with it every call paid atomic reference-count updates for those arrays (``points_for`` ran about 20 times slower in
 the vector engine). LLVM inlines them into the kernels that call them.
 
-The encoder's helpers (:data:`yacht_env.observation.ENGINE_HELPERS`) are replaced by their single-instruction versions
-of :mod:`.intrinsics`; everything else is the Python source.
+The encoder's helpers (:data:`yacht_env.observation.ENGINE_HELPERS`), written with Python's int methods, are replaced
+by the plain numba loops below; everything else is the Python source.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 import numba
 
 from yacht_env import observation as O
-from yacht_env.engine import intrinsics
+from yacht_env.observation import HAND_PART
 from yacht_env.rules import turn as RT
 from yacht_env.rules import turnstart as RTS
 
@@ -48,10 +48,37 @@ def compile_pure(module: types.ModuleType, names: Iterable[str], compiled: dict[
     return out
 
 
+@numba.njit(_nrt=False)
+def copy_hand_part(row, hand_part, index) -> None:
+    """:func:`yacht_env.observation.copy_hand_part` for numba."""
+    for j in range(HAND_PART):
+        row[j] = hand_part[index, j]
+
+
+@numba.njit(_nrt=False)
+def count_bits(x) -> int:
+    """:func:`yacht_env.observation.count_bits` for numba."""
+    n = 0
+    while x != 0:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@numba.njit(_nrt=False)
+def lowest_bit(x) -> int:
+    """:func:`yacht_env.observation.lowest_bit` for numba."""
+    k = 0
+    while (x >> k) & 1 == 0:
+        k += 1
+    return k
+
+
+_HELPERS = {"copy_hand_part": copy_hand_part, "count_bits": count_bits, "lowest_bit": lowest_bit}
 _COMPILED = compile_pure(RT, RT.TURN_LOGIC)
 _COMPILED = compile_pure(RTS, RTS.TURNSTART_LOGIC, _COMPILED)
 _COMPILED = compile_pure(O, ("write_observation",),
-                         _COMPILED | {name: getattr(intrinsics, name) for name in O.ENGINE_HELPERS})
+                         _COMPILED | {name: _HELPERS[name] for name in O.ENGINE_HELPERS})
 joker_applies: Callable[..., bool] = _COMPILED["joker_applies"]
 legal_bits: Callable[..., int] = _COMPILED["legal_bits"]
 box_score: Callable[..., int] = _COMPILED["box_score"]

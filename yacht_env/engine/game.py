@@ -22,7 +22,6 @@ from yacht_env.engine import pcg64 as P
 from yacht_env.engine.batch import C_AUTORESET, C_MAX_STEPS, C_NUM_CAT, C_YCAT
 from yacht_env.engine.cache import guard_numba_cache
 from yacht_env.engine.compile import box_score, legal_bits, points_for, write_observation
-from yacht_env.engine.intrinsics import BIT_BYTES, U255, load_u64, store_u64
 from yacht_env.state import ROLLS_PER_TURN
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
@@ -34,9 +33,7 @@ _FULL_HAND = D.NUM_DICE
 
 
 # ---- per-game helpers (inlined into the kernels) ------------------------------------------------------------------
-# ``st`` is Batch.arrays(): (hand, rolls, filled, scores, upper, bonus, total, steps, rng)
-# ``tb`` is Tables.arrays(): (params, cfg, score, joker, five, keep_mask, pattern_keep, keep_size, keep_add,
-#                             keep_to_hand, obs_fields, hand_part, scalars)
+# ``st`` is Batch.arrays() (a GameArrays), ``tb`` is Tables.arrays() (a TableArrays): fields read by name
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
@@ -57,8 +54,8 @@ def roll_into(keep, n, rng, i, keep_add, keep_to_hand):
 @numba.njit(cache=True, inline="always", _nrt=False)
 def legal(i, st, tb):
     """Legal score bits of game i (0 once the game is over: nothing is legal then)."""
-    hand, filled = st[0], st[2]
-    params, cfg, five = tb[0], tb[1], tb[4]
+    hand, filled = st.hand, st.filled
+    params, cfg, five = tb.params, tb.cfg, tb.five_face
     f = np.int64(filled[i])
     if f == (np.int64(1) << cfg[C_NUM_CAT]) - 1:
         return np.int64(0)
@@ -69,29 +66,18 @@ def legal(i, st, tb):
 def is_legal(a, i, lbits, st, tb):
     """Whether action ``a`` is legal for game i, as :func:`yacht_env.actions.action_mask` has it."""
     if a < NUM_KEEP_ACTIONS:
-        return st[1][i] > 0 and lbits != 0 and tb[5][st[0][i], a]
+        return st.rolls[i] > 0 and lbits != 0 and tb.keep_mask[st.hand[i], a]
     return (lbits >> (a - NUM_KEEP_ACTIONS)) & 1 == 1
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
 def write_mask(i, lbits, out, st, tb) -> None:
-    """Legal-action mask of game i into ``out[i]``: 8 bytes per store (the keep part copied from the hand's keep
-    row, or zeros; the score part expanded from the legal bits)."""
-    keep_mask, c = tb[5], tb[1][C_NUM_CAT]
-    if out.shape[1] >= 40 and NUM_KEEP_ACTIONS == 32 and c <= 16:  # 4.1 times a loop per action (bench_machinery)
-        h = st[0][i]
-        keep = st[1][i] > 0 and lbits != 0
-        for j in range(0, 32, 8):
-            out_v = load_u64(keep_mask, h, j) if keep else np.uint64(0)
-            store_u64(out, i, j, out_v)
-        a_n = out.shape[1]
-        store_u64(out, i, 32, BIT_BYTES[lbits & U255])
-        if c > 8:  # the last 8 boxes (overlapping the first ones: same bytes)
-            store_u64(out, i, a_n - 8, BIT_BYTES[(lbits >> (c - 8)) & U255])
-        return
+    """Legal-action mask of game i into ``out[i]``: the keep part copied from the hand's keep row (or zeros), the
+    score part expanded from the legal bits."""
+    keep_mask, c = tb.keep_mask, tb.cfg[C_NUM_CAT]
     row = out[i]
-    if st[1][i] > 0 and lbits != 0:
-        krow = keep_mask[st[0][i]]
+    if st.rolls[i] > 0 and lbits != 0:
+        krow = keep_mask[st.hand[i]]
         for a in range(NUM_KEEP_ACTIONS):
             row[a] = krow[a]
     else:
@@ -110,21 +96,21 @@ def _params_tuple(params):
 @numba.njit(cache=True, inline="always", _nrt=False)
 def write_obs_row(row, i, lbits, st, tb) -> None:
     """Observation of game i into the 1-d ``row``: :func:`yacht_env.observation.write_observation`, compiled."""
-    hand, rolls, filled, scores, upper = st[0], st[1], st[2], st[3], st[4]
-    params, cfg, score, joker, five = tb[0], tb[1], tb[2], tb[3], tb[4]
+    hand, rolls, filled, scores, upper = st.hand, st.rolls, st.filled, st.scores, st.upper
+    params, cfg, score, joker, five = tb.params, tb.cfg, tb.score_table, tb.joker_table, tb.five_face
     h = hand[i]
     ycat = cfg[C_YCAT]
     five_box = np.int64(scores[i, ycat]) if ycat >= 0 else np.int64(-1)
     # the parameters as a tuple of scalars: the stores into row cannot alias them (no reloads per box)
-    write_observation(row, tb[10], tb[11], tb[12], _params_tuple(params), score[h], joker[h], five[h], np.int64(h),
-                      np.int64(rolls[i]), np.int64(filled[i]), np.int64(upper[i]), five_box, lbits)
+    write_observation(row, tb.obs_fields, tb.hand_part, tb.scalars, _params_tuple(params), score[h], joker[h], five[h],
+                      np.int64(h), np.int64(rolls[i]), np.int64(filled[i]), np.int64(upper[i]), five_box, lbits)
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
 def new_game(i, st, tb) -> None:
     """Game i starts over: empty scorecard, first roll from its own generator."""
     hand, rolls, filled, scores, upper, bonus, total, steps, rng = st
-    for k in range(tb[1][C_NUM_CAT]):
+    for k in range(tb.cfg[C_NUM_CAT]):
         scores[i, k] = -1
     filled[i] = 0
     upper[i] = 0
@@ -132,7 +118,7 @@ def new_game(i, st, tb) -> None:
     total[i] = 0
     steps[i] = 0
     rolls[i] = ROLLS_PER_TURN - 1
-    hand[i] = roll_into(EMPTY_KEEP, _FULL_HAND, rng, i, tb[8], tb[9])
+    hand[i] = roll_into(EMPTY_KEEP, _FULL_HAND, rng, i, tb.keep_add, tb.keep_to_hand)
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
@@ -140,8 +126,8 @@ def play(i, a, st, tb, mask) -> tuple[int, bool]:
     """Game i takes action ``a`` as :meth:`yacht_env.env.YachtEnv.step` does (an illegal action is a no-op) and
     counts the step. Returns (points added, whether the action was illegal)."""
     hand, rolls, filled, scores, upper, bonus, total, steps, rng = st
-    params, cfg, score, joker, five = tb[0], tb[1], tb[2], tb[3], tb[4]
-    pattern_keep, keep_size, keep_add, keep_to_hand = tb[6], tb[7], tb[8], tb[9]
+    params, cfg, score, joker, five = tb.params, tb.cfg, tb.score_table, tb.joker_table, tb.five_face
+    pattern_keep, keep_size, keep_add, keep_to_hand = tb.pattern_keep, tb.keep_size, tb.keep_add, tb.keep_to_hand
     ycat = cfg[C_YCAT]
     steps[i] += 1
     pts = 0
@@ -182,8 +168,8 @@ def step_game(i, a, st, tb, obs, mask, reward, terminated, truncated, illegal, f
     autoreset, restart it if it ended. Writes the observation and mask of the game as it then stands, the reward and
     flags, and for a game that ended (with autoreset) its final observation, mask and scorecard (boxes, upper bonus,
     five-of-a-kind bonus, total). Returns 1 if it ended."""
-    filled, scores, upper, bonus, total, steps = st[2], st[3], st[4], st[5], st[6], st[7]
-    params, cfg = tb[0], tb[1]
+    filled, scores, upper, bonus, total, steps = st.filled, st.scores, st.upper, st.bonus, st.total, st.steps
+    params, cfg = tb.params, tb.cfg
     c = cfg[C_NUM_CAT]
     ended = 0
     if a == RESET_ACTION:
@@ -215,7 +201,7 @@ def step_game(i, a, st, tb, obs, mask, reward, terminated, truncated, illegal, f
         new_game(i, st, tb)
         lbits = legal(i, st, tb)
     else:  # the final_* arrays are allocated uninitialised: rows of games that did not end hold zeros (plain
-        # loops: benchmarks/bench_machinery.py measured fixed 8-float stores 0.7 times as fast)
+        # loops: fixed 8-float stores measured 0.7 times as fast)
         for j in range(final_obs.shape[1]):
             final_obs[i, j] = 0.0
         for j in range(final_mask.shape[1]):

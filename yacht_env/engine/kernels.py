@@ -1,9 +1,8 @@
 """The kernels over a batch of games: reset, step and action checks of N games at once (the vector engine).
 
-They are *chunk kernels* (:mod:`yacht_env.engine.parallel`): the calling thread and helper threads take chunks of
-games from an atomic counter; with no helper, the caller takes them all. They release the GIL, and are compiled
-without numba's runtime (``_nrt=False``): they allocate nothing, and with it every array view handed to an inlined
-rules function cost atomic reference-count updates (``points_for`` ran 20 times slower).
+One thread steps every game (a work pool of helper threads measured no faster on the commands users run). They release
+the GIL, and are compiled without numba's runtime (``_nrt=False``): they allocate nothing, and with it every array
+view handed to an inlined rules function cost atomic reference-count updates (``points_for`` ran 20 times slower).
 
 ``st`` is :meth:`Batch.arrays() <yacht_env.engine.batch.Batch.arrays>`, ``tb`` is
 :meth:`Tables.arrays() <yacht_env.engine.batch.Tables.arrays>`.
@@ -16,49 +15,35 @@ import numba
 from yacht_env.engine.batch import C_NUM_ACT, C_STRICT
 from yacht_env.engine.cache import guard_numba_cache
 from yacht_env.engine.game import is_legal, legal, step_game, write_mask, write_obs_row
-from yacht_env.engine.parallel import claim_chunk, finish_chunk
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def step_chunks(counter, n_chunks, chunk, actions, st, tb, obs, mask, reward, terminated, truncated, illegal,
-                final_obs, final_mask, final_card) -> None:
+def step_games(actions, st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask,
+               final_card) -> None:
     """Step every game with its action (validated by :func:`check_actions`; :data:`~yacht_env.engine.game.RESET_ACTION`
-    starts a new game), as :func:`~yacht_env.engine.game.step_game` does: the one step of the vector and the single
-    environment."""
-    n = actions.shape[0]
-    while True:
-        lo, hi = claim_chunk(counter, n_chunks, chunk, n)
-        if lo < 0:
-            return
-        for i in range(lo, hi):
-            step_game(i, actions[i], st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs,
-                       final_mask, final_card)
-        finish_chunk(counter)
+    starts a new game), as :func:`~yacht_env.engine.game.step_game` does."""
+    for i in range(actions.shape[0]):
+        step_game(i, actions[i], st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask,
+                  final_card)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def show_chunks(counter, n_chunks, chunk, st, tb, obs, mask) -> None:
+def show_games(st, tb, obs, mask) -> None:
     """Write the observation and mask of every game as it stands (after :meth:`Batch.load_state
     <yacht_env.engine.batch.Batch.load_state>`)."""
-    n = obs.shape[0]
-    while True:
-        lo, hi = claim_chunk(counter, n_chunks, chunk, n)
-        if lo < 0:
-            return
-        for i in range(lo, hi):
-            lbits = legal(i, st, tb)
-            write_mask(i, lbits, mask, st, tb)
-            write_obs_row(obs[i], i, lbits, st, tb)
-        finish_chunk(counter)
+    for i in range(obs.shape[0]):
+        lbits = legal(i, st, tb)
+        write_mask(i, lbits, mask, st, tb)
+        write_obs_row(obs[i], i, lbits, st, tb)
 
 
 @numba.njit(cache=True, _nrt=False)
 def check_actions(actions, st, tb) -> tuple[int, int]:
     """Validate a batch of actions before any game moves. Returns (0, -1) if fine, (1, i) if action i is outside
     the action space, (2, i) if it is illegal and the env is strict."""
-    cfg = tb[1]
+    cfg = tb.cfg
     n_act = cfg[C_NUM_ACT]
     strict = cfg[C_STRICT] != 0
     for i in range(actions.shape[0]):

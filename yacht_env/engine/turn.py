@@ -31,9 +31,9 @@ from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.engine.cache import guard_numba_cache
 from yacht_env.engine.compile import box_score, legal_bits, next_turn_start, points_for
-from yacht_env.engine.parallel import claim_chunk, finish_chunk, run_chunks
 from yacht_env.rules import FIVE_KIND_FACE as _FIVE_KIND_FACE
 from yacht_env.rules import RuleSet, TurnStartLayout
+from yacht_env.rules import next_turn_start as plain_next_turn_start  # Python callers: the compiled one is not cached
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
@@ -367,9 +367,9 @@ def choose(values: np.ndarray, legal: np.ndarray, prefer_score: bool, tol: float
 
 
 @njit(cache=True, nogil=True)
-def _turn_values_chunks(counter, n_chunks, chunk, params, S, J, CLS, BOXV, NV, PTV, E, Fs, us, ys, U, Y, thr, ycat,
+def _turn_values_kernel(params, S, J, CLS, BOXV, NV, PTV, E, Fs, us, ys, U, Y, thr, ycat,
                         K1, K2, start) -> None:
-    """:func:`turn_values` as a chunk kernel over groups (:mod:`yacht_env.engine.parallel`)."""
+    """:func:`turn_values` over the groups."""
     n = Fs.shape[0]
     groups = (n + LANES - 1) // LANES
     Fl = np.empty(LANES, dtype=np.int64)
@@ -379,35 +379,29 @@ def _turn_values_chunks(counter, n_chunks, chunk, params, S, J, CLS, BOXV, NV, P
     bits = np.empty(LANES, dtype=np.int64)
     M = np.empty((NUM_KEEPS, LANES))
     out = np.empty(LANES)
-    while True:
-        g0, g1 = claim_chunk(counter, n_chunks, chunk, groups)
-        if g0 < 0:
-            return
-        for g in range(g0, g1):
-            lo = g * LANES
-            nl = min(n, lo + LANES) - lo
-            for b in range(LANES):
-                j = lo + b if b < nl else lo
-                Fl[b] = Fs[j]
-                ul[b] = us[j]
-                yl[b] = ys[j]
-            hand_values(params, S, J, CLS, BOXV, NV, PTV, E, Fl, ul, yl, U, Y, thr, ycat, K1[g][HAND0:], T, bits)
-            keep_tree(K1[g], K2[g], M, out)
-            for b in range(nl):
-                start[lo + b] = out[b]
-        finish_chunk(counter)
+    for g in range(groups):
+        lo = g * LANES
+        nl = min(n, lo + LANES) - lo
+        for b in range(LANES):
+            j = lo + b if b < nl else lo
+            Fl[b] = Fs[j]
+            ul[b] = us[j]
+            yl[b] = ys[j]
+        hand_values(params, S, J, CLS, BOXV, NV, PTV, E, Fl, ul, yl, U, Y, thr, ycat, K1[g][HAND0:], T, bits)
+        keep_tree(K1[g], K2[g], M, out)
+        for b in range(nl):
+            start[lo + b] = out[b]
 
 
 def turn_values(params: np.ndarray, S: np.ndarray, J: np.ndarray, CLS: np.ndarray, BOXV: np.ndarray,
                 NV: np.ndarray, PTV: np.ndarray, E: np.ndarray, Fs: np.ndarray, us: np.ndarray, ys: np.ndarray,
                 U: int, Y: int, thr: int, ycat: int, K1: np.ndarray, K2: np.ndarray, start: np.ndarray) -> None:
-    """The keep tree of the turn of every state i (turn-start key Fs/us/ys), on the engine's threads in groups of
-    ``LANES``: state i lives in lane ``i % LANES`` of group ``i // LANES`` of ``K1`` / ``K2``
-    (:func:`keep_tables`), and ``start[i]`` gets its turn-start value (see :func:`keep_tree`). A last group that is
-    not full repeats its first state in the lanes left over, so that every group is searched at full width."""
-    groups = (Fs.shape[0] + LANES - 1) // LANES
-    run_chunks(_turn_values_chunks, groups, (params, S, J, CLS, BOXV, NV, PTV, _f64(E), _i64(Fs), _i64(us), _i64(ys),
-                                             U, Y, thr, ycat, K1, K2, start), chunk=1, min_parallel=4)
+    """The keep tree of the turn of every state i (turn-start key Fs/us/ys) in groups of ``LANES``: state i lives in
+    lane ``i % LANES`` of group ``i // LANES`` of ``K1`` / ``K2`` (:func:`keep_tables`), and ``start[i]`` gets its
+    turn-start value (see :func:`keep_tree`). A last group that is not full repeats its first state in the lanes left
+    over, so that every group is searched at full width."""
+    _turn_values_kernel(params, S, J, CLS, BOXV, NV, PTV, _f64(E), _i64(Fs), _i64(us), _i64(ys), U, Y, thr, ycat, K1,
+                        K2, start)
 
 
 def _f64(a: np.ndarray) -> np.ndarray:
@@ -420,29 +414,24 @@ def _i64(a: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _decide_chunks(counter, n_chunks, chunk, params, S, J, E, Fs, us, ys, hands, rolls, cols, U, Y, thr, ycat, K1, K2,
+def _decide_kernel(params, S, J, E, Fs, us, ys, hands, rolls, cols, U, Y, thr, ycat, K1, K2,
                    keep_mask, prefer_score, tol, actions, values) -> None:
-    """:func:`decide` as a chunk kernel over positions."""
+    """:func:`decide` over the positions."""
     n = Fs.shape[0]
     A = NUM_KEEP_ACTIONS + S.shape[1]
     keep_values = values.shape[0] == n
     row = np.empty(A)
     legal = np.empty(A, dtype=np.bool_)
     box = np.empty(S.shape[1])
-    while True:
-        lo, hi = claim_chunk(counter, n_chunks, chunk, n)
-        if lo < 0:
-            return
-        for i in range(lo, hi):
-            h = hands[i]
-            successor_row(box, h, params, S, J, E, Fs[i], us[i], ys[i], U, Y, thr, ycat)
-            g = cols[i] // LANES
-            action_row(row, legal, box, K1[g], K2[g], cols[i] % LANES, h, rolls[i], keep_mask)
-            actions[i] = choose(row, legal, prefer_score, tol)
-            if keep_values:
-                for a in range(A):
-                    values[i, a] = row[a] if legal[a] else NEG_INF
-        finish_chunk(counter)
+    for i in range(n):
+        h = hands[i]
+        successor_row(box, h, params, S, J, E, Fs[i], us[i], ys[i], U, Y, thr, ycat)
+        g = cols[i] // LANES
+        action_row(row, legal, box, K1[g], K2[g], cols[i] % LANES, h, rolls[i], keep_mask)
+        actions[i] = choose(row, legal, prefer_score, tol)
+        if keep_values:
+            for a in range(A):
+                values[i, a] = row[a] if legal[a] else NEG_INF
 
 
 def decide(params: np.ndarray, S: np.ndarray, J: np.ndarray, E: np.ndarray, Fs: np.ndarray, us: np.ndarray,
@@ -452,10 +441,9 @@ def decide(params: np.ndarray, S: np.ndarray, J: np.ndarray, E: np.ndarray, Fs: 
     """The action of each position i (turn-start key Fs/us/ys, hand, rolls left) from the keep tree of its turn, in
     lane ``cols[i] % LANES`` of group ``cols[i] // LANES`` of ``K1`` / ``K2`` (:func:`turn_values`; not read with no
     roll left), and ``E``, by :func:`choose`; -1 where no value is finite. ``values`` (N, 32 + C) gets every
-    action's value still to come (``-inf`` where illegal), or is (0, 0) to skip it. On the engine's threads."""
-    run_chunks(_decide_chunks, Fs.shape[0], (params, S, J, _f64(E), _i64(Fs), _i64(us), _i64(ys), _i64(hands),
-                                             _i64(rolls), _i64(cols), U, Y, thr, ycat, K1, K2, keep_mask,
-                                             bool(prefer_score), float(tol), actions, values))
+    action's value still to come (``-inf`` where illegal), or is (0, 0) to skip it."""
+    _decide_kernel(params, S, J, _f64(E), _i64(Fs), _i64(us), _i64(ys), _i64(hands), _i64(rolls), _i64(cols), U, Y,
+                   thr, ycat, K1, K2, keep_mask, bool(prefer_score), float(tol), actions, values)
 
 
 def search(arrays: TurnArrays, E: np.ndarray, Fs: np.ndarray, us: np.ndarray, ys: np.ndarray, hands: np.ndarray,
@@ -521,7 +509,7 @@ def successor_boxes(rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
         vals = sorted({int(v) for v in rules.score_table[:, c]} | {int(v) for v in rules.joker_table[:, c]})
         succ: dict[tuple[int, int], int] = {}
         for v in vals:  # the smallest box value of each distinct successor (over every capped upper total)
-            key = tuple(next_turn_start(c, v, u, 0, layout.threshold, layout.Y, layout.five_kind_category)
+            key = tuple(plain_next_turn_start(c, v, u, 0, layout.threshold, layout.Y, layout.five_kind_category)
                         for u in range(layout.U))
             succ.setdefault(key, v)
         opts.append(sorted(succ.values()))
@@ -641,22 +629,17 @@ def _play_turn(i, params, S, J, E, Fs, us, ys, U, Y, thr, ycat, K1, K2, keep_mas
 
 
 @njit(cache=True, nogil=True)
-def _play_turns_chunks(counter, n_chunks, chunk, params, S, J, E, Fs, us, ys, U, Y, thr, ycat, K1, K2, keep_mask,
+def _play_turns_kernel(params, S, J, E, Fs, us, ys, U, Y, thr, ycat, K1, K2, keep_mask,
                        hand_cum, trans_cum, rand, explore, points, F2, u2, y2, steps) -> None:
-    """:func:`play_turns` as a chunk kernel over games."""
+    """:func:`play_turns` over the games."""
     n = Fs.shape[0]
     C = S.shape[1]
     row = np.empty(NUM_KEEP_ACTIONS + C)
     legal = np.empty(NUM_KEEP_ACTIONS + C, dtype=np.bool_)
     box = np.empty(C)
-    while True:
-        lo, hi = claim_chunk(counter, n_chunks, chunk, n)
-        if lo < 0:
-            return
-        for i in range(lo, hi):
-            _play_turn(i, params, S, J, E, Fs, us, ys, U, Y, thr, ycat, K1, K2, keep_mask, hand_cum, trans_cum,
-                       rand, explore, points, F2, u2, y2, steps, row, legal, box)
-        finish_chunk(counter)
+    for i in range(n):
+        _play_turn(i, params, S, J, E, Fs, us, ys, U, Y, thr, ycat, K1, K2, keep_mask, hand_cum, trans_cum,
+                   rand, explore, points, F2, u2, y2, steps, row, legal, box)
 
 
 def play_turns(params: np.ndarray, S: np.ndarray, J: np.ndarray, E: np.ndarray, Fs: np.ndarray, us: np.ndarray,
@@ -668,7 +651,6 @@ def play_turns(params: np.ndarray, S: np.ndarray, J: np.ndarray, E: np.ndarray, 
     ``K1``, ``K2`` the caller computed with the same ``E``), the dice drawn with the uniforms ``rand[i, 0..2]`` from
     the dice model. ``explore[i]`` in [0, 1): score a uniformly drawn legal category at the end of the turn instead
     of the best one (``explore[i] < 0``: play best). Writes the points scored, the next turn-start state and the
-    number of decisions (environment steps). On the engine's threads."""
-    run_chunks(_play_turns_chunks, Fs.shape[0], (params, S, J, _f64(E), _i64(Fs), _i64(us), _i64(ys), U, Y, thr, ycat,
-                                                 K1, K2, keep_mask, hand_cum, trans_cum, rand, explore, points, F2,
-                                                 u2, y2, steps))
+    number of decisions (environment steps)."""
+    _play_turns_kernel(params, S, J, _f64(E), _i64(Fs), _i64(us), _i64(ys), U, Y, thr, ycat, K1, K2, keep_mask,
+                       hand_cum, trans_cum, rand, explore, points, F2, u2, y2, steps)

@@ -89,6 +89,10 @@ class RuleSet:
                 f"unknown category {category!r} for rules {self.name!r}; accepted: {', '.join(self.category_ids)}"
             ) from None
 
+    def __hash__(self) -> int:
+        """The name's hash (equal rule sets have equal names): the caches keyed by a rule set hash it often."""
+        return hash(self.name)
+
     @cached_property
     def score_table(self) -> np.ndarray:
         """(252, C) int32: base box score of every hand in every category (no Joker)."""

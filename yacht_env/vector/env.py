@@ -25,7 +25,6 @@ from yacht_env.engine import kernels as K
 from yacht_env.engine import pcg64 as P
 from yacht_env.engine.batch import Batch, check_max_steps, make_tables
 from yacht_env.engine.game import RESET_ACTION
-from yacht_env.engine.parallel import default_threads, run_chunks
 from yacht_env.frames import LastAction, check_pillow, draw_frame, last_action
 from yacht_env.i18n import check_lang
 from yacht_env.render import render_text
@@ -37,8 +36,6 @@ _MAX_SEED = 2**128  # SeedSequence takes any non-negative int; keep seeds to a s
 
 MAX_NUM_ENVS = 1 << 24
 """The most games one vector environment holds (their state is a few hundred bytes each)."""
-MAX_THREADS = 1024
-"""The most threads a vector environment may ask for (each is an operating-system thread)."""
 
 class YachtVectorEnv(VectorEnv):
     """
@@ -74,16 +71,15 @@ class YachtVectorEnv(VectorEnv):
     ``num_envs``, and the options of :class:`yacht_env.env.YachtEnv`: ``rules``, ``strict`` (an illegal action
     raises ``ValueError`` naming the game, before any game moves), ``unique_keeps``, ``max_steps``, ``lang`` and
     ``render_mode`` (``None``, ``"ansi"``: ``render()`` returns one text per game, or ``"rgb_array"``: one picture
-    per game, :mod:`yacht_env.frames`). ``max_episode_steps``, which
-    ``make_vec`` passes when given, overrides ``max_steps``. ``num_threads``: threads stepping the games (default:
-    numba's thread count; batches under 512 games always use one); see :mod:`yacht_env.engine.parallel`.
+    per game, :mod:`yacht_env.frames`). ``max_episode_steps``, which ``make_vec`` passes when given, overrides
+    ``max_steps``. One thread steps the games.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, num_envs: int = 1, rules: str | RuleSet = "yacht", render_mode: str | None = None,
                  strict: bool = False, unique_keeps: bool = True, max_steps: int = 256, lang: str = "en",
-                 max_episode_steps: int | None = None, num_threads: int | None = None) -> None:
+                 max_episode_steps: int | None = None) -> None:
         if (isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1
                 or num_envs > MAX_NUM_ENVS):
             raise ValueError(f"num_envs must be an int in 1..{MAX_NUM_ENVS:,}, got {num_envs!r}")
@@ -92,9 +88,6 @@ class YachtVectorEnv(VectorEnv):
             max_steps = max_episode_steps
         c = self.rules.num_categories
         max_steps = check_max_steps(max_steps, c)
-        if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer))
-                                        or not 1 <= num_threads <= MAX_THREADS):
-            raise ValueError(f"num_threads must be None or an int in 1..{MAX_THREADS}, got {num_threads!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi', 'rgb_array'")
         if render_mode == "rgb_array":
@@ -114,7 +107,6 @@ class YachtVectorEnv(VectorEnv):
         self._t = make_tables(self.rules, self.unique_keeps, self.max_steps, self.strict)
         self._b = Batch.empty(self.num_envs, c)
         self._st, self._tb = self._b.arrays(), self._t.arrays()
-        self.threads = default_threads() if num_threads is None else int(num_threads)
         self._mask = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)
         self._all = np.ones(self.num_envs, dtype=np.bool_)
         self._all.setflags(write=False)
@@ -183,8 +175,8 @@ class YachtVectorEnv(VectorEnv):
         final_obs = np.empty((n, self.obs_size), dtype=np.float32)  # the kernel zeroes the rows of running games
         final_mask = np.empty((n, self.num_actions), dtype=np.bool_)
         final_card = np.empty((n, self.rules.num_categories + 3), dtype=np.int32)
-        run_chunks(K.step_chunks, n, (a, self._st, self._tb, obs, self._mask, reward, terminated, truncated, illegal,
-                                      final_obs, final_mask, final_card), self.threads)
+        K.step_games(a, self._st, self._tb, obs, self._mask, reward, terminated, truncated, illegal, final_obs,
+                     final_mask, final_card)
         return obs, reward, terminated, truncated, illegal, final_obs, final_mask, final_card
 
     def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:

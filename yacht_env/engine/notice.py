@@ -1,0 +1,62 @@
+"""A line on stderr while something slow runs: no pause over a couple of seconds goes unexplained, also when stderr
+is not a terminal (a log file, a pipe).
+
+>>> with SlowNotice("solving yacht"):
+...     pass  # quick: nothing printed
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+QUIET_ENV = "YACHT_ENV_QUIET"
+"""Set (to anything but empty) to silence these lines (and the compile announcement)."""
+
+
+def quiet() -> bool:
+    """Whether the user asked for no progress lines from the engine."""
+    return bool(os.environ.get(QUIET_ENV) or os.environ.get("YACHT_ENV_QUIET_COMPILE"))
+
+
+def say(text: str) -> None:
+    """One line ``yacht-env: text`` on stderr, flushed at once (unless :func:`quiet`)."""
+    if not quiet():
+        print(f"yacht-env: {text}", file=sys.stderr, flush=True)
+
+
+class SlowNotice:
+    """Context manager: if the block runs longer than ``after`` seconds, say ``what`` on stderr, then again every
+    ``every`` seconds with the time so far, from a daemon thread (the block may hold the GIL only briefly at a time,
+    as numba's compiler and the nogil kernels do)."""
+
+    def __init__(self, what: str, after: float = 2.0, every: float = 5.0, said: bool = False) -> None:
+        """``said``: ``what`` was already announced, so every line is a "still ..." line."""
+        self.what, self.after, self.every, self.said = what, after, every, said
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> SlowNotice:
+        self._t0 = time.perf_counter()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="yacht-env-notice")
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        if self._stop.wait(self.after):
+            return
+        if self.said:
+            say(f"still {self.what} ({time.perf_counter() - self._t0:.0f} s so far)")
+        else:
+            say(f"{self.what}...")
+        while not self._stop.wait(self.every):
+            say(f"still {self.what} ({time.perf_counter() - self._t0:.0f} s so far)")
+
+
+__all__ = ["QUIET_ENV", "SlowNotice", "quiet", "say"]
