@@ -229,3 +229,52 @@ def test_tables_beyond_the_memory_limit_are_refused(monkeypatch: pytest.MonkeyPa
         solve_reach("yahtzee")
     with pytest.raises(ValueError, match="6.3 GB"):
         distribution_table("yatzy")
+
+
+# ---- the agents ---------------------------------------------------------------------------------------------------
+
+
+def test_reach_agent_success_rate_matches_the_exact_probability() -> None:
+    """1,000 plays of the last three turns of a Knizia game from one scorecard: the share that reaches the target
+    lies in the 99.9% interval of the exact probability."""
+    from yacht_agents.loader import load_agent
+
+    rules = "knizia"
+    F = (1 << 12) - 1 - (1 << 2 | 1 << 8 | 1 << 11)  # threes, little straight, yacht open
+    card = _card(rules, F)
+    total = sum(v for v in card if v is not None)
+    target = total + 35
+    agent = load_agent(f"optimal-reach:{target}", rules, seed=0)
+    p = agent.reach.table[F, target - total]
+    n = 1000
+    hits = 0
+    for i in range(n):
+        rng = np.random.default_rng(i)
+        st = GameState(rules, tuple(sorted(rng.integers(1, 7, 5).tolist())), 2, card)
+        while not st.is_over:
+            a = agent.act(np.zeros(0), None, st)
+            st = reroll_pattern(st, a, rng) if a < NUM_KEEP_ACTIONS else score_category(st, a - NUM_KEEP_ACTIONS,
+                                                                                          rng)[0]
+        hits += st.total >= target
+    assert 0.05 < p < 0.95
+    assert abs(hits / n - p) < 3.29 * math.sqrt(p * (1 - p) / n)
+
+
+def test_reach_eval_reports_zero_regret_for_the_reach_agent_and_some_for_optimal() -> None:
+    from yacht_tools.objective_eval import evaluate_reach
+
+    mine = evaluate_reach("optimal-reach:200", "yacht", 60, 200, seed=3)
+    assert mine["mean_regret"] < 1e-9 and mine["best_probability"] == solve_reach("yacht").probability(200)
+    theirs = evaluate_reach("optimal", "yacht", 60, 200, seed=3)
+    assert theirs["regret_per_game"] > 0.0
+    assert theirs["expected_score_player_probability"] < theirs["best_probability"]
+
+
+def test_win_shares_by_score() -> None:
+    from yacht_agents.objectives import win_shares_by_score
+
+    a = np.array([0.0, 0.5, 0.5])  # scores 1 or 2
+    g = win_shares_by_score([a])
+    np.testing.assert_allclose(g, [0.0, 0.25, 0.75, 1.0])
+    g2 = win_shares_by_score([a, a])  # f = 2: both below (1/4), one ties (2 * 1/4 * 1/2), both tie (1/4 * 1/3)
+    assert abs(g2[2] - (0.25 + 0.25 + 0.25 / 3)) < 1e-12 and g2[3] == 1.0

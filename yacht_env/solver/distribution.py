@@ -8,7 +8,7 @@ solver's value of ``s``.
 
 from __future__ import annotations
 
-import time
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -19,7 +19,7 @@ from yacht_env.engine import turn as T
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.solver import distribution_kernels as DK
 from yacht_env.solver.core import Solution, solve, turn_start_layers
-from yacht_env.solver.reach import check_table_memory, max_score
+from yacht_env.solver.reach import cached_table, check_table_memory, max_score
 from yacht_env.state import GameState
 
 __all__ = ["DistributionTable", "ScoreDistribution", "distribution_table", "score_distribution"]
@@ -108,9 +108,9 @@ def compute_distribution(solution: Solution) -> np.ndarray:
 @lru_cache(maxsize=2)
 def _memo(rules: RuleSet) -> DistributionTable:
     sol = solve(rules)
-    t0 = time.perf_counter()
-    table = compute_distribution(sol)
-    return DistributionTable(sol, table, time.perf_counter() - t0)
+    table, seconds = cached_table(rules, "distribution", lambda: compute_distribution(sol),
+                                  (sys.modules[__name__], DK))
+    return DistributionTable(sol, table, seconds)
 
 
 def distribution_table(rules: str | RuleSet) -> DistributionTable:

@@ -9,15 +9,21 @@ at or beyond it has probability 0.
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import os
+import sys
 import time
+from collections.abc import Callable
 from functools import lru_cache
+from types import ModuleType
 
 import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.engine import turn as T
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
+from yacht_env.solver import cache as _cache
 from yacht_env.solver import reach_kernels as RK
 from yacht_env.solver.core import turn_start_layers
 from yacht_env.state import GameState
@@ -102,14 +108,19 @@ class ReachSolution:
         return self._search(states, targets, values=False)[0]
 
     def decide(self, F: np.ndarray, u: np.ndarray, y: np.ndarray, needs: np.ndarray, hands: np.ndarray,
-               rolls: np.ndarray, values: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+               rolls: np.ndarray, values: bool = False, table: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray | None]:
         """Actions (and with ``values`` the (N, 32 + C) probabilities) of positions given by turn-start keys,
-        points still needed, hands and rolls left."""
+        points still needed, hands and rolls left. ``table`` (default: the reach table) gives the value of ending
+        the turn in state s with ``need - points`` still needed: ``table[s, need - points]``, 1 at or below 0."""
         i64 = [np.ascontiguousarray(a, dtype=np.int64) for a in (F, u, y, needs, hands, rolls)]
         i64[3] = np.clip(i64[3], 0, self.width - 1)
         n = len(i64[0])
         out = np.empty((n, NUM_KEEP_ACTIONS + self.rules.num_categories)) if values else np.empty((0, 0))
-        actions = RK.reach_decide(self.arrays.tables(), self.table, *i64[:4], i64[4], i64[5], self.arrays.dims(),
+        table = self.table if table is None else table
+        if table.shape != self.table.shape or table.dtype != np.float64:
+            raise ValueError(f"table must be float64 of shape {self.table.shape}, got {table.dtype} {table.shape}")
+        actions = RK.reach_decide(self.arrays.tables(), table, *i64[:4], i64[4], i64[5], self.arrays.dims(),
                                   _KEEP_MASK, out)
         return actions, (out if values else None)
 
@@ -141,11 +152,34 @@ def compute_reach(rules: RuleSet) -> np.ndarray:
     return R
 
 
+def objective_key(rules: RuleSet, kind: str, modules: tuple[ModuleType, ...] = ()) -> str:
+    """The disk-cache key of an objective's table: the expected-score table's key (rules, turn logic, dice), the
+    kind, and the sources of the turn search, of this solver and of ``modules``."""
+    h = hashlib.sha256(f"{_cache.rules_key(rules)}:{kind}".encode())
+    for module in (T, RK, sys.modules[__name__], *modules):
+        h.update(inspect.getsource(module).encode())
+    return h.hexdigest()
+
+
+def cached_table(rules: RuleSet, kind: str, compute: Callable[[], np.ndarray], modules: tuple[ModuleType, ...] = ()
+                 ) -> tuple[np.ndarray, float]:
+    """An objective's table from the solver's disk cache (:mod:`yacht_env.solver.cache`, checked and written
+    atomically there), else ``compute()``d and saved; with the seconds it took. ``modules``: the sources the table
+    also depends on."""
+    t0 = time.perf_counter()
+    key = objective_key(rules, kind, modules)
+    shape = (TurnStartLayout.of(rules).size, max_score(rules) + 2)
+    table = _cache.load(rules, shape, key)
+    if table is None:
+        table = compute()
+        _cache.save(rules, table, key)
+    return table, time.perf_counter() - t0
+
+
 @lru_cache(maxsize=2)
 def _memo(rules: RuleSet) -> ReachSolution:
-    t0 = time.perf_counter()
-    table = compute_reach(rules)
-    return ReachSolution(rules, table, time.perf_counter() - t0)
+    table, seconds = cached_table(rules, "reach", lambda: compute_reach(rules))
+    return ReachSolution(rules, table, seconds)
 
 
 def solve_reach(rules: str | RuleSet) -> ReachSolution:

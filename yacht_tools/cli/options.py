@@ -1,7 +1,8 @@
 """The flags the subcommands share, defined once so that each means one thing everywhere.
 
 ``--agent`` one agent spec; ``--agents`` several; ``--rules`` a rule set (checked with the accepted names listed);
-``--seed`` a non-negative integer; ``--lang`` a language; ``--progress`` / ``--no-progress`` a progress bar
+``--seed`` a non-negative integer; ``--objective`` / ``--target`` the objective (points, or reach a target);
+``--lang`` a language; ``--progress`` / ``--no-progress`` a progress bar
 (default: when stderr is a terminal). Values are checked in the subcommand's ``run`` with the library's own checks,
 so a bad value gets one line naming it and what is accepted.
 """
@@ -34,6 +35,12 @@ def add_rules(p: argparse.ArgumentParser) -> None:
 def add_seed(p: argparse.ArgumentParser, default: str | None = "0", help_: str = "seed") -> None:
     p.add_argument("--seed", default=default, help=f"{help_}, a non-negative integer"
                    + (f" (default: {default})" if default is not None else ""))
+
+
+def add_objective(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--objective", default="points", help="what to maximise: points (the expected final score, "
+                   "default) or reach (the probability of a final score >= --target)")
+    p.add_argument("--target", default=None, help="the target score of --objective reach, a non-negative integer")
 
 
 def add_lang(p: argparse.ArgumentParser) -> None:

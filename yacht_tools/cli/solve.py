@@ -19,9 +19,8 @@ from yacht_env.files import write_text_atomic
 from yacht_env.rules import get_rules
 from yacht_env.solver import solve
 from yacht_tools.cli import options
+from yacht_tools.objective_eval import check_objective
 from yacht_tools.report import check_output_path
-
-OBJECTIVES = ("points", "reach")
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -41,23 +40,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="solve again: neither read nor write the disk cache")
     p.add_argument("--distribution", action="store_true",
                    help="the exact distribution of the final score under expected-score optimal play")
-    p.add_argument("--objective", default="points", help=f"what to maximise: {', '.join(OBJECTIVES)} "
-                   "(points: the expected score; reach: the probability of a final score >= --target)")
-    p.add_argument("--target", default=None, help="the target score of --objective reach, a non-negative integer")
+    options.add_objective(p)
     p.add_argument("--plot", metavar="PATH", help="write a PNG: the distribution (--distribution), or the curve "
                    "T -> P*(T) beside the expected-score player's P(final >= T) (--objective reach)")
     return p
-
-
-def check_target(value: Any, what: str = "--target") -> int:
-    """A target score: a non-negative integer, else ``ValueError`` naming it."""
-    try:
-        target = int(str(value), 10)
-    except ValueError:
-        raise ValueError(f"{what} must be a non-negative integer (a final score), got {value!r}") from None
-    if target < 0:
-        raise ValueError(f"{what} must be a non-negative integer (a final score), got {value!r}")
-    return target
 
 
 def _emit(result: dict[str, Any], path: str | None) -> None:
@@ -74,16 +60,10 @@ def _emit(result: dict[str, Any], path: str | None) -> None:
 def run(args: argparse.Namespace) -> int:
     """Solve and print; returns the exit status."""
     rules = get_rules(args.rules)
-    if args.objective not in OBJECTIVES:
-        raise ValueError(f"--objective must be one of {', '.join(OBJECTIVES)}, got {args.objective!r}")
-    reach = args.objective == "reach"
-    if reach and args.target is None:
-        raise ValueError("--objective reach needs --target T (the final score to reach)")
-    if not reach and args.target is not None:
-        raise ValueError("--target goes with --objective reach")
+    target = check_objective(args.objective, args.target)
+    reach = target is not None
     if reach and args.distribution:
         raise ValueError("--distribution and --objective reach are two reports: give one")
-    target = check_target(args.target) if reach else None
     if args.plot and not (reach or args.distribution):
         raise ValueError("--plot goes with --distribution or --objective reach")
     if args.json not in (None, "-"):
