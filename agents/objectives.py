@@ -15,6 +15,7 @@ as the opponents' states change.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,7 +23,11 @@ import numpy as np
 from yacht_agents.base import Agent
 from yacht_env.rules import RuleSet
 from yacht_env.solver import ReachSolution, distribution_table, solve, solve_reach
+from yacht_env.solver import reach_kernels as RK
 from yacht_env.state import GameState
+
+TURNS_KEPT = 4096
+"""Turns whose end-of-turn values :class:`WinAgent` keeps (a few hundred bytes each)."""
 
 __all__ = ["ReachAgent", "WinAgent", "parse_target", "win_shares_by_score"]
 
@@ -100,9 +105,7 @@ class WinAgent(Agent):
         self.distributions = distribution_table(self.rules)
         self.expected = solve(self.rules)
         self._Q = np.zeros_like(self.reach.table)
-        self._turn_key: tuple | None = None
-        rs = self.rules
-        self._max_points = int(max(rs.score_table.max(), rs.joker_table.max()) + rs.upper_bonus + rs.five_kind_bonus)
+        self._turns: OrderedDict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = OrderedDict()
 
     def act(self, obs: np.ndarray, mask: np.ndarray, state: GameState | None = None) -> int:
         if state is None:
@@ -130,30 +133,27 @@ class WinAgent(Agent):
     def _turn_table(self, me: GameState, others: Sequence[GameState]) -> np.ndarray:
         """A table whose row of each state this turn can lead to holds, at column ``N - 1 - p``, the end-of-turn
         value of reaching that state with ``p`` points scored this turn: searched with the need ``N - 1``, the
-        reach search gives the win estimate (other rows are not read). Rebuilt when the table changes."""
+        reach search gives the win estimate (other rows are not read). The rows of the turns in play are kept
+        (a tournament interleaves its tables), and written into one table before each search."""
         tkey = (me.scores, me.bonus_count, tuple((o.scores, o.bonus_count, o.dice, o.rolls_left) for o in others))
-        if tkey == self._turn_key:
-            return self._Q
-        g = win_shares_by_score([self.distributions.of_state(o).probabilities for o in others])
-        w = np.diff(g)  # w[t - 1] = g(t) - g(t - 1): the worth of passing threshold t
-        N = self.reach.width
-        R = self.reach.table
-        t = np.arange(1, len(g))
-        p = np.arange(min(N - 1, self._max_points + 1))
-        need = np.clip(t[None, :] - me.total - p[:, None], 0, N - 1)  # (points this turn, threshold)
-        for s2 in self._successors(me):
-            self._Q[s2, N - 1 - p] = R[s2][need] @ w + g[0]
-        self._turn_key = tkey
+        rows = self._turns.get(tkey)
+        if rows is None:
+            rows = self._turn_rows(me, others)
+            self._turns[tkey] = rows
+            if len(self._turns) > TURNS_KEPT:
+                self._turns.popitem(last=False)
+        succ, cols, vals = rows
+        self._Q[succ, cols] = vals
         return self._Q
 
-    def _successors(self, me: GameState) -> np.ndarray:
-        """Flat indices of the turn-start states the turn of ``me`` can lead to."""
-        F, u, y = self.reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box)
-        lay = self.reach.layout
-        out = []
-        for c in range(self.rules.num_categories):
-            if not F >> c & 1:
-                base = (F | 1 << c) * lay.U * lay.Y
-                out.extend(range(base, base + lay.U * lay.Y))
-        idx = np.array(out, dtype=np.int64)
-        return idx[np.isfinite(self.reach.table[idx, 0])]
+    def _turn_rows(self, me: GameState, others: Sequence[GameState]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The end-of-turn values of every (next state, points) the turn of ``me`` can end in."""
+        g = win_shares_by_score([self.distributions.of_state(o).probabilities for o in others])
+        w = np.diff(g)  # w[t - 1] = g(t) - g(t - 1): the worth of passing threshold t
+        t = np.flatnonzero(w) + 1
+        N = self.reach.width
+        key = self.reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box)
+        pairs = np.unique(RK.turn_outcomes(*self.reach.arrays.tables()[:3], *key, *self.reach.arrays.dims()), axis=0)
+        need = np.clip(t[None, :] - me.total - pairs[:, 1:2], 0, N - 1)
+        vals = self.reach.table[pairs[:, :1], need] @ w[t - 1] + g[0]
+        return pairs[:, 0], N - 1 - pairs[:, 1], vals

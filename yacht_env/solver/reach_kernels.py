@@ -150,7 +150,7 @@ def _decide_chunks(counter, n_chunks, chunk, params, S, J, CLS, BOXV, NV, PTV, R
     A = values.shape[1] if values.shape[0] == n else 32 + C
     K1, K2, M = np.empty((3, NUM_KEEPS, LANES))
     T = np.empty((max(BOXV.shape[1], C), LANES))
-    bits, lane = np.empty(LANES, dtype=np.int64), np.arange(LANES)
+    bits = np.empty(LANES, dtype=np.int64)
     out, box, row = np.empty(LANES), np.empty(C), np.empty(A)
     legal = np.empty(A, dtype=np.bool_)
     while True:
@@ -158,15 +158,15 @@ def _decide_chunks(counter, n_chunks, chunk, params, S, J, CLS, BOXV, NV, PTV, R
         if g0 < 0:
             return
         for lo in range(g0 * LANES, min(g1 * LANES, n), LANES):
-            m = min(n - lo, LANES)
-            idx = lo + np.where(lane < m, lane, 0)  # a last group not full repeats its first position
-            reach_hand_values(params, S, J, CLS, BOXV, NV, PTV, R, Fs[idx], us[idx], ys[idx], needs[idx], U, Y, thr,
-                              ycat, K1[HAND0:], T, bits)
-            keep_tree(K1, K2, M, out)
+            m = min(n - lo, LANES)  # a last group not full is searched on its own lanes only (one position: one)
+            k1, k2 = K1[:, :m], K2[:, :m]
+            reach_hand_values(params, S, J, CLS, BOXV, NV, PTV, R, Fs[lo:lo + m], us[lo:lo + m], ys[lo:lo + m],
+                              needs[lo:lo + m], U, Y, thr, ycat, k1[HAND0:], T[:, :m], bits[:m])
+            keep_tree(k1, k2, M[:, :m], out[:m])
             for b in range(m):
                 i = lo + b
                 reach_row(box, hands[i], params, S, J, R, Fs[i], us[i], ys[i], needs[i], U, Y, thr, ycat)
-                action_row(row, legal, box, K1, K2, b, hands[i], rolls[i], keep_mask)
+                action_row(row, legal, box, k1, k2, b, hands[i], rolls[i], keep_mask)
                 actions[i] = choose(row, legal, False, TIE_TOLERANCE)
                 if values.shape[0] == n:
                     for a in range(A):
@@ -186,3 +186,21 @@ def reach_decide(tables: tuple[np.ndarray, ...], R: np.ndarray, Fs: np.ndarray, 
     run_chunks(_decide_chunks, groups, (*tables, R, Fs, us, ys, needs, hands, rolls, *dims, keep_mask, actions,
                                         values), chunk=1, min_parallel=4)
     return actions
+
+
+@njit(cache=True)
+def turn_outcomes(params: np.ndarray, S: np.ndarray, J: np.ndarray, F: int, u: int, y: int, U: int, Y: int, thr: int,
+                  ycat: int) -> np.ndarray:
+    """(n, 2) every ``(next turn-start state, points)`` that scoring some hand in some legal box can give in the turn
+    of state (F, u, y), with repeats."""
+    C = S.shape[1]
+    out = np.empty((S.shape[0] * C, 2), dtype=np.int64)
+    n = 0
+    for h in range(S.shape[0]):
+        face = FIVE_KIND_FACE[h]
+        lb = legal_bits(params, face, F)
+        for c in range(C):
+            if (lb >> c) & 1:
+                out[n, 0], out[n, 1] = box_step(params, S[h], J[h], face, F, u, y, c, U, Y, thr, ycat)
+                n += 1
+    return out[:n]
