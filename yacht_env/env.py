@@ -22,6 +22,7 @@ from yacht_env.engine import pcg64 as P
 from yacht_env.engine.batch import check_max_steps
 from yacht_env.engine.single import OneGame
 from yacht_env.i18n import check_lang
+from yacht_env.objective import ReachTracker, objective_of
 from yacht_env.render import render_text
 from yacht_env.rules import get_rules
 from yacht_env.state import GameState, parse, scorecard
@@ -89,6 +90,9 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     - ``max_steps``: truncation limit, only reached through illegal actions (an int, at least 3 steps a turn, at
       most 2**31 - 1).
     - ``lang``: language of the text rendering (:data:`yacht_env.i18n.LANGUAGES`).
+    - ``objective``: ``"points"`` (default: the rewards above) or ``"reach"`` with ``target=T``: reward 1 at the
+      end of a game whose final score is at least T, else 0, and one more observation column, the points still
+      needed (normalised; :mod:`yacht_env.objective`).
 
     ## Version History
     - v0: initial version.
@@ -97,8 +101,10 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(self, rules: str = "yacht", render_mode: str | None = None, strict: bool = False,
-                 unique_keeps: bool = True, max_steps: int = 256, lang: str = "en") -> None:
+                 unique_keeps: bool = True, max_steps: int = 256, lang: str = "en", objective: str = "points",
+                 target: int | None = None) -> None:
         self.rules = get_rules(rules)
+        self.objective = objective_of(self.rules, objective, target)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi', 'human'")
         self.render_mode = render_mode
@@ -108,6 +114,9 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         self.lang = check_lang(lang)
         self.action_space = spaces.Discrete(NUM_KEEP_ACTIONS + self.rules.num_categories)
         self.observation_space = spaces.Box(0.0, O.high(self.rules), dtype=np.float32)
+        self._reach = None if self.objective is None else ReachTracker(self.objective)
+        if self.objective is not None:
+            self.observation_space = self.objective.space(self.observation_space)
         # the game: a one-game batch stepped by the vector engine's kernel (yacht_env.engine.single)
         self._n_actions = int(self.action_space.n)
         self._game = OneGame(self.rules, self.unique_keeps, self.max_steps, self.strict, O.size(self.rules))
@@ -141,6 +150,8 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             self._game.load(st)
             self._state = st
         obs = self._game.obs[0].copy()
+        if self._reach is not None:
+            obs = self._reach.reset(obs, 0 if self._state is None else self._state.total)  # None: a new game
         self._status = _PLAYING
         if self.render_mode == "human":
             self.render()
@@ -157,6 +168,8 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         reward, terminated, truncated, illegal = self._game.step(a)
         obs = self._game.obs[0].copy()
         self._state = None
+        if self._reach is not None:
+            obs, reward = self._reach.step(obs, reward, terminated)
         info: dict[str, Any] = {"action_mask": self._mask8.copy(), "illegal_action": illegal}
         if terminated:
             self._status = _OVER

@@ -22,6 +22,7 @@ import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.engine import turn as T
+from yacht_env.objective import max_final_score
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.solver import cache as _cache
 from yacht_env.solver import reach_kernels as RK
@@ -33,11 +34,7 @@ __all__ = ["MEMORY_ENV", "ReachSolution", "check_table_memory", "max_score", "so
 _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
 
 
-def max_score(rules: RuleSet) -> int:
-    """An upper bound of the final score (the best box of every category, the upper bonus, and a five-of-a-kind
-    bonus on every turn but one); exact for the five rule sets shipped."""
-    best = np.maximum(rules.score_table.max(axis=0), rules.joker_table.max(axis=0))
-    return int(best.sum()) + int(rules.upper_bonus) + int(rules.five_kind_bonus) * (rules.num_categories - 1)
+max_score = max_final_score  # the solver's name for it
 
 
 def table_bytes(rules: RuleSet) -> int:
