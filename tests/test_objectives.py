@@ -278,3 +278,37 @@ def test_win_shares_by_score() -> None:
     np.testing.assert_allclose(g, [0.0, 0.25, 0.75, 1.0])
     g2 = win_shares_by_score([a, a])  # f = 2: both below (1/4), one ties (2 * 1/4 * 1/2), both tie (1/4 * 1/3)
     assert abs(g2[2] - (0.25 + 0.25 + 0.25 / 3)) < 1e-12 and g2[3] == 1.0
+
+
+# ---- the coach ----------------------------------------------------------------------------------------------------
+
+
+def test_replay_speaks_of_the_target() -> None:
+    from yacht_tools.coach import Coach
+    from yacht_tools.replay import format_replay, replay_game
+
+    coach = Coach("yacht", "reach", 180)
+    record = replay_game("optimal-reach:180", "yacht", 4, coach=coach)
+    decisions = [d for t in record["turns"] for d in t["decisions"]]
+    assert all(d["coach"]["probability_regret"] < 1e-9 for d in decisions)  # it plays the coach's best
+    first = decisions[0]["coach"]
+    assert abs(first["best_probability"] - solve_reach("yacht").state_probability(
+        GameState("yacht", tuple(decisions[0]["dice"]), 2, (None,) * 12), 180)) < 1e-12
+    assert "P(final >= 180)" in format_replay(record)
+
+
+def test_play_hint_speaks_of_the_objective() -> None:
+    from yacht_agents.loader import load_agent
+    from yacht_tools.coach import Coach
+    from yacht_tools.play import play_game
+
+    out: list[str] = []
+    lines = iter(["hint", "quit"])
+    play_game("yacht", 1, hint=True, read=lambda _: next(lines), write=out.append, coach=Coach("yacht", "reach", 180))
+    assert sum("Coach, P(final >= 180)" in x for x in out) == 2
+    out.clear()
+    lines = iter(["quit"])
+    opponent = load_agent("optimal", "yacht")
+    play_game("yacht", 1, hint=True, read=lambda _: next(lines), write=out.append, opponent=opponent,
+              coach=Coach("yacht", "win"))
+    assert any("P(win), estimated" in x for x in out)

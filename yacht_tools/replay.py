@@ -27,6 +27,7 @@ from yacht_env.render import action_command, action_label, render_scorecard
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import solution_or_none
 from yacht_env.state import GameState, scorecard
+from yacht_tools.coach import Coach, replay_line
 from yacht_tools.seeds import check_seed
 
 FORMATS = ("text", "json")
@@ -42,7 +43,7 @@ def _agent_action(agent: Agent, obs: np.ndarray, mask: np.ndarray, state: GameSt
 
 
 def replay_game(agent: Agent | str, rules: str | RuleSet = "yacht", seed: int = 0, *, lang: str = "en",
-                regret: bool = True, solution: Any = None) -> dict[str, Any]:
+                regret: bool = True, solution: Any = None, coach: Coach | None = None) -> dict[str, Any]:
     """Play one game of ``agent`` (an :class:`Agent` or a :func:`load_agent` spec) with seed ``seed`` and return
     its record.
 
@@ -83,6 +84,8 @@ def replay_game(agent: Agent | str, rules: str | RuleSet = "yacht", seed: int = 
             chosen = float(values[a])
             dec.update(value=chosen, best_action=best, best_move=action_command(best, state),
                        best_value=float(values[best]), regret=max(0.0, float(values[best]) - chosen))
+        if coach is not None:  # the objective's probabilities (yacht_tools.coach)
+            dec["coach"] = coach.decision(state, a)
         turn["decisions"].append(dec)
         obs, reward, terminated, _, _ = env.step(a)
         if a < NUM_KEEP_ACTIONS:
@@ -151,6 +154,8 @@ def format_replay(record: dict[str, Any], lang: str | None = None) -> str:
                     best = action_label(d["best_action"], d["dice"], rs, lang)
                     head += (f"   [{text('best', lang)}: {best} ({_num(d['best_value'])}); "
                              f"{text('regret', lang)} {_num(d['regret'])}]")
+            if d.get("coach"):
+                head += replay_line(d["coach"], d["dice"], rs, lang)
             lines.append(head)
     lines.append("")
     lines.append(render_scorecard(final, lang))

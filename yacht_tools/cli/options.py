@@ -37,9 +37,10 @@ def add_seed(p: argparse.ArgumentParser, default: str | None = "0", help_: str =
                    + (f" (default: {default})" if default is not None else ""))
 
 
-def add_objective(p: argparse.ArgumentParser) -> None:
+def add_objective(p: argparse.ArgumentParser, win: bool = False) -> None:
     p.add_argument("--objective", default="points", help="what to maximise: points (the expected final score, "
-                   "default) or reach (the probability of a final score >= --target)")
+                   "default) or reach (the probability of a final score >= --target)"
+                   + (", or win (the probability to finish first, with an opponent)" if win else ""))
     p.add_argument("--target", default=None, help="the target score of --objective reach, a non-negative integer")
 
 
