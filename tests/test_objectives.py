@@ -312,3 +312,13 @@ def test_play_hint_speaks_of_the_objective() -> None:
     play_game("yacht", 1, hint=True, read=lambda _: next(lines), write=out.append, opponent=opponent,
               coach=Coach("yacht", "win"))
     assert any("P(win), estimated" in x for x in out)
+
+
+def test_objective_agents_play_tournaments() -> None:
+    """Both agents at a table of three with the optimal player: every game played, the win shares add up."""
+    from yacht_tools.tournament import run_tournament
+
+    res = run_tournament(["optimal-win", "optimal-reach:180", "optimal"], 6, seed=2, rules="knizia", players=3)
+    stats = res["agents"]
+    assert set(stats) == {"optimal-win", "optimal-reach:180", "optimal"}
+    assert abs(sum(s["win_rate"] for s in stats.values()) - 1.0) < 1e-9

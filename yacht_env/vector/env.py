@@ -5,7 +5,8 @@ It is the ``vector_entry_point`` of ``Yacht-v0``, ``Yahtzee-v1`` and ``YahtzeeFr
     envs = gymnasium.make_vec("Yacht-v0", num_envs=4096, vectorization_mode="vector_entry_point")
 
 Game i behaves exactly like ``YachtEnv(rules)`` reset with ``seed=seeds[i]`` and then reset without a seed after
-every episode: same dice, float32-identical observations, masks, rewards, flags and final scores.
+every episode: same dice, float32-identical observations, masks, rewards, flags and final scores. ``objective`` and
+``target`` are those of ``YachtEnv`` (:mod:`yacht_env.objective`).
 """
 
 from __future__ import annotations
