@@ -2,7 +2,8 @@
 
 ``load_agent(spec, rules, seed)`` is what the command line tools call. A spec is one of
 
-- a name in :data:`AGENT_FACTORIES` (``random``, ``greedy``, ``optimal``);
+- a name in :data:`AGENT_FACTORIES` (``random``, ``greedy``, ``optimal``, ``optimal-win``), or ``name:ARG`` of
+  :data:`PARAMETRIC_FACTORIES` (``optimal-reach:T``: play to end with at least T points);
 - a model file: ``.zip`` (a stable-baselines3 / sb3-contrib model, :mod:`yacht_agents.sb3_agent`) or ``.pt`` (a TD
   model, :mod:`yacht_agents.td`, or an RLlib PPO policy, :mod:`yacht_agents.rllib_agent`, told apart by its
   metadata); read without running any code from the file;
@@ -27,6 +28,7 @@ from typing import Any
 
 from yacht_agents.base import Agent, CallableAgent
 from yacht_agents.greedy import GreedyAgent
+from yacht_agents.objectives import ReachAgent, WinAgent, parse_target
 from yacht_agents.optimal import OptimalAgent
 from yacht_agents.random_agent import RandomAgent
 from yacht_env.extras import require
@@ -39,7 +41,12 @@ AGENT_FACTORIES: dict[str, AgentFactory] = {
     "random": lambda rules, seed: RandomAgent(rules, seed=seed),
     "greedy": lambda rules, seed: GreedyAgent(rules, seed=seed),
     "optimal": lambda rules, seed: OptimalAgent(rules, seed=seed),
+    "optimal-win": lambda rules, seed: WinAgent(rules, seed=seed),
 }
+PARAMETRIC_FACTORIES: dict[str, Callable[[RuleSet, int | None, str], Agent]] = {
+    "optimal-reach": lambda rules, seed, arg: ReachAgent(rules, parse_target(arg), seed=seed),
+}
+"""Agents named ``name:ARG`` (``optimal-reach:200``): the factory gets the text after the colon."""
 
 MODEL_SUFFIXES: tuple[str, ...] = (".zip", ".pt")
 SHIPPED_MODELS_DIR = Path(__file__).resolve().parent / "models"
@@ -59,7 +66,7 @@ def shipped_models() -> list[str]:
 
 def accepted_specs() -> str:
     """A readable list of what :func:`load_agent` accepts, for error messages and ``--help``."""
-    names = list(AGENT_FACTORIES) + shipped_models()
+    names = list(AGENT_FACTORIES) + [f"{n}:T" for n in PARAMETRIC_FACTORIES] + shipped_models()
     return (f"{', '.join(names)}, a model file ({' / '.join(MODEL_SUFFIXES)}), a run folder of train.py, or "
             "package.module:function")
 
@@ -168,6 +175,9 @@ def load_agent(spec: str, rules: str | RuleSet, seed: int | None = None) -> Agen
     factory = AGENT_FACTORIES.get(spec.lower())
     if factory is not None:
         return factory(rs, seed)
+    name, _, arg = spec.partition(":")
+    if name.lower() in PARAMETRIC_FACTORIES:
+        return PARAMETRIC_FACTORIES[name.lower()](rs, seed, arg)
     path = Path(spec).expanduser()
     if spec.lower().endswith(MODEL_SUFFIXES) or path.is_dir():
         return load_model(path, rs, seed)

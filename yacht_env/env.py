@@ -21,6 +21,7 @@ from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask, check_action, descr
 from yacht_env.engine.batch import check_max_steps
 from yacht_env.frames import LastAction, check_pillow, draw_frame, last_action
 from yacht_env.i18n import check_lang
+from yacht_env.objective import ReachTracker, objective_of
 from yacht_env.render import render_text
 from yacht_env.rules import get_rules
 from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category, scorecard
@@ -86,6 +87,9 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     - ``max_steps``: truncation limit, only reached through illegal actions (an int, at least 3 steps a turn, at
       most 2**31 - 1).
     - ``lang``: language of the text rendering (:data:`yacht_env.i18n.LANGUAGES`).
+    - ``objective``: ``"points"`` (default: the rewards above) or ``"reach"`` with ``target=T``: reward 1 at the
+      end of a game whose final score is at least T, else 0, and one more observation column, the points still
+      needed (normalised; :mod:`yacht_env.objective`).
 
     ## Version History
     - v0: initial version.
@@ -94,8 +98,10 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(self, rules: str = "yacht", render_mode: str | None = None, strict: bool = False,
-                 unique_keeps: bool = True, max_steps: int = 256, lang: str = "en") -> None:
+                 unique_keeps: bool = True, max_steps: int = 256, lang: str = "en", objective: str = "points",
+                 target: int | None = None) -> None:
         self.rules = get_rules(rules)
+        self.objective = objective_of(self.rules, objective, target)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi', 'human', 'rgb_array'")
         if render_mode == "rgb_array":
@@ -107,6 +113,9 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         self.lang = check_lang(lang)
         self.action_space = spaces.Discrete(NUM_KEEP_ACTIONS + self.rules.num_categories)
         self.observation_space = spaces.Box(0.0, O.high(self.rules), dtype=np.float32)
+        self._reach = None if self.objective is None else ReachTracker(self.objective)
+        if self.objective is not None:
+            self.observation_space = self.objective.space(self.observation_space)
         self._n_actions = int(self.action_space.n)
         self._status = _NOT_STARTED
         self._state: GameState | None = None
@@ -134,9 +143,12 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         self._status = _PLAYING
         self._last = None
         self._mask = action_mask(self._state, self.unique_keeps)
+        obs = O.encode(self._state)
+        if self._reach is not None:
+            obs = self._reach.reset(obs, self._state.total)
         if self.render_mode == "human":
             self.render()
-        return O.encode(self._state), {"action_mask": self._mask.view(np.int8).copy()}
+        return obs, {"action_mask": self._mask.view(np.int8).copy()}
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         if self._status != _PLAYING:
@@ -160,6 +172,9 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             self._mask = action_mask(st, self.unique_keeps)
         terminated = st.is_over
         truncated = not terminated and self._steps >= self.max_steps
+        obs = O.encode(st)
+        if self._reach is not None:
+            obs, reward = self._reach.step(obs, reward, terminated)
         info: dict[str, Any] = {"action_mask": self._mask.view(np.int8).copy(), "illegal_action": not legal}
         if terminated:
             self._status = _OVER
@@ -167,7 +182,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             info["scorecard"] = scorecard(st)
         if self.render_mode == "human":
             self.render()
-        return O.encode(st), float(reward), terminated, truncated, info
+        return obs, float(reward), terminated, truncated, info
 
     def render(self) -> str | np.ndarray | None:
         if self._status == _NOT_STARTED:

@@ -37,6 +37,7 @@ from yacht_env.render import action_command, action_label, render_board, render_
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import Solution, solve
 from yacht_env.state import GameState, new_game
+from yacht_tools.coach import Coach
 from yacht_tools.games import Table, play_tables
 from yacht_tools.messages import fmt, text
 from yacht_tools.seeds import check_seed
@@ -202,6 +203,12 @@ class HumanPlayer(Agent):
         super().__init__(rules)
         self.names, self.lang, self.hint, self.read, self.write = list(names), lang, hint, read, write
         self.solution: Solution | None = None
+        self.coach: Coach | None = None  # the hint speaks of this objective (yacht_tools.coach) when set
+
+    def _hint(self, states: Sequence[GameState], seat: int) -> str:
+        if self.coach is not None:
+            return self.coach.hint(states, seat)
+        return hint_line(states[seat], self._solution(), self.lang)
 
     def _solution(self) -> Solution:
         self.solution = self.solution or solve(self.rules)
@@ -213,7 +220,7 @@ class HumanPlayer(Agent):
             write(text("your_turn", lang))
         write(render_board(states, self.names, lang, seat=seat, menu=True))
         if self.hint:
-            write(hint_line(st, self._solution(), lang))
+            write(self._hint(states, seat))
         while True:
             try:
                 line = self.read(PROMPT)
@@ -233,7 +240,7 @@ class HumanPlayer(Agent):
                 write(render_board(states, self.names, lang, seat=seat, menu=True))
             elif cmd == "hint":
                 try:
-                    write(hint_line(st, self._solution(), lang))
+                    write(self._hint(states, seat))
                 except ValueError as e:
                     write(str(e))
             elif cmd == "keep":
@@ -244,7 +251,7 @@ class HumanPlayer(Agent):
 
 def play_game(rules: str | RuleSet = "yacht", seed: int = 0, *, lang: str = "en", hint: bool = False,
               opponent: Agent | None = None, read: Callable[[str], str] | None = None,
-              write: Callable[[str], None] | None = None) -> dict[str, Any]:
+              write: Callable[[str], None] | None = None, coach: Coach | None = None) -> dict[str, Any]:
     """Play one game with a person reading commands through ``read(prompt)`` (default :func:`input`) and showing
     text through ``write(text)`` (default: print and flush). Returns ``{"finished", "totals", "states",
     "names"}``; ``finished`` is False when the player quit (``quit`` or end of input)."""
@@ -259,6 +266,7 @@ def play_game(rules: str | RuleSet = "yacht", seed: int = 0, *, lang: str = "en"
     you = text("you", lang)
     names = [you] if opponent is None else [you, opponent.name if opponent.name != you else f"{opponent.name} 2"]
     human = HumanPlayer(rs, names, lang, hint, read, write)
+    human.coach = coach
     table = Table(tuple(new_game(rs, rng) for _ in range(n)), rng)  # seat order, as multiplayer.new_table
 
     def shown(i: int, seat: int, st: GameState, a: int) -> None:

@@ -28,6 +28,7 @@ from yacht_env.render import action_command, action_label, render_scorecard
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import solution_or_none
 from yacht_env.state import GameState, scorecard
+from yacht_tools.coach import Coach, replay_line
 from yacht_tools.messages import text
 from yacht_tools.seeds import check_seed
 
@@ -63,7 +64,7 @@ def decision_record(state: GameState, action: int, sol: Any) -> dict[str, Any]:
 
 
 def replay_game(agent: Agent | str, rules: str | RuleSet = "yacht", seed: int = 0, *, lang: str = "en",
-                regret: bool = True, solution: Any = None) -> dict[str, Any]:
+                regret: bool = True, solution: Any = None, coach: Coach | None = None) -> dict[str, Any]:
     """Play one game of ``agent`` (an :class:`Agent` or a :func:`load_agent` spec) with seed ``seed`` and return
     its record.
 
@@ -97,6 +98,8 @@ def replay_game(agent: Agent | str, rules: str | RuleSet = "yacht", seed: int = 
         mask = env.action_masks()
         a = _agent_action(agent, obs, mask, state)
         dec = decision_record(state, a, sol)
+        if coach is not None:  # the objective's probabilities (yacht_tools.coach)
+            dec["coach"] = coach.decision(state, a)
         turn["decisions"].append(dec)
         obs, reward, terminated, _, _ = env.step(a)
         if a < NUM_KEEP_ACTIONS:
@@ -165,6 +168,8 @@ def format_replay(record: dict[str, Any], lang: str | None = None) -> str:
                     best = action_label(d["best_action"], d["dice"], rs, lang)
                     head += (f"   [{text('best', lang)}: {best} ({_num(d['best_value'])}); "
                              f"{text('regret', lang)} {_num(d['regret'])}]")
+            if d.get("coach"):
+                head += replay_line(d["coach"], d["dice"], rs, lang)
             lines.append(head)
     lines.append("")
     lines.append(render_scorecard(final, lang))

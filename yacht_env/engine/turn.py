@@ -193,6 +193,30 @@ def successor_table(params: np.ndarray, S: np.ndarray, J: np.ndarray, E: np.ndar
     return G
 
 
+@njit(cache=True, inline="always")
+def start_hand_values(params: np.ndarray, Fs: np.ndarray, W: np.ndarray, bits: np.ndarray) -> int:
+    """Set ``W[:, :len(Fs)]`` to ``-inf`` and ``bits[b]`` to the legal boxes of a plain hand in lane b's state;
+    returns their union (the first step of :func:`hand_values` and of the other objectives' twins of it)."""
+    nl = Fs.shape[0]
+    for h in range(NUM_HANDS):
+        for b in range(nl):
+            W[h, b] = NEG_INF
+    union = 0
+    for b in range(nl):
+        bits[b] = legal_bits(params, 0, Fs[b])
+        union |= bits[b]
+    return union
+
+
+@njit(cache=True, inline="always")
+def max_by_class(W: np.ndarray, T: np.ndarray, cls: np.ndarray, nl: int) -> None:
+    """``W[h, b] = max(W[h, b], T[cls[h], b])``: one category's box-score classes into every plain hand's best."""
+    for h in range(NUM_HANDS):
+        n = cls[h]
+        for b in range(nl):
+            W[h, b] = max(W[h, b], T[n, b])
+
+
 @njit(cache=True)
 def hand_values(params: np.ndarray, S: np.ndarray, J: np.ndarray, CLS: np.ndarray, BOXV: np.ndarray,
                 NV: np.ndarray, PTV: np.ndarray, E: np.ndarray, Fs: np.ndarray, us: np.ndarray, ys: np.ndarray,
@@ -207,13 +231,7 @@ def hand_values(params: np.ndarray, S: np.ndarray, J: np.ndarray, CLS: np.ndarra
     ``T`` (width of BOXV, lanes) and ``bits`` (lanes,) are scratch."""
     C = S.shape[1]
     nl = Fs.shape[0]
-    for h in range(NUM_HANDS):
-        for b in range(nl):
-            W[h, b] = NEG_INF
-    union = 0
-    for b in range(nl):
-        bits[b] = legal_bits(params, 0, Fs[b])
-        union |= bits[b]
+    union = start_hand_values(params, Fs, W, bits)
     for c in range(C):
         if not (union >> c) & 1:
             continue
@@ -225,10 +243,7 @@ def hand_values(params: np.ndarray, S: np.ndarray, J: np.ndarray, CLS: np.ndarra
                     T[n, b] = PTV[us[b], c, n] + E[((Fs[b] | (1 << c)) * U + u2) * Y + y2]
                 else:
                     T[n, b] = NEG_INF
-        for h in range(NUM_HANDS):
-            n = CLS[c, h]
-            for b in range(nl):
-                W[h, b] = max(W[h, b], T[n, b])
+        max_by_class(W, T, CLS[c], nl)
     for i in range(FIVE_KIND_HANDS.shape[0]):
         h = FIVE_KIND_HANDS[i]
         face = FIVE_KIND_FACE[h]

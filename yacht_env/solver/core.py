@@ -107,6 +107,14 @@ def compute_values(rules: RuleSet) -> np.ndarray:
     return values
 
 
+def turn_start_layers(rules: RuleSet) -> list[np.ndarray]:
+    """The reachable non-final turn-start states (flat indices), one array per number of filled boxes, fullest
+    scorecard first: the order of every backward induction over them."""
+    states, layer = _states(Layout.of(rules), _upper_reach(rules))
+    cuts = np.flatnonzero(np.diff(layer)) + 1
+    return np.split(states, cuts)
+
+
 TurnTables = T.StateTurn  # the solver's name for the search of one turn
 
 

@@ -5,7 +5,8 @@ It is the ``vector_entry_point`` of ``Yacht-v0``, ``Yahtzee-v1`` and ``YahtzeeFr
     envs = gymnasium.make_vec("Yacht-v0", num_envs=4096, vectorization_mode="vector_entry_point")
 
 Game i behaves exactly like ``YachtEnv(rules)`` reset with ``seed=seeds[i]`` and then reset without a seed after
-every episode: same dice, float32-identical observations, masks, rewards, flags and final scores.
+every episode: same dice, float32-identical observations, masks, rewards, flags and final scores. ``objective`` and
+``target`` are those of ``YachtEnv`` (:mod:`yacht_env.objective`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from yacht_env.engine.batch import Batch, check_max_steps, make_tables
 from yacht_env.engine.game import RESET_ACTION
 from yacht_env.frames import LastAction, check_pillow, draw_frame, last_action
 from yacht_env.i18n import check_lang
+from yacht_env.objective import VectorReachTracker, objective_of
 from yacht_env.render import render_text
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState
@@ -79,7 +81,8 @@ class YachtVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int = 1, rules: str | RuleSet = "yacht", render_mode: str | None = None,
                  strict: bool = False, unique_keeps: bool = True, max_steps: int = 256, lang: str = "en",
-                 max_episode_steps: int | None = None) -> None:
+                 max_episode_steps: int | None = None, objective: str = "points",
+                 target: int | None = None) -> None:
         if (isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1
                 or num_envs > MAX_NUM_ENVS):
             raise ValueError(f"num_envs must be an int in 1..{MAX_NUM_ENVS:,}, got {num_envs!r}")
@@ -102,6 +105,10 @@ class YachtVectorEnv(VectorEnv):
         self.obs_size = O.size(self.rules)
         self.single_action_space = spaces.Discrete(self.num_actions)
         self.single_observation_space = spaces.Box(0.0, O.high(self.rules), dtype=np.float32)
+        self.objective = objective_of(self.rules, objective, target)
+        self._reach = None if self.objective is None else VectorReachTracker(self.objective, self.num_envs)
+        if self.objective is not None:
+            self.single_observation_space = self.objective.space(self.single_observation_space)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._t = make_tables(self.rules, self.unique_keeps, self.max_steps, self.strict)
@@ -131,6 +138,8 @@ class YachtVectorEnv(VectorEnv):
         self._ready = True
         self._last = [None] * self.num_envs
         obs, *_ = self._step(np.full(self.num_envs, RESET_ACTION, dtype=np.int64))
+        if self._reach is not None:
+            obs = self._reach.reset(obs)
         return obs, {"action_mask": self._mask.view(np.int8).copy(), "_action_mask": self._all}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -145,6 +154,8 @@ class YachtVectorEnv(VectorEnv):
         done = terminated | truncated
         if before is not None:  # a game that ended has restarted: its frame shows the new roll
             self._last = [None if done[i] else last_action(st, a[i], legal[i]) for i, st in enumerate(before)]
+        if self._reach is not None:
+            obs, reward, final_obs = self._reach.step(obs, reward, terminated, truncated, final_obs)
         info: dict[str, Any] = {"action_mask": self._mask.view(np.int8).copy(), "_action_mask": self._all,
                                 "illegal_action": illegal, "_illegal_action": self._all}
         if done.any():

@@ -1,6 +1,7 @@
 """``yacht eval``: evaluate any policy over seeded games and report its scores against optimal play.
 
     yacht eval --agent optimal --rules yacht --episodes 10000 --seed 0 [--json PATH] [--plot PATH] [--no-regret]
+    yacht eval --agent optimal-reach:200 --rules yacht --objective reach --target 200 --episodes 10000
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from yacht_env.files import check_output_paths
 from yacht_env.rules import get_rules
 from yacht_tools.cli import options
 from yacht_tools.evaluation import MAX_EPISODES, evaluate
+from yacht_tools.objective_eval import check_objective, run_reach
 from yacht_tools.report import format_report, plot_scores, write_json
 from yacht_tools.seeds import check_episodes, check_seed
 
@@ -31,6 +33,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     options.add_rules(p)
     p.add_argument("--episodes", default="1000", help=f"number of games, 1..{MAX_EPISODES:,} (default: 1000)")
     options.add_seed(p, help_="seed of the evaluation")
+    options.add_objective(p)
     p.add_argument("--json", metavar="PATH", help="write the statistics and the per-game scores as JSON")
     p.add_argument("--plot", metavar="PATH", help="write a PNG: the scores over the optimal player's, and where "
                                                   "the points are lost")
@@ -48,11 +51,20 @@ def run(args: argparse.Namespace) -> int:
     if episodes > MAX_EPISODES:
         raise ValueError(f"episodes must be at most {MAX_EPISODES:,}, got {episodes:,}")
     seed = check_seed(args.seed)
+    check_objective(args.objective, args.target)
     outputs = check_output_paths({"--json": args.json, "--plot": args.plot})
     json_path, plot_path = outputs["--json"], outputs["--plot"]
     if plot_path is not None:
         require("matplotlib", what="--plot")
     agent = load_agent(args.agent, rules, seed)
+    target = check_objective(args.objective, args.target)
+    if target is not None:
+        result = run_reach(agent, rules, episodes, seed, target, regret=args.regret, progress=options.progress(args),
+                           json_path=json_path)
+        if plot_path is not None:  # the scores; the regret here is in probability, not in points
+            plot_scores({k: v for k, v in result.items() if not k.startswith("regret")}, plot_path)
+            print(f"wrote {args.plot}")
+        return 0
     result = evaluate(agent, rules, episodes, seed, regret=args.regret, compare=args.regret or plot_path is not None,
                       progress=options.progress(args))
     print(format_report(result))

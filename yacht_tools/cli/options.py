@@ -1,10 +1,10 @@
 """The flags the subcommands share, defined once so that each means one thing everywhere.
 
 ``--agent`` one agent spec; ``--agents`` several; ``--rules`` a rule set (checked with the accepted names listed);
-``--seed`` a non-negative integer; ``--lang`` a language; ``--progress`` / ``--no-progress`` progress on stderr
-(default: on; a bar on a terminal, else a line every few seconds: :mod:`yacht_tools.progress`). Values are
-checked in the subcommand's ``run`` with the library's own checks, so a bad value gets one line naming it and what
-is accepted.
+``--seed`` a non-negative integer; ``--objective`` / ``--target`` the objective (points, or reach a target);
+``--lang`` a language; ``--progress`` / ``--no-progress`` progress on stderr (default: on; a bar on a terminal, else
+a line every few seconds: :mod:`yacht_tools.progress`). Values are checked in the subcommand's ``run`` with the
+library's own checks, so a bad value gets one line naming it and what is accepted.
 """
 
 from __future__ import annotations
@@ -35,6 +35,13 @@ def add_rules(p: argparse.ArgumentParser) -> None:
 def add_seed(p: argparse.ArgumentParser, default: str | None = "0", help_: str = "seed") -> None:
     p.add_argument("--seed", default=default, help=f"{help_}, a non-negative integer"
                    + (f" (default: {default})" if default is not None else ""))
+
+
+def add_objective(p: argparse.ArgumentParser, win: bool = False) -> None:
+    p.add_argument("--objective", default="points", help="what to maximise: points (the expected final score, "
+                   "default) or reach (the probability of a final score >= --target)"
+                   + (", or win (the probability to finish first, with an opponent)" if win else ""))
+    p.add_argument("--target", default=None, help="the target score of --objective reach, a non-negative integer")
 
 
 def add_lang(p: argparse.ArgumentParser) -> None:

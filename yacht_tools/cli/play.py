@@ -12,10 +12,12 @@ from typing import Any
 
 from yacht_agents.loader import load_agent
 from yacht_env.i18n import check_lang
-from yacht_env.rules import get_rules
+from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import solve
 from yacht_tools.cli import options
+from yacht_tools.coach import Coach
 from yacht_tools.messages import text
+from yacht_tools.objective_eval import check_objective
 from yacht_tools.play import play_game
 from yacht_tools.seeds import check_seed
 
@@ -33,6 +35,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--hint", action="store_true", help="show the optimal move and its expected value before each "
                                                        "decision (exact solver)")
     options.add_agent(p, default=None, help_="play against this agent (--vs is the same flag)", aliases=("--vs",))
+    options.add_objective(p, win=True)
     options.add_lang(p)
     return p
 
@@ -49,10 +52,25 @@ def run(args: argparse.Namespace) -> int:
         solve(rules)  # fail now, with a clear message, if the solver does not cover the rules
     if hasattr(sys.stdin, "reconfigure"):  # a line that is not valid text is an unknown command, not a crash
         sys.stdin.reconfigure(errors="replace")
+    coach = play_coach(args, rules, lang)
     print(f"{rules.title} - {text('seed', lang)}: {seed} - help, quit", flush=True)
     try:
-        play_game(rules, seed, lang=lang, hint=args.hint, opponent=opponent)
+        play_game(rules, seed, lang=lang, hint=args.hint, opponent=opponent, coach=coach)
     except KeyboardInterrupt:
         print(f"\n{text('bye', lang)}", flush=True)
         return 130
     return 0
+
+
+def play_coach(args: argparse.Namespace, rules: RuleSet, lang: str) -> Coach | None:
+    """The coach of ``--objective reach --target T`` or ``--objective win`` (with ``--vs``), else None."""
+    if args.objective == "win":
+        if args.target is not None:
+            raise ValueError("--target goes with --objective reach")
+        if args.agent is None:
+            raise ValueError("--objective win needs an opponent: --vs AGENT")
+        return Coach(rules, "win", lang=lang)
+    if args.objective not in ("points", "reach"):
+        raise ValueError(f"--objective must be one of points, reach, win, got {args.objective!r}")
+    target = check_objective(args.objective, args.target)
+    return None if target is None else Coach(rules, "reach", target, lang)

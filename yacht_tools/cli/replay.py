@@ -18,6 +18,8 @@ from yacht_env.files import check_output_path, write_text_atomic
 from yacht_env.i18n import check_lang
 from yacht_env.rules import get_rules
 from yacht_tools.cli import options
+from yacht_tools.coach import Coach
+from yacht_tools.objective_eval import check_objective
 from yacht_tools.replay import FORMATS, format_replay, replay_game, to_json
 from yacht_tools.replay_page import page_html
 from yacht_tools.seeds import check_int, check_seed
@@ -46,6 +48,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     options.add_rules(p)
     options.add_seed(p, help_="seed of the game, as in YachtEnv.reset(seed=...); with --agents the tournament's seed")
     options.add_lang(p)
+    options.add_objective(p)
     p.add_argument("--format", default="text", choices=FORMATS,
                    help="text, json, or html: one self-contained page to step through (default: text)")
     p.add_argument("--output", metavar="PATH", help="write to PATH instead of printing")
@@ -60,13 +63,17 @@ def run(args: argparse.Namespace) -> int:
     rules = get_rules(args.rules)
     lang = check_lang(args.lang)
     seed = check_seed(args.seed)
+    target = check_objective(args.objective, args.target)
     if args.agents:
+        if target is not None:
+            raise ValueError("--objective reach applies to the replay of one agent (--agent), not to --agents")
         record = replay_table(args.agents, rules.name, seed, players=check_int(args.players, "players", 2, 8),
                               match=args.match, game=args.game, lang=lang, regret=args.regret)
         text = format_table_replay(record, lang)
     else:
         agent = load_agent(args.agent, rules, seed)
-        record = replay_game(agent, rules, seed, lang=lang, regret=args.regret)
+        coach = None if target is None else Coach(rules, "reach", target, lang)
+        record = replay_game(agent, rules, seed, lang=lang, regret=args.regret, coach=coach)
         text = format_replay(record, lang)
     if args.format == "json":
         text = to_json(record)

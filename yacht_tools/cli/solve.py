@@ -1,41 +1,134 @@
-"""``yacht solve``: the optimal expected score of a rule set, and how long it took to get it."""
+"""``yacht solve``: the optimal expected score of a rule set, the exact score distribution of optimal play, and the
+best probability to reach a target.
+
+    yacht solve --rules yacht [--json [PATH]] [--no-cache]
+    yacht solve --rules yacht --distribution [--json [PATH]] [--plot PATH]
+    yacht solve --rules yacht --objective reach --target 200 [--json [PATH]] [--plot PATH]
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from yacht_env.engine.cache import Stopwatch
+from yacht_env.extras import require
+from yacht_env.files import check_output_paths, write_text_atomic
 from yacht_env.rules import get_rules
 from yacht_env.solver import solve
 from yacht_tools.cli import options
+from yacht_tools.objective_eval import check_objective
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register the ``solve`` subcommand."""
     p = subparsers.add_parser(
         "solve",
-        help="solve a rule set exactly: optimal expected final score",
+        help="solve a rule set exactly: optimal expected score, score distribution, probability to reach a target",
         description="Solve a rule set by backward induction and print the optimal expected final score of a new "
-        "game. The solved table is cached on disk ($YACHT_ENV_CACHE_DIR or the user cache directory). The time "
-        "printed leaves out numba's compilation on first use.",
+        "game; with --distribution the exact distribution of the final score under that play; with --objective "
+        "reach --target T the best probability P*(T) to end with at least T points. The solved table of the "
+        "expected score is cached on disk ($YACHT_ENV_CACHE_DIR or the user cache directory). The time printed "
+        "leaves out numba's compilation on first use.",
     )
     options.add_rules(p)
-    p.add_argument("--json", action="store_true", help="print a JSON object: rules, start_value, seconds, cached")
+    p.add_argument("--json", nargs="?", const="-", metavar="PATH",
+                   help="write the result as JSON to PATH (no PATH or '-': print it)")
     p.add_argument("--no-cache", action="store_true", help="solve again: neither read nor write the disk cache")
+    p.add_argument("--distribution", action="store_true",
+                   help="the exact distribution of the final score under expected-score optimal play")
+    options.add_objective(p)
+    p.add_argument("--plot", metavar="PATH", help="write a PNG: the distribution (--distribution), or the curve "
+                   "T -> P*(T) beside the expected-score player's P(final >= T) (--objective reach)")
     return p
+
+
+def _emit(result: dict[str, Any], path: str | None) -> None:
+    if path is None:
+        return
+    text = json.dumps(result)
+    if path == "-":
+        print(text)
+    else:
+        write_text_atomic(path, text + "\n", user_path=True)
+        print(f"wrote {path}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
     """Solve and print; returns the exit status."""
     rules = get_rules(args.rules)
+    target = check_objective(args.objective, args.target)
+    reach = target is not None
+    if reach and args.distribution:
+        raise ValueError("--distribution and --objective reach are two reports: give one")
+    if args.plot and not (reach or args.distribution):
+        raise ValueError("--plot goes with --distribution or --objective reach")
+    check_output_paths({"--json": None if args.json == "-" else args.json, "--plot": args.plot})
+    if args.plot:
+        require("matplotlib", what="--plot")
     with Stopwatch() as sw:
         sol = solve(rules, cache=not args.no_cache)
-    if args.json:
-        print(json.dumps({"rules": sol.rules.name, "start_value": sol.start_value, "seconds": round(sw.seconds, 6),
-                          "cached": sol.from_cache}))
-    else:
+    base = {"rules": sol.rules.name, "start_value": sol.start_value}
+    if reach:
+        return _run_reach(args, base, target)
+    if args.distribution:
+        return _run_distribution(args, base)
+    if args.json is not None:
+        _emit(base | {"seconds": round(sw.seconds, 6), "cached": sol.from_cache}, args.json)
+    if args.json != "-":
         how = "loaded from cache" if sol.from_cache else "solved"
         print(f"{sol.rules.title}: optimal expected score {sol.start_value:.7f} ({how} in {sw.seconds:.3f} s)")
+    return 0
+
+
+def _run_distribution(args: argparse.Namespace, base: dict[str, Any]) -> int:
+    from yacht_env.solver.distribution import distribution_table
+
+    with Stopwatch() as sw:
+        table = distribution_table(args.rules)
+    d = table.start
+    probs = d.probabilities
+    last = int(probs.nonzero()[0][-1])
+    result = base | {"distribution": [float(p) for p in probs[: last + 1]], "mean": d.mean, "std": d.std,
+                     "seconds": round(sw.seconds, 6)}
+    _emit(result, args.json)
+    if args.json != "-":
+        rules = get_rules(args.rules)
+        qs = ", ".join(f"{int(q * 100)}%: {d.quantile(q)}" for q in (0.01, 0.1, 0.5, 0.9, 0.99))
+        print(f"{rules.title}: final score under expected-score optimal play: mean {d.mean:.7f} (solver "
+              f"{base['start_value']:.7f}), std {d.std:.4f}; quantiles {qs}; ({sw.seconds:.2f} s)")
+    if args.plot:
+        from yacht_tools.objective_plots import plot_distribution
+
+        plot_distribution(probs[: last + 1], f"{get_rules(args.rules).title}: exact final-score distribution",
+                          args.plot)
+    return 0
+
+
+def _run_reach(args: argparse.Namespace, base: dict[str, Any], target: int) -> int:
+    from yacht_env.solver.reach import solve_reach
+
+    with Stopwatch() as sw:
+        rs = solve_reach(args.rules)
+    p = rs.probability(target)
+    result = base | {"objective": "reach", "target": target, "probability": p, "seconds": round(sw.seconds, 6)}
+    expected_player = None
+    if args.plot or args.json is not None:
+        from yacht_env.solver.distribution import distribution_table
+
+        expected_player = distribution_table(args.rules).start.at_least()
+        result["expected_score_player_probability"] = float(expected_player[target]) if target < len(
+            expected_player) else 0.0
+    _emit(result, args.json)
+    if args.json != "-":
+        extra = "" if expected_player is None else (
+            f" (the expected-score player: {result['expected_score_player_probability']:.7f})")
+        print(f"{get_rules(args.rules).title}: P*(final >= {target}) = {p:.7f}{extra} ({sw.seconds:.2f} s)")
+    if args.plot:
+        from yacht_tools.objective_plots import plot_reach
+
+        plot_reach(rs.curve(), expected_player, f"{get_rules(args.rules).title}: best probability to reach T",
+                   args.plot, target)
     return 0

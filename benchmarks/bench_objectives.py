@@ -1,0 +1,111 @@
+"""Time and memory of the objective tables: the exact score distribution and the reach table, per rule set.
+
+    python benchmarks/bench_objectives.py [--rules yacht knizia yahtzee yatzy] [--sample 64] [--json PATH]
+
+Rule sets whose tables fit the memory limit (``YACHT_ENV_TABLE_GB``, default 4 GB: Yacht and Knizia's Yacht) are
+solved whole, with no disk cache, and P*(T) is printed for a few targets. For the others (Yahtzee 13.2 GB, Yatzy
+6.3 GB) the sweep's kernels run on a sample of states of the fullest layer of the largest size (a zeroed table
+stands in for the successors: the work per state does not depend on their values) and the whole sweep's time on
+one thread is extrapolated from the time per state and the number of states.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from yacht_env.actions import KEEP_MASK_UNIQUE
+from yacht_env.engine import turn as T
+from yacht_env.engine.parallel import run_chunks
+from yacht_env.rules import TurnStartLayout, get_rules
+from yacht_env.solver import distribution_kernels as DK
+from yacht_env.solver import reach_kernels as RK
+from yacht_env.solver import solve
+from yacht_env.solver.core import turn_start_layers
+from yacht_env.solver.reach import MEMORY_ENV, max_score, table_bytes
+
+TARGETS = (100, 150, 200, 250)
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def whole(rules: str) -> dict:
+    """Solve both tables of ``rules`` with no disk cache."""
+    from yacht_env.solver import distribution as DM
+    from yacht_env.solver import reach as RM
+
+    rs = get_rules(rules)
+    sol = solve(rs)
+    t0 = time.perf_counter()
+    dist = DM.compute_distribution(sol)
+    t_dist = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    reach = RM.compute_reach(rs)
+    t_reach = time.perf_counter() - t0
+    curve = reach[0]
+    plain = np.cumsum(dist[0][::-1])[::-1]
+    return {"rules": rs.name, "mode": "whole", "table_mb": table_bytes(rs) / 1e6, "distribution_s": t_dist,
+            "reach_s": t_reach, "mean": float(np.arange(dist.shape[1]) @ dist[0]), "start_value": sol.start_value,
+            "p_star": {t: float(curve[t]) for t in TARGETS},
+            "expected_player": {t: float(plain[t]) for t in TARGETS}}
+
+
+def sampled(rules: str, sample: int) -> dict:
+    """Time per state of both sweeps on ``sample`` states, extrapolated to every state."""
+    rs = get_rules(rules)
+    layout = TurnStartLayout.of(rs)
+    arrays = T.turn_arrays(rs)
+    layers = turn_start_layers(rs)
+    biggest = max(layers, key=len)
+    states = np.ascontiguousarray(biggest[:: max(1, len(biggest) // sample)][:sample])
+    N = max_score(rs) + 2
+    table = np.zeros((layout.size, N))  # untouched pages cost no memory
+    E = np.zeros(layout.size)
+    mask = np.ascontiguousarray(KEEP_MASK_UNIQUE)
+    RK.reach_layers(arrays.tables(), table, [states[:2]], arrays.dims())  # compile
+    t0 = time.perf_counter()
+    run_chunks(RK._reach_chunks, len(states), (*arrays.tables(), table, states, *arrays.dims()), threads=1)
+    per_reach = (time.perf_counter() - t0) / len(states)
+    DK.distribution_layers(arrays.tables(), E, table, [states[:2]], arrays.dims(), mask)
+    t0 = time.perf_counter()
+    run_chunks(DK._distribution_chunks, len(states), (*arrays.tables(), E, table, states, *arrays.dims(), mask),
+               threads=1)
+    per_dist = (time.perf_counter() - t0) / len(states)
+    n = sum(len(x) for x in layers)
+    return {"rules": rs.name, "mode": f"sampled {len(states)} states", "states": n, "table_mb": table_bytes(rs) / 1e6,
+            "reach_ms_per_state": 1e3 * per_reach, "distribution_ms_per_state": 1e3 * per_dist,
+            "reach_hours_one_thread": per_reach * n / 3600, "distribution_hours_one_thread": per_dist * n / 3600}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rules", nargs="+", default=["yacht", "knizia", "yahtzee", "yatzy"])
+    p.add_argument("--sample", type=int, default=64, help="states timed for a rule set too large to solve whole")
+    p.add_argument("--json", help="also write the results as JSON to this path")
+    args = p.parse_args(argv)
+    os.environ.setdefault("YACHT_ENV_CACHE_DIR", tempfile.mkdtemp(prefix="bench-objectives-"))
+    limit = float(os.environ.get(MEMORY_ENV, "4")) * 1e9
+    out = []
+    for rules in args.rules:
+        rs = get_rules(rules)
+        res = whole(rules) if table_bytes(rs) <= limit else sampled(rules, args.sample)
+        res["peak_rss_mb"] = _peak_mb()
+        out.append(res)
+        print(json.dumps(res), flush=True)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,324 @@
+"""Objectives beyond the expected score: the exact score distribution of optimal play and the reach-a-target solver,
+checked against independent dense solvers written here from the rules, against simulation, and against the
+expected-score solver's values."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from test_solver import DENSE, HANDS, _dense_model
+
+from yacht_env import dice as D
+from yacht_env.actions import NUM_KEEP_ACTIONS
+from yacht_env.rules import get_rules
+from yacht_env.solver import distribution_table, score_distribution, solve
+from yacht_env.solver.reach import solve_reach
+from yacht_env.state import GameState, new_game, reroll_pattern, score_category
+
+
+def _card(rules: str, F: int) -> tuple[int | None, ...]:
+    """A scorecard with the boxes of ``F`` filled with their least score (Yacht and Knizia's Yacht track nothing
+    else)."""
+    rs = get_rules(rules)
+    return tuple(min(rs.box_values[c]) if F >> c & 1 else None for c in range(rs.num_categories))
+
+
+def _end_game_states(rules: str, open_max: int) -> list[int]:
+    n = get_rules(rules).num_categories
+    full = (1 << n) - 1
+    return sorted((F for F in range(full) if n - bin(F).count("1") <= open_max), key=lambda f: -bin(f).count("1"))
+
+
+# ---- the distribution of optimal play ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", ["yacht", "knizia"])
+def test_distribution_means_are_the_solver_values(rules: str) -> None:
+    """Every reachable turn-start state: a distribution (sums to 1, no negative mass) whose mean is the value."""
+    table = distribution_table(rules)
+    sol = solve(rules)
+    D_ = table.table
+    values = np.asarray(sol.values).reshape(-1)
+    ok = np.isfinite(values)
+    assert np.isfinite(D_[ok]).all()
+    np.testing.assert_allclose(D_[ok].sum(axis=1), 1.0, atol=1e-9)
+    assert D_[ok].min() > -1e-12
+    np.testing.assert_allclose(D_[ok] @ np.arange(D_.shape[1]), values[ok], rtol=0, atol=1e-6)
+    assert abs(score_distribution(rules).mean - sol.start_value) < 1e-6
+
+
+def _dense_policy_distribution(rules: str, F: int, below: dict[int, np.ndarray], N: int) -> np.ndarray:
+    """P(x more points) from turn-start state F when every decision is ``Solution.best_action``'s, with the dice
+    model and the box scores written in the tests (no kernel of the package)."""
+    P, patterns = _dense_model()
+    sol = solve(rules)
+    cats = get_rules(rules).category_ids
+    card = _card(rules, F)
+
+    def scored(h: int, c: int) -> np.ndarray:
+        out = np.zeros(N)
+        pts = DENSE[rules](cats[c], HANDS[h])
+        out[pts:] = below[F | 1 << c][: N - pts]
+        return out
+
+    def level(rolls: int, keep_rows: np.ndarray | None) -> np.ndarray:
+        out = np.empty((len(HANDS), N))
+        for h, dice in enumerate(HANDS):
+            a = sol.best_action(GameState(rules, dice, rolls, card))
+            out[h] = keep_rows[patterns[h, a]] if a < NUM_KEEP_ACTIONS else scored(h, a - NUM_KEEP_ACTIONS)
+        return out
+
+    hands = level(0, None)
+    for rolls in (1, 2):
+        hands = level(rolls, P @ hands)
+    return P[patterns[0, 0]] @ hands
+
+
+def test_distribution_of_end_games_matches_a_dense_policy_evaluation() -> None:
+    """Yacht end games with one or two boxes open (a sample of the two-box ones), every score."""
+    rules = "yacht"
+    table = distribution_table(rules)
+    N = table.table.shape[1]
+    full = (1 << 12) - 1
+    below = {full: np.eye(N)[0]}
+    states = _end_game_states(rules, 2)
+    one_open = [F for F in states if bin(F).count("1") == 11]
+    two_open = [F for F in states if bin(F).count("1") == 10][::9]
+    for F in one_open:
+        below[F] = _dense_policy_distribution(rules, F, below, N)
+    for F in two_open:
+        got = table.table[F]
+        want = _dense_policy_distribution(rules, F, below, N)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    for F in one_open:
+        np.testing.assert_allclose(table.table[F], below[F], rtol=0, atol=1e-12)
+
+
+def _play(rules: str, seed: int, choose) -> int:  # noqa: ANN001 - choose(state) -> action
+    rng = np.random.default_rng(seed)
+    st = new_game(rules, rng)
+    while not st.is_over:
+        a = choose(st)
+        st = reroll_pattern(st, a, rng) if a < NUM_KEEP_ACTIONS else score_category(st, a - NUM_KEEP_ACTIONS, rng)[0]
+    return st.total
+
+
+def test_simulated_optimal_play_follows_the_distribution() -> None:
+    """Knizia's Yacht, 1,500 games of Solution.best_action: the empirical CDF within the 99.9% Kolmogorov band."""
+    sol = solve("knizia")
+    dist = score_distribution("knizia")
+    n = 1500
+    scores = np.array([_play("knizia", 1000 + i, sol.best_action) for i in range(n)])
+    cdf = np.cumsum(dist.probabilities)
+    ecdf = np.searchsorted(np.sort(scores), np.arange(len(cdf)), side="right") / n
+    assert np.abs(ecdf - cdf).max() < 1.95 / math.sqrt(n)
+
+
+def test_mid_turn_distribution_mean_is_the_action_value() -> None:
+    sol = solve("yacht")
+    rng = np.random.default_rng(5)
+    st = new_game("yacht", rng)
+    for _ in range(7):
+        d = score_distribution(st)
+        assert abs(d.mean - np.nanmax(sol.action_values(st))) < 1e-6
+        a = sol.best_action(st)
+        st = reroll_pattern(st, a, rng) if a < NUM_KEEP_ACTIONS else score_category(st, a - NUM_KEEP_ACTIONS, rng)[0]
+
+
+# ---- reaching a target --------------------------------------------------------------------------------------------
+
+
+def _dense_reach(rules: str, F: int, R: dict[int, np.ndarray], N: int) -> np.ndarray:
+    """(N,) best P(at least n more points) from turn-start state F, every need n, by plain dense maximisation."""
+    P, patterns = _dense_model()
+    cats = get_rules(rules).category_ids
+    need = np.arange(N)
+    v = np.full((len(HANDS), N), -np.inf)
+    for c in range(len(cats)):
+        if not F >> c & 1:
+            for h, dice in enumerate(HANDS):
+                pts = DENSE[rules](cats[c], dice)
+                v[h] = np.maximum(v[h], R[F | 1 << c][np.maximum(need - pts, 0)])
+    for _ in range(2):
+        v = np.maximum(v, (P @ v)[patterns].max(axis=1))
+    return P[patterns[0, 0]] @ v
+
+
+@pytest.mark.parametrize("rules", ["yacht", "knizia"])
+def test_reach_end_games_match_a_dense_solver(rules: str) -> None:
+    """Every state with one box open and a sample of those with two, every need."""
+    rs = solve_reach(rules)
+    N = rs.width
+    full = (1 << 12) - 1
+    R = {full: (np.arange(N) == 0).astype(float)}
+    states = _end_game_states(rules, 2)
+    for F in [F for F in states if bin(F).count("1") == 11] + [F for F in states if bin(F).count("1") == 10][::7]:
+        R[F] = _dense_reach(rules, F, R, N)
+        np.testing.assert_allclose(rs.table[F], R[F], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("rules", ["yacht", "knizia"])
+def test_reach_is_at_least_the_expected_score_players(rules: str) -> None:
+    """P*(T) >= P(final >= T) of the expected-score player for every T, strictly for some; P*(0) = 1."""
+    best = solve_reach(rules).curve()
+    plain = distribution_table(rules).start.at_least()
+    n = min(len(best), len(plain))
+    assert (best[:n] >= plain[:n] - 1e-12).all()
+    assert (best[:n] > plain[:n] + 0.01).any()
+    assert best[0] == 1.0 and best[-1] == 0.0
+    assert (np.diff(best) <= 1e-15).all()
+
+
+def test_reach_action_probabilities_match_their_definition() -> None:
+    """A keep's probability is the mean over the roll of the best action afterwards; a box's is the next state's."""
+    rs = solve_reach("yacht")
+    card = _card("yacht", 0b000011000111)
+    target = 120
+    st = GameState("yacht", (2, 3, 3, 5, 6), 1, card)
+    probs = rs.action_probabilities(st, target)
+    after = np.array([rs.state_probability(GameState("yacht", h, 0, card), target) for h in HANDS])
+    kept = D.keep_index(D.pattern_faces(st.dice, 0b00110))
+    assert abs(probs[0b00110] - D.TRANSITION[kept] @ after) < 1e-12
+    c = 4  # fives, open: 5 points, then 115 more needed from the card with fives filled
+    F2 = (0b000011000111 | 1 << c)
+    assert abs(probs[NUM_KEEP_ACTIONS + c] - rs.table[F2, target - 5]) < 1e-12
+
+
+# ---- the command line ---------------------------------------------------------------------------------------------
+
+
+def test_cli_distribution_and_reach_json(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
+    from yacht_tools.cli import main
+
+    path = tmp_path / "d.json"
+    assert main(["solve", "--rules", "knizia", "--distribution", "--json", str(path)]) == 0
+    data = json.loads(path.read_text())
+    probs = np.array(data["distribution"])
+    assert abs(probs.sum() - 1) < 1e-9
+    assert abs(probs @ np.arange(len(probs)) - data["mean"]) < 1e-9
+    assert abs(data["mean"] - solve("knizia").start_value) < 1e-6
+    capsys.readouterr()
+    assert main(["solve", "--rules", "knizia", "--objective", "reach", "--target", "200", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["probability"] == solve_reach("knizia").probability(200)
+    assert out["expected_score_player_probability"] < out["probability"]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--objective", "reach"], "--target"),
+    (["--objective", "reach", "--target", "x"], "non-negative integer"),
+    (["--objective", "win"], "points, reach"),
+    (["--target", "100"], "--objective reach"),
+    (["--plot", "p.png"], "--distribution"),
+])
+def test_cli_rejects_bad_objective_flags(argv: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from yacht_tools.cli import main
+
+    assert main(["solve", "--rules", "yacht", *argv]) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_tables_beyond_the_memory_limit_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from yacht_env.solver.reach import MEMORY_ENV
+
+    monkeypatch.setenv(MEMORY_ENV, "1")
+    with pytest.raises(ValueError, match=r"13\.2 GB"):
+        solve_reach("yahtzee")
+    with pytest.raises(ValueError, match="6.3 GB"):
+        distribution_table("yatzy")
+
+
+# ---- the agents ---------------------------------------------------------------------------------------------------
+
+
+def test_reach_agent_success_rate_matches_the_exact_probability() -> None:
+    """1,000 plays of the last three turns of a Knizia game from one scorecard: the share that reaches the target
+    lies in the 99.9% interval of the exact probability."""
+    from yacht_agents.loader import load_agent
+
+    rules = "knizia"
+    F = (1 << 12) - 1 - (1 << 2 | 1 << 8 | 1 << 11)  # threes, little straight, yacht open
+    card = _card(rules, F)
+    total = sum(v for v in card if v is not None)
+    target = total + 35
+    agent = load_agent(f"optimal-reach:{target}", rules, seed=0)
+    p = agent.reach.table[F, target - total]
+    n = 1000
+    hits = 0
+    for i in range(n):
+        rng = np.random.default_rng(i)
+        st = GameState(rules, tuple(sorted(rng.integers(1, 7, 5).tolist())), 2, card)
+        while not st.is_over:
+            a = agent.act(np.zeros(0), None, st)
+            st = reroll_pattern(st, a, rng) if a < NUM_KEEP_ACTIONS else score_category(st, a - NUM_KEEP_ACTIONS,
+                                                                                          rng)[0]
+        hits += st.total >= target
+    assert 0.05 < p < 0.95
+    assert abs(hits / n - p) < 3.29 * math.sqrt(p * (1 - p) / n)
+
+
+def test_reach_eval_reports_zero_regret_for_the_reach_agent_and_some_for_optimal() -> None:
+    from yacht_tools.objective_eval import evaluate_reach
+
+    mine = evaluate_reach("optimal-reach:200", "yacht", 60, 200, seed=3)
+    assert mine["mean_regret"] < 1e-9 and mine["best_probability"] == solve_reach("yacht").probability(200)
+    theirs = evaluate_reach("optimal", "yacht", 60, 200, seed=3)
+    assert theirs["regret_per_game"] > 0.0
+    assert theirs["expected_score_player_probability"] < theirs["best_probability"]
+
+
+def test_win_shares_by_score() -> None:
+    from yacht_agents.objectives import win_shares_by_score
+
+    a = np.array([0.0, 0.5, 0.5])  # scores 1 or 2
+    g = win_shares_by_score([a])
+    np.testing.assert_allclose(g, [0.0, 0.25, 0.75, 1.0])
+    g2 = win_shares_by_score([a, a])  # f = 2: both below (1/4), one ties (2 * 1/4 * 1/2), both tie (1/4 * 1/3)
+    assert abs(g2[2] - (0.25 + 0.25 + 0.25 / 3)) < 1e-12 and g2[3] == 1.0
+
+
+# ---- the coach ----------------------------------------------------------------------------------------------------
+
+
+def test_replay_speaks_of_the_target() -> None:
+    from yacht_tools.coach import Coach
+    from yacht_tools.replay import format_replay, replay_game
+
+    coach = Coach("yacht", "reach", 180)
+    record = replay_game("optimal-reach:180", "yacht", 4, coach=coach)
+    decisions = [d for t in record["turns"] for d in t["decisions"]]
+    assert all(d["coach"]["probability_regret"] < 1e-9 for d in decisions)  # it plays the coach's best
+    first = decisions[0]["coach"]
+    assert abs(first["best_probability"] - solve_reach("yacht").state_probability(
+        GameState("yacht", tuple(decisions[0]["dice"]), 2, (None,) * 12), 180)) < 1e-12
+    assert "P(final >= 180)" in format_replay(record)
+
+
+def test_play_hint_speaks_of_the_objective() -> None:
+    from yacht_agents.loader import load_agent
+    from yacht_tools.coach import Coach
+    from yacht_tools.play import play_game
+
+    out: list[str] = []
+    lines = iter(["hint", "quit"])
+    play_game("yacht", 1, hint=True, read=lambda _: next(lines), write=out.append, coach=Coach("yacht", "reach", 180))
+    assert sum("Coach, P(final >= 180)" in x for x in out) == 2
+    out.clear()
+    lines = iter(["quit"])
+    opponent = load_agent("optimal", "yacht")
+    play_game("yacht", 1, hint=True, read=lambda _: next(lines), write=out.append, opponent=opponent,
+              coach=Coach("yacht", "win"))
+    assert any("P(win), estimated" in x for x in out)
+
+
+def test_objective_agents_play_tournaments() -> None:
+    """Both agents at a table of three with the optimal player: every game played, the win shares add up."""
+    from yacht_tools.tournament import run_tournament
+
+    res = run_tournament(["optimal-win", "optimal-reach:180", "optimal"], 6, seed=2, rules="knizia", players=3)
+    stats = res["agents"]
+    assert set(stats) == {"optimal-win", "optimal-reach:180", "optimal"}
+    assert abs(sum(s["win_rate"] for s in stats.values()) - 1.0) < 1e-9

@@ -1,0 +1,127 @@
+"""The exact distribution of the final score under expected-score optimal play, from the start or any state.
+
+One backward induction over the turn-start states (fullest scorecard first, :mod:`.distribution_kernels`) gives
+``table[s, x]``, the probability of exactly ``x`` more points from turn-start state ``s`` when every decision is the
+optimal agent's (:class:`~yacht_env.solver.Solution`'s values, the lowest action index on ties). Its mean equals the
+solver's value of ``s``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from yacht_env.actions import KEEP_MASK_UNIQUE
+from yacht_env.engine import turn as T
+from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
+from yacht_env.solver import distribution_kernels as DK
+from yacht_env.solver.core import Solution, solve, turn_start_layers
+from yacht_env.solver.reach import cached_table, check_table_memory, max_score
+from yacht_env.state import GameState
+
+__all__ = ["DistributionTable", "ScoreDistribution", "distribution_table", "score_distribution"]
+
+_KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
+
+
+@dataclass(frozen=True)
+class ScoreDistribution:
+    """``probabilities[x]`` = P(final score = x)."""
+
+    probabilities: np.ndarray
+
+    @property
+    def mean(self) -> float:
+        return float(np.arange(len(self.probabilities)) @ self.probabilities)
+
+    @property
+    def std(self) -> float:
+        x = np.arange(len(self.probabilities))
+        return float(np.sqrt(max(((x - self.mean) ** 2) @ self.probabilities, 0.0)))
+
+    def at_least(self) -> np.ndarray:
+        """``out[T]`` = P(final score >= T)."""
+        return np.cumsum(self.probabilities[::-1])[::-1].copy()
+
+    def quantile(self, q: float) -> int:
+        """The smallest score x with P(final <= x) >= q."""
+        return int(np.searchsorted(np.cumsum(self.probabilities), q - 1e-12))
+
+
+class DistributionTable:
+    """``table[s, x]`` for every turn-start key ``s`` (NaN rows where no game goes), and the distribution from any
+    game state."""
+
+    def __init__(self, solution: Solution, table: np.ndarray, seconds: float) -> None:
+        self.solution = solution
+        self.rules = solution.rules
+        self.layout = TurnStartLayout.of(self.rules)
+        self.table = table
+        self.seconds = seconds
+        self._E = np.ascontiguousarray(solution.values, dtype=np.float64).reshape(-1)
+
+    def of_key(self, F: int, u: int, y: int, total: int = 0) -> np.ndarray:
+        """P(final = x) from the start of a turn with turn-start key (F, u, y) and ``total`` points so far."""
+        row = self.table[(F * self.layout.U + u) * self.layout.Y + y]
+        return np.concatenate([np.zeros(total), row])
+
+    def of_state(self, state: GameState) -> ScoreDistribution:
+        """The final-score distribution from ``state`` (mid-turn too: its hand and rolls left) under the solver's
+        decisions."""
+        if not isinstance(state, GameState) or state.rules != self.rules.name:
+            raise ValueError(f"expected a GameState of rules {self.rules.name!r}, got {state!r}")
+        if state.is_over:
+            out = np.zeros(state.total + 1)
+            out[-1] = 1.0
+            return ScoreDistribution(out)
+        F, u, y = self.layout.key(state.filled_bits, state.upper_total, state.yahtzee_box)
+        out = np.empty(self.table.shape[1])
+        s = (F * self.layout.U + u) * self.layout.Y + y
+        DK.turn_distribution(*T.turn_arrays(self.rules).tables(), self._E, self.table, s, *self.layout.dims, _KEEP_MASK,
+                             state.hand, state.rolls_left, out)
+        return ScoreDistribution(np.concatenate([np.zeros(state.total), out]))
+
+    @property
+    def start(self) -> ScoreDistribution:
+        """The distribution of a new game's final score."""
+        return ScoreDistribution(self.table[0].copy())
+
+
+def compute_distribution(solution: Solution) -> np.ndarray:
+    """The (size, N) table of :class:`DistributionTable` for a solved rule set."""
+    rules = solution.rules
+    layout = TurnStartLayout.of(rules)
+    arrays = T.turn_arrays(rules)
+    D = np.full((layout.size, max_score(rules) + 2), np.nan)
+    final = layout.final_states()
+    D[final] = 0.0
+    D[final, 0] = 1.0
+    E = np.ascontiguousarray(solution.values, dtype=np.float64).reshape(-1)
+    DK.distribution_layers(arrays.tables(), E, D, turn_start_layers(rules), arrays.dims(), _KEEP_MASK)
+    D.setflags(write=False)
+    return D
+
+
+@lru_cache(maxsize=2)
+def _memo(rules: RuleSet) -> DistributionTable:
+    sol = solve(rules)
+    table, seconds = cached_table(rules, "distribution", lambda: compute_distribution(sol),
+                                  (sys.modules[__name__], DK))
+    return DistributionTable(sol, table, seconds)
+
+
+def distribution_table(rules: str | RuleSet) -> DistributionTable:
+    """The distribution table of ``rules`` (solved and kept in memory for the process)."""
+    rs = get_rules(rules)
+    check_table_memory(rs, "the score distribution")
+    return _memo(rs)
+
+
+def score_distribution(state_or_rules: GameState | str | RuleSet) -> ScoreDistribution:
+    """The exact final-score distribution of a new game of the given rules, or from a given state."""
+    if isinstance(state_or_rules, GameState):
+        return distribution_table(state_or_rules.rules).of_state(state_or_rules)
+    return distribution_table(state_or_rules).start

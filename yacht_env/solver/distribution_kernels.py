@@ -1,0 +1,141 @@
+"""Compiled kernels of the exact score distribution under expected-score optimal play
+(:mod:`yacht_env.solver.distribution`).
+
+Each turn-start state's turn is searched once with the solver's values (:func:`yacht_env.engine.turn.hand_values`,
+:func:`~yacht_env.engine.turn.keep_tree`), and every decision of the turn is the optimal agent's
+(:func:`~yacht_env.engine.turn.action_row`, :func:`~yacht_env.engine.turn.choose`, the same tie rule). The
+distribution of the points still to come then follows those decisions through the same keep tree's means over the
+dice (``_expect_keeps``), with the points as the lanes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from yacht_env.engine.cache import guard_numba_cache
+from yacht_env.engine.parallel import claim_chunk, finish_chunk, run_chunks
+from yacht_env.engine.turn import (
+    FIVE_KIND_FACE,
+    HAND0,
+    HAND_PROBABILITY,
+    NUM_HANDS,
+    NUM_KEEPS,
+    PATTERN_KEEP,
+    TIE_TOLERANCE,
+    _expect_keeps,
+    action_row,
+    choose,
+    hand_values,
+    keep_tree,
+    successor_row,
+)
+from yacht_env.solver.reach_kernels import box_step
+
+guard_numba_cache(__file__)  # before any cached kernel below is compiled
+
+__all__ = ["distribution_layers", "turn_distribution"]
+
+
+@njit(cache=True, inline="always")
+def _scored(out: np.ndarray, D: np.ndarray, h: int, c: int, params, S, J, F, u, y, U, Y, thr, ycat) -> None:
+    """``out[x]`` = P(x more points) after scoring hand h in box c: the next state's distribution shifted by the
+    points scored."""
+    s2, pts = box_step(params, S[h], J[h], FIVE_KIND_FACE[h], F, u, y, c, U, Y, thr, ycat)
+    N = out.shape[0]
+    for x in range(min(pts, N)):
+        out[x] = 0.0
+    for x in range(pts, N):
+        out[x] = D[s2, x - pts]
+
+
+@njit(cache=True, inline="always")
+def _follow(out: np.ndarray, a: int, h: int, Kd: np.ndarray, D, params, S, J, F, u, y, U, Y, thr, ycat) -> None:
+    """The distribution after action ``a`` with hand ``h``: a keep's row of ``Kd``, or a box scored."""
+    if a < 32:
+        k = PATTERN_KEEP[h, a]
+        for x in range(out.shape[0]):
+            out[x] = Kd[k, x]
+    else:
+        _scored(out, D, h, a - 32, params, S, J, F, u, y, U, Y, thr, ycat)
+
+
+@njit(cache=True)
+def turn_distribution(params, S, J, CLS, BOXV, NV, PTV, E, D, s, U, Y, thr, ycat, keep_mask, want_h, want_rolls,
+                      out) -> None:
+    """``out[x]`` = P(x more points) from turn-start state ``s`` (``want_h < 0``), or from hand ``want_h`` with
+    ``want_rolls`` rolls left in its turn, under the solver's decisions; ``D`` holds the rows of the states the turn
+    leads to."""
+    N = D.shape[1]
+    C = S.shape[1]
+    K1 = np.empty((NUM_KEEPS, 1))
+    K2 = np.empty((NUM_KEEPS, 1))
+    M = np.empty((NUM_KEEPS, 1))
+    T = np.empty((BOXV.shape[1], 1))
+    one = np.empty(1)
+    bits = np.empty(1, dtype=np.int64)
+    box = np.empty(C)
+    row = np.empty(32 + C)
+    legal = np.empty(32 + C, dtype=np.bool_)
+    act = np.empty((NUM_HANDS, 3), dtype=np.int64)
+    Kd = np.empty((NUM_KEEPS, N))
+    W = np.empty((NUM_HANDS, N))
+    acc = np.empty(N)
+    UY = U * Y
+    F = s // UY
+    u = (s - F * UY) // Y
+    y = s - F * UY - u * Y
+    Fs = np.full(1, F)
+    us = np.full(1, u)
+    ys = np.full(1, y)
+    hand_values(params, S, J, CLS, BOXV, NV, PTV, E, Fs, us, ys, U, Y, thr, ycat, K1[HAND0:], T, bits)
+    keep_tree(K1, K2, M, one)
+    for h in range(NUM_HANDS):
+        successor_row(box, h, params, S, J, E, F, u, y, U, Y, thr, ycat)
+        for rolls in range(3):
+            action_row(row, legal, box, K1, K2, 0, h, rolls, keep_mask)
+            act[h, rolls] = choose(row, legal, False, TIE_TOLERANCE)
+    if want_h >= 0 and want_rolls == 0:
+        _scored(out, D, want_h, act[want_h, 0] - 32, params, S, J, F, u, y, U, Y, thr, ycat)
+        return
+    for h in range(NUM_HANDS):  # no roll left: the box chosen
+        _scored(Kd[HAND0 + h], D, h, act[h, 0] - 32, params, S, J, F, u, y, U, Y, thr, ycat)
+    for rolls in range(1, 3):
+        _expect_keeps(Kd, acc)  # Kd: each keep with one more roll to make
+        if want_h >= 0 and want_rolls == rolls:
+            _follow(out, act[want_h, rolls], want_h, Kd, D, params, S, J, F, u, y, U, Y, thr, ycat)
+            return
+        for h in range(NUM_HANDS):
+            _follow(W[h], act[h, rolls], h, Kd, D, params, S, J, F, u, y, U, Y, thr, ycat)
+        for h in range(NUM_HANDS):
+            Kd[HAND0 + h] = W[h]
+    for x in range(N):
+        out[x] = 0.0
+    for h in range(NUM_HANDS):
+        p = HAND_PROBABILITY[h]
+        for x in range(N):
+            out[x] += p * W[h, x]
+
+
+@njit(cache=True, nogil=True)
+def _distribution_chunks(counter, n_chunks, chunk, params, S, J, CLS, BOXV, NV, PTV, E, D, states, U, Y, thr, ycat,
+                         keep_mask) -> None:
+    """Each state claimed gets its row ``D[s, :]``."""
+    while True:
+        lo, hi = claim_chunk(counter, n_chunks, chunk, states.shape[0])
+        if lo < 0:
+            return
+        for i in range(lo, hi):
+            turn_distribution(params, S, J, CLS, BOXV, NV, PTV, E, D, states[i], U, Y, thr, ycat, keep_mask, -1, 0,
+                              D[states[i]])
+        finish_chunk(counter)
+
+
+def distribution_layers(tables: tuple[np.ndarray, ...], E: np.ndarray, D: np.ndarray, layers: list[np.ndarray],
+                        dims: tuple[int, ...], keep_mask: np.ndarray) -> None:
+    """Backward induction of the distributions, fullest scorecard first (see :mod:`.distribution`)."""
+    for states in layers:
+        if len(states):
+            run_chunks(_distribution_chunks, len(states), (*tables, E, D, states, *dims, keep_mask), chunk=1,
+                       min_parallel=2)
+
