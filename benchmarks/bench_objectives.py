@@ -23,7 +23,6 @@ import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.engine import turn as T
-from yacht_env.engine.parallel import run_chunks
 from yacht_env.rules import TurnStartLayout, get_rules
 from yacht_env.solver import distribution_kernels as DK
 from yacht_env.solver import reach_kernels as RK
@@ -73,12 +72,11 @@ def sampled(rules: str, sample: int) -> dict:
     mask = np.ascontiguousarray(KEEP_MASK_UNIQUE)
     RK.reach_layers(arrays.tables(), table, [states[:2]], arrays.dims())  # compile
     t0 = time.perf_counter()
-    run_chunks(RK._reach_chunks, len(states), (*arrays.tables(), table, states, *arrays.dims()), threads=1)
+    RK.reach_rows(*arrays.tables(), table, states, *arrays.dims())
     per_reach = (time.perf_counter() - t0) / len(states)
     DK.distribution_layers(arrays.tables(), E, table, [states[:2]], arrays.dims(), mask)
     t0 = time.perf_counter()
-    run_chunks(DK._distribution_chunks, len(states), (*arrays.tables(), E, table, states, *arrays.dims(), mask),
-               threads=1)
+    DK.distribution_rows(*arrays.tables(), E, table, states, *arrays.dims(), mask)
     per_dist = (time.perf_counter() - t0) / len(states)
     n = sum(len(x) for x in layers)
     return {"rules": rs.name, "mode": f"sampled {len(states)} states", "states": n, "table_mb": table_bytes(rs) / 1e6,

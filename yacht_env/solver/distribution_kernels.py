@@ -14,7 +14,6 @@ import numpy as np
 from numba import njit
 
 from yacht_env.engine.cache import guard_numba_cache
-from yacht_env.engine.parallel import claim_chunk, finish_chunk, run_chunks
 from yacht_env.engine.turn import (
     FIVE_KIND_FACE,
     HAND0,
@@ -118,17 +117,11 @@ def turn_distribution(params, S, J, CLS, BOXV, NV, PTV, E, D, s, U, Y, thr, ycat
 
 
 @njit(cache=True, nogil=True)
-def _distribution_chunks(counter, n_chunks, chunk, params, S, J, CLS, BOXV, NV, PTV, E, D, states, U, Y, thr, ycat,
-                         keep_mask) -> None:
-    """Each state claimed gets its row ``D[s, :]``."""
-    while True:
-        lo, hi = claim_chunk(counter, n_chunks, chunk, states.shape[0])
-        if lo < 0:
-            return
-        for i in range(lo, hi):
-            turn_distribution(params, S, J, CLS, BOXV, NV, PTV, E, D, states[i], U, Y, thr, ycat, keep_mask, -1, 0,
-                              D[states[i]])
-        finish_chunk(counter)
+def distribution_rows(params, S, J, CLS, BOXV, NV, PTV, E, D, states, U, Y, thr, ycat, keep_mask) -> None:
+    """Each of ``states`` gets its row ``D[s, :]``."""
+    for i in range(states.shape[0]):
+        turn_distribution(params, S, J, CLS, BOXV, NV, PTV, E, D, states[i], U, Y, thr, ycat, keep_mask, -1, 0,
+                          D[states[i]])
 
 
 def distribution_layers(tables: tuple[np.ndarray, ...], E: np.ndarray, D: np.ndarray, layers: list[np.ndarray],
@@ -136,6 +129,5 @@ def distribution_layers(tables: tuple[np.ndarray, ...], E: np.ndarray, D: np.nda
     """Backward induction of the distributions, fullest scorecard first (see :mod:`.distribution`)."""
     for states in layers:
         if len(states):
-            run_chunks(_distribution_chunks, len(states), (*tables, E, D, states, *dims, keep_mask), chunk=1,
-                       min_parallel=2)
+            distribution_rows(*tables, E, D, states, *dims, keep_mask)
 

@@ -14,7 +14,6 @@ from numba import njit
 
 from yacht_env.engine.cache import guard_numba_cache
 from yacht_env.engine.compile import box_score, legal_bits, next_turn_start, points_for
-from yacht_env.engine.parallel import claim_chunk, finish_chunk, run_chunks
 from yacht_env.engine.turn import (
     FIVE_KIND_FACE,
     FIVE_KIND_HANDS,
@@ -100,8 +99,8 @@ def reach_row(out: np.ndarray, h: int, params: np.ndarray, S: np.ndarray, J: np.
 
 
 @njit(cache=True, nogil=True)
-def _reach_chunks(counter, n_chunks, chunk, params, S, J, CLS, BOXV, NV, PTV, R, states, U, Y, thr, ycat) -> None:
-    """Each state claimed gets its row ``R[s, :]``: every need at once, as the lanes of the turn search."""
+def reach_rows(params, S, J, CLS, BOXV, NV, PTV, R, states, U, Y, thr, ycat) -> None:
+    """Each of ``states`` gets its row ``R[s, :]``: every need at once, as the lanes of the turn search."""
     N = R.shape[1]
     K = np.empty((NUM_KEEPS, N))
     T = np.empty((max(BOXV.shape[1], S.shape[1]), N))
@@ -112,38 +111,33 @@ def _reach_chunks(counter, n_chunks, chunk, params, S, J, CLS, BOXV, NV, PTV, R,
     ys = np.empty(N, dtype=np.int64)
     bits = np.empty(N, dtype=np.int64)
     UY = U * Y
-    while True:
-        lo, hi = claim_chunk(counter, n_chunks, chunk, states.shape[0])
-        if lo < 0:
-            return
-        for i in range(lo, hi):
-            s = states[i]
-            F = s // UY
-            r = s - F * UY
-            Fs[:] = F
-            us[:] = r // Y
-            ys[:] = r - (r // Y) * Y
-            reach_hand_values(params, S, J, CLS, BOXV, NV, PTV, R, Fs, us, ys, needs, U, Y, thr, ycat, K[HAND0:], T,
-                              bits)
-            keep_tree(K, K, K, out)
-            for n in range(N):
-                R[s, n] = out[n]
-            R[s, 0] = 1.0  # nothing more needed: reached whatever happens (the search gives 1 too)
-        finish_chunk(counter)
+    for i in range(states.shape[0]):
+        s = states[i]
+        F = s // UY
+        r = s - F * UY
+        Fs[:] = F
+        us[:] = r // Y
+        ys[:] = r - (r // Y) * Y
+        reach_hand_values(params, S, J, CLS, BOXV, NV, PTV, R, Fs, us, ys, needs, U, Y, thr, ycat, K[HAND0:], T,
+                          bits)
+        keep_tree(K, K, K, out)
+        for n in range(N):
+            R[s, n] = out[n]
+        R[s, 0] = 1.0  # nothing more needed: reached whatever happens (the search gives 1 too)
 
 
 def reach_layers(tables: tuple[np.ndarray, ...], R: np.ndarray, layers: list[np.ndarray], dims: tuple[int, ...]
                  ) -> None:
     """Backward induction: ``layers`` hold flat state indices, fullest scorecard first; a layer reads only the
-    layers before it, so its states are shared by the engine's threads."""
+    layers before it."""
     for states in layers:
         if len(states):
-            run_chunks(_reach_chunks, len(states), (*tables, R, states, *dims), chunk=1, min_parallel=2)
+            reach_rows(*tables, R, states, *dims)
 
 
 @njit(cache=True, nogil=True)
-def _decide_chunks(counter, n_chunks, chunk, params, S, J, CLS, BOXV, NV, PTV, R, Fs, us, ys, needs, hands, rolls,
-                   U, Y, thr, ycat, keep_mask, actions, values) -> None:
+def _decide_all(params, S, J, CLS, BOXV, NV, PTV, R, Fs, us, ys, needs, hands, rolls, U, Y, thr, ycat, keep_mask,
+                actions, values) -> None:
     """Groups of ``LANES`` positions: their turns searched side by side, then each position's action."""
     n = Fs.shape[0]
     C = S.shape[1]
@@ -153,25 +147,20 @@ def _decide_chunks(counter, n_chunks, chunk, params, S, J, CLS, BOXV, NV, PTV, R
     bits = np.empty(LANES, dtype=np.int64)
     out, box, row = np.empty(LANES), np.empty(C), np.empty(A)
     legal = np.empty(A, dtype=np.bool_)
-    while True:
-        g0, g1 = claim_chunk(counter, n_chunks, chunk, (n + LANES - 1) // LANES)
-        if g0 < 0:
-            return
-        for lo in range(g0 * LANES, min(g1 * LANES, n), LANES):
-            m = min(n - lo, LANES)  # a last group not full is searched on its own lanes only (one position: one)
-            k1, k2 = K1[:, :m], K2[:, :m]
-            reach_hand_values(params, S, J, CLS, BOXV, NV, PTV, R, Fs[lo:lo + m], us[lo:lo + m], ys[lo:lo + m],
-                              needs[lo:lo + m], U, Y, thr, ycat, k1[HAND0:], T[:, :m], bits[:m])
-            keep_tree(k1, k2, M[:, :m], out[:m])
-            for b in range(m):
-                i = lo + b
-                reach_row(box, hands[i], params, S, J, R, Fs[i], us[i], ys[i], needs[i], U, Y, thr, ycat)
-                action_row(row, legal, box, k1, k2, b, hands[i], rolls[i], keep_mask)
-                actions[i] = choose(row, legal, False, TIE_TOLERANCE)
-                if values.shape[0] == n:
-                    for a in range(A):
-                        values[i, a] = row[a] if legal[a] else NEG_INF
-        finish_chunk(counter)
+    for lo in range(0, n, LANES):
+        m = min(n - lo, LANES)  # a last group not full is searched on its own lanes only (one position: one)
+        k1, k2 = K1[:, :m], K2[:, :m]
+        reach_hand_values(params, S, J, CLS, BOXV, NV, PTV, R, Fs[lo:lo + m], us[lo:lo + m], ys[lo:lo + m],
+                          needs[lo:lo + m], U, Y, thr, ycat, k1[HAND0:], T[:, :m], bits[:m])
+        keep_tree(k1, k2, M[:, :m], out[:m])
+        for b in range(m):
+            i = lo + b
+            reach_row(box, hands[i], params, S, J, R, Fs[i], us[i], ys[i], needs[i], U, Y, thr, ycat)
+            action_row(row, legal, box, k1, k2, b, hands[i], rolls[i], keep_mask)
+            actions[i] = choose(row, legal, False, TIE_TOLERANCE)
+            if values.shape[0] == n:
+                for a in range(A):
+                    values[i, a] = row[a] if legal[a] else NEG_INF
 
 
 def reach_decide(tables: tuple[np.ndarray, ...], R: np.ndarray, Fs: np.ndarray, us: np.ndarray, ys: np.ndarray,
@@ -179,12 +168,9 @@ def reach_decide(tables: tuple[np.ndarray, ...], R: np.ndarray, Fs: np.ndarray, 
                  keep_mask: np.ndarray, values: np.ndarray) -> np.ndarray:
     """The action of each position (turn-start key, points still needed, hand, rolls left) that maximises the
     probability to reach the need; ``values`` (N, 32 + C) gets every action's probability (``-inf`` where illegal),
-    or is (0, 0) to skip it. On the engine's threads."""
-    n = Fs.shape[0]
-    actions = np.empty(n, dtype=np.int64)
-    groups = (n + LANES - 1) // LANES
-    run_chunks(_decide_chunks, groups, (*tables, R, Fs, us, ys, needs, hands, rolls, *dims, keep_mask, actions,
-                                        values), chunk=1, min_parallel=4)
+    or is (0, 0) to skip it."""
+    actions = np.empty(Fs.shape[0], dtype=np.int64)
+    _decide_all(*tables, R, Fs, us, ys, needs, hands, rolls, *dims, keep_mask, actions, values)
     return actions
 
 
