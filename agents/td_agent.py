@@ -142,7 +142,7 @@ class ValueNet:
         for other rules or another feature layout."""
         rs = get_rules(rules)
         src = repr(str(path))
-        data, meta = read_model_file(path, FORMAT, "a TD model", "yacht_agents.td_agent")
+        data, meta = read_model_file(path, FORMAT, "a TD model", "train.py")
         if meta.get("rules") != rs.name:
             raise ValueError(f"{src} was trained for rules {meta.get('rules')!r}, not {rs.name!r}")
         if meta.get("feature_layout_version") != FEATURE_LAYOUT_VERSION:
