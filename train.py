@@ -11,7 +11,7 @@ evaluations.json, eval.json (the final evaluation, on seeds training never used,
 and learning_curve.png (see ``yacht_training/run_folder.py``). Ctrl-C saves a checkpoint and exits; ``--resume``
 continues from the newest checkpoint that loads, with the same step count and schedules.
 
-Read top to bottom: configuration, run folder, then the algorithm's own story (``yacht_training/td.py``,
+Read top to bottom: configuration, run folder, then the algorithm's own story (``yacht_training/td_learner.py``,
 ``yacht_training/sb3_ppo.py``, ``yacht_training/rllib_ppo.py``).
 """
 
@@ -113,7 +113,7 @@ def _run_algorithm(cfg: TrainConfig, run_dir: Path, args: argparse.Namespace) ->
     torch.set_num_threads(cfg.torch_threads)
     progress = options.progress(args) if args.progress is not None else True
     if cfg.algo == "td":
-        from yacht_training.td import train_td
+        from yacht_training.td_learner import train_td
 
         return train_td(cfg, run_dir, resume=bool(args.resume), progress=progress)
     if cfg.algo == "rllib_ppo":

@@ -5,7 +5,7 @@
 - a name in :data:`AGENT_FACTORIES` (``random``, ``greedy``, ``optimal``, ``optimal-win``), or ``name:ARG`` of
   :data:`PARAMETRIC_FACTORIES` (``optimal-reach:T``: play to end with at least T points);
 - a model file: ``.zip`` (a stable-baselines3 / sb3-contrib model, :mod:`yacht_agents.sb3_agent`) or ``.pt`` (a TD
-  model, :mod:`yacht_agents.td`, or an RLlib PPO policy, :mod:`yacht_agents.rllib_agent`, told apart by its
+  model, :mod:`yacht_agents.td_agent`, or an RLlib PPO policy, :mod:`yacht_agents.rllib_agent`, told apart by its
   metadata); read without running any code from the file;
 - a run folder of ``train.py`` (its final model);
 - the name of a model shipped in ``agents/models/`` (``td-yacht``, ``td-yatzy``, ``ppo-expectimax-yahtzee``...);
@@ -107,7 +107,7 @@ def load_model(path: Path, rules: RuleSet, seed: int | None = None) -> Agent:
             from yacht_agents.rllib_agent import load_rllib_agent
 
             return load_rllib_agent(path, rules, seed)
-        from yacht_agents.td import load_td_agent
+        from yacht_agents.td_agent import load_td_agent
 
         return load_td_agent(path, rules, seed)
     raise ValueError(f"cannot load {str(path)!r}: model files end in {' or '.join(MODEL_SUFFIXES)}")

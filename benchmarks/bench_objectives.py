@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
-from yacht_env.engine import turn as T
+from yacht_env.engine import turn_search as T
 from yacht_env.rules import TurnStartLayout, get_rules
 from yacht_env.solver import distribution_kernels as DK
 from yacht_env.solver import reach_kernels as RK

@@ -11,11 +11,11 @@ import time
 
 import numpy as np
 
-from yacht_agents import td
-from yacht_env.engine import turn as T
+from yacht_agents import td_agent
+from yacht_env.engine import turn_search as T
 from yacht_env.rules import get_rules
 from yacht_tools.evaluation import evaluate
-from yacht_training.td import SelfPlay
+from yacht_training.td_learner import SelfPlay
 
 
 def per_call(fn, n: int) -> float:  # noqa: ANN001 - any zero-argument callable
@@ -54,7 +54,7 @@ def main() -> None:
           f"(turn_values, {n} states) {lanes * 1e6:.2f} us per state")
 
     torch.manual_seed(0)
-    model = td.ValueNet(rs, [128, 128])
+    model = td_agent.ValueNet(rs, [128, 128])
     player = SelfPlay(model)
     rng = np.random.default_rng(0)
     player.play(16, rng)
@@ -64,7 +64,7 @@ def main() -> None:
     print(f"self-play: {args.games / dt:,.0f} games/s ({steps / dt:,.0f} steps/s), "
           f"{player.memo.evaluated:,} network values")
 
-    agent = td.TDAgent(rs, model=model)
+    agent = td_agent.TDAgent(rs, model=model)
     t = time.perf_counter()
     r = evaluate(agent, rs, 2000, seed=0, regret=False)
     dt = time.perf_counter() - t

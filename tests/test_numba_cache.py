@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import child_env
 
-from yacht_env.engine import cache as numba_cache
+from yacht_env.engine import numba_cache
 
 # ==== a damaged numba cache is dropped and compiled again ====================================================
 

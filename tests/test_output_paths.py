@@ -28,8 +28,8 @@ from train_helpers import PPO, REPO, TD, child_env, no_temporary_files, only_run
 
 from yacht_env import files  # noqa: E402
 from yacht_env import rules as R  # noqa: E402
-from yacht_env.engine import cache as numba_cache  # noqa: E402
-from yacht_env.solver import cache as solver_cache  # noqa: E402
+from yacht_env.engine import numba_cache  # noqa: E402
+from yacht_env.solver import table_cache as solver_cache  # noqa: E402
 from yacht_env.solver.core import Layout  # noqa: E402
 from yacht_training import run_folder as rf  # noqa: E402
 from yacht_training.config import from_dict, load_config  # noqa: E402
@@ -104,7 +104,7 @@ def tiny_ppo_model() -> Any:
 def _writers(folder: Path, ppo_model: Any) -> dict[str, tuple[Path, Callable[[int], Any], Callable[[], Any]]]:
     """Per file a later run reads: its path, a write of version v, and a read of the version there."""
     from yacht_agents.sb3_zip import inspect_sb3_zip
-    from yacht_agents.td import ValueNet
+    from yacht_agents.td_agent import ValueNet
     from yacht_tools.report import write_json as report_json
     from yacht_training.sb3_resume import save_sb3_atomic
 
@@ -147,9 +147,9 @@ def _writers(folder: Path, ppo_model: Any) -> dict[str, tuple[Path, Callable[[in
         "solver cache": (solver_cache.cache_path(R.YACHT),
                          lambda v: solver_cache.save(R.YACHT, np.full(shape, float(v))),
                          lambda: float(solver_cache.load(R.YACHT, shape)[0, 0, 0])),
-        "numba cache manifest": (folder / "kernels.cache.json",
-                                 lambda v: numba_cache._write_manifest(folder / "kernels.cache.json", str(v), {}),
-                                 lambda: numba_cache._read_manifest(folder / "kernels.cache.json")["sources"]),
+        "numba cache manifest": (folder / "batch_kernels.cache.json",
+                                 lambda v: numba_cache._write_manifest(folder / "batch_kernels.cache.json", str(v), {}),
+                                 lambda: numba_cache._read_manifest(folder / "batch_kernels.cache.json")["sources"]),
     }
 
 

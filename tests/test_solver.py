@@ -26,10 +26,10 @@ from yacht_env import dice as D
 from yacht_env import rules as R
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask
 from yacht_env.engine import compile as CK
-from yacht_env.engine import turn as TS
+from yacht_env.engine import turn_search as TS
 from yacht_env.rules import FIVE_KIND_FACE, JOKER_NONE, RuleSet
-from yacht_env.solver import cache as solver_cache
 from yacht_env.solver import clear_memory_cache, core, solve
+from yacht_env.solver import table_cache as solver_cache
 from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category
 
 PUBLISHED = {"yahtzee": 254.5877287, "yahtzee-free-joker": 254.5896095,

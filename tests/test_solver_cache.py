@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from yacht_env import rules as R
-from yacht_env.solver import cache as solver_cache
 from yacht_env.solver import clear_memory_cache, solve
+from yacht_env.solver import table_cache as solver_cache
 from yacht_env.solver.core import Layout
 
 # ==== smaller: the solver cache reader, env arguments, undecodable input in yacht play =====================

@@ -1,5 +1,5 @@
-"""The model-based TD learner (agents/td.py, yacht_training/td.py): exact expectimax, learning, run folders, model
-files."""
+"""The model-based TD learner (agents/td_agent.py, yacht_training/td_learner.py): exact expectimax, learning, run
+folders, model files."""
 
 from __future__ import annotations
 
@@ -12,17 +12,17 @@ import yaml
 
 torch = pytest.importorskip("torch")
 
-from yacht_agents import nets, td  # noqa: E402 - after the torch check
+from yacht_agents import nets, td_agent  # noqa: E402 - after the torch check
 from yacht_agents.loader import load_agent  # noqa: E402
 from yacht_agents.optimal import OptimalAgent  # noqa: E402
 from yacht_agents.random_agent import RandomAgent  # noqa: E402
 from yacht_env.actions import action_mask  # noqa: E402
-from yacht_env.engine import turn as T  # noqa: E402
+from yacht_env.engine import turn_search as T  # noqa: E402
 from yacht_env.rules import RULESETS, get_rules  # noqa: E402
 from yacht_env.solver import solve  # noqa: E402
 from yacht_env.state import GameState, parse  # noqa: E402
 from yacht_tools.evaluation import evaluate, play_games  # noqa: E402
-from yacht_training import td as td_train  # noqa: E402
+from yacht_training import td_learner as td_train  # noqa: E402
 
 RULES = list(RULESETS)
 
@@ -37,7 +37,7 @@ def test_memo_holds_every_successor_the_search_reads(rules: str) -> None:
     """The memo fills only the successors of the states at hand (missing_successors), and the search reads nothing
     else: with every other state's value NaN it gives the same, finite, values."""
     rs = get_rules(rules)
-    memo = td.ValueMemo(rs, model=td.ValueNet(rs, [16]))
+    memo = td_agent.ValueMemo(rs, model=td_agent.ValueNet(rs, [16]))
     space = memo.space
     rng = np.random.default_rng(1)
     Fs = rng.integers(0, (1 << space.num_categories) - 1, 40)
@@ -67,7 +67,7 @@ def _states(rules: str, games: int) -> list[GameState]:
 @pytest.mark.parametrize("rules", RULES)
 def test_expectimax_with_exact_values_plays_optimally(rules: str) -> None:
     sol = solve(rules)
-    exact = td.TDAgent(rules, table=sol.values)
+    exact = td_agent.TDAgent(rules, table=sol.values)
     states = _states(rules, 6)
     if get_rules(rules).has_five_kind_box:  # Joker and bonus situations
         states += [parse(t) for t in (
@@ -86,7 +86,7 @@ def test_expectimax_with_exact_values_plays_optimally(rules: str) -> None:
 
 def test_exact_values_play_the_same_games_as_the_optimal_agent() -> None:
     sol = solve("yacht")
-    a = evaluate(td.TDAgent("yacht", table=sol.values), "yacht", 30, seed=4, regret=True)
+    a = evaluate(td_agent.TDAgent("yacht", table=sol.values), "yacht", 30, seed=4, regret=True)
     b = evaluate(OptimalAgent("yacht"), "yacht", 30, seed=4, regret=False)
     assert a["scores"] == b["scores"]
     assert a["regret_per_game"] < 1e-9
@@ -94,9 +94,9 @@ def test_exact_values_play_the_same_games_as_the_optimal_agent() -> None:
 
 def test_short_training_improves_on_the_start() -> None:
     torch.manual_seed(0)
-    model = td.ValueNet("yacht", [64, 64])
+    model = td_agent.ValueNet("yacht", [64, 64])
     opt = torch.optim.Adam(model.net.parameters(), lr=3e-3)
-    before = evaluate(td.TDAgent("yacht", model=model), "yacht", 40, seed=7, regret=True)
+    before = evaluate(td_agent.TDAgent("yacht", model=model), "yacht", 40, seed=7, regret=True)
     player = td_train.SelfPlay(model)
     rng = np.random.default_rng(0)
     for _ in range(20):
@@ -104,7 +104,7 @@ def test_short_training_improves_on_the_start() -> None:
         assert steps >= 64 * 12 and len(idx) == len(targets) == 64 * 12
         td_train.fit(model, opt, idx, targets, 2, 128, rng)
         player.memo.clear()
-    after = evaluate(td.TDAgent("yacht", model=model), "yacht", 40, seed=7, regret=True)
+    after = evaluate(td_agent.TDAgent("yacht", model=model), "yacht", 40, seed=7, regret=True)
     assert after["regret_per_game"] < 0.5 * before["regret_per_game"]
     assert after["mean"] > before["mean"]
     start = model.predict(np.array([0]))[0]  # the empty scorecard
@@ -114,9 +114,9 @@ def test_short_training_improves_on_the_start() -> None:
 def test_targets_are_exact_turn_expectations() -> None:
     """With exact values in the memo, every TD(0) target equals the solver's value of the state."""
     sol = solve("yahtzee")
-    model = td.ValueNet("yahtzee", [8])
+    model = td_agent.ValueNet("yahtzee", [8])
     player = td_train.SelfPlay(model)
-    player.memo = td.ValueMemo(get_rules("yahtzee"), table=sol.values)
+    player.memo = td_agent.ValueMemo(get_rules("yahtzee"), table=sol.values)
     idx, targets, _, scores = player.play(16, np.random.default_rng(2))
     np.testing.assert_allclose(targets, sol.values.reshape(-1)[idx], rtol=0, atol=1e-9)
     assert targets[:16] == pytest.approx(sol.start_value)
@@ -124,8 +124,8 @@ def test_targets_are_exact_turn_expectations() -> None:
 
 def test_model_for_other_rules_fails_clearly(tmp_path: Path) -> None:
     path = tmp_path / "m.pt"
-    td.ValueNet("yacht", [16]).save(path)
-    assert isinstance(load_agent(str(path), "yacht"), td.TDAgent)
+    td_agent.ValueNet("yacht", [16]).save(path)
+    assert isinstance(load_agent(str(path), "yacht"), td_agent.TDAgent)
     with pytest.raises(ValueError, match="trained for rules 'yacht', not 'yahtzee'"):
         load_agent(str(path), "yahtzee")
     data = torch.load(path, weights_only=True)
@@ -144,7 +144,7 @@ def test_model_for_other_rules_fails_clearly(tmp_path: Path) -> None:
 @pytest.mark.parametrize("rules", ["yacht", "yahtzee", "yatzy"])
 def test_shipped_models_load_and_play(rules: str) -> None:
     agent = load_agent(f"td-{rules}", rules, seed=0)
-    assert isinstance(agent, td.TDAgent)
+    assert isinstance(agent, td_agent.TDAgent)
     r = evaluate(agent, rules, 20, seed=3, regret=False)
     assert r["percent_of_optimal"] > 80
     other = "yahtzee" if rules == "yacht" else "yacht"
@@ -175,7 +175,7 @@ def test_train_py_run_folder_and_resume(tmp_path: Path) -> None:
     result = json.loads((run / "eval.json").read_text())
     assert result["episodes"] == 20 and result["seed"] == 1_000_000_000 + 10_000_000 and len(result["scores"]) == 20
     assert result["agent"] == "final_model.pt" and result["percent_of_optimal"] > 0
-    assert isinstance(load_agent(str(run / "best_model.pt"), "yacht"), td.TDAgent)
+    assert isinstance(load_agent(str(run / "best_model.pt"), "yacht"), td_agent.TDAgent)
     steps = evals[-1]["timesteps"]
 
     assert train.main(["--resume", str(run), "--timesteps", "6000", "--no-progress"]) == 0

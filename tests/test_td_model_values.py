@@ -27,7 +27,7 @@ def _eval_cli(agent: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]
 def _compiled(tmp_path_factory: pytest.TempPathFactory) -> None:
     """The TD search compiled (or loaded from numba's cache) before the tests count the lines on stderr: the one-time
     note on compiling is not an error line."""
-    from yacht_agents.td import ValueNet
+    from yacht_agents.td_agent import ValueNet
     from yacht_tools.cli import main
 
     path = tmp_path_factory.mktemp("td") / "model.pt"
@@ -37,7 +37,7 @@ def _compiled(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 
 def _td_file(tmp_path: Path, edit: Callable[[dict[str, Any]], None]) -> str:
-    from yacht_agents.td import ValueNet
+    from yacht_agents.td_agent import ValueNet
 
     path = tmp_path / "model.pt"
     ValueNet("yacht", [8]).save(path)

@@ -15,7 +15,7 @@ import numpy as np
 from tqdm import tqdm
 
 from yacht_agents.loader import as_agent
-from yacht_env.engine.cache import Stopwatch
+from yacht_env.engine.numba_cache import Stopwatch
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import ReachSolution, distribution_table, solve_reach
 from yacht_env.state import GameState

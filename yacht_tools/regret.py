@@ -20,7 +20,7 @@ import numpy as np
 
 from yacht_agents.search import TurnKeys
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
-from yacht_env.engine import turn as T
+from yacht_env.engine import turn_search as T
 from yacht_env.rules import RuleSet, get_rules
 
 DECISIONS = ("first_keep", "second_keep", "score")

@@ -22,7 +22,7 @@ import pydantic
 from pydantic import StrictBool, StrictFloat, StrictInt, StrictStr
 
 from yacht_agents.nets import ACTIVATIONS
-from yacht_agents.td import MAX_LAYERS, MAX_WIDTH, check_value_scale
+from yacht_agents.td_agent import MAX_LAYERS, MAX_WIDTH, check_value_scale
 from yacht_env.observation import visible_columns
 from yacht_env.rules import RULESETS
 from yacht_tools.evaluation import MAX_EPISODES
@@ -114,7 +114,7 @@ class PPOConfig:
 @pydantic.with_config(_SCHEMA)
 @dataclass
 class TDConfig:
-    """Settings of the model-based TD learner (agents/td.py): a value network over turn-start states, exact
+    """Settings of the model-based TD learner (agents/td_agent.py): a value network over turn-start states, exact
     expectimax within the turn, self-play with exact TD targets."""
 
     hidden: list[StrictInt] = field(default_factory=lambda: [128, 128])  # widths of the value network's hidden layers

@@ -26,7 +26,7 @@ import numba
 
 from yacht_env import observation as O
 from yacht_env.observation import HAND_PART
-from yacht_env.rules import turn as RT
+from yacht_env.rules import scoring as RT
 from yacht_env.rules import turnstart as RTS
 
 

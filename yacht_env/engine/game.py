@@ -20,8 +20,8 @@ from yacht_env import rules as R
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.engine import pcg64 as P
 from yacht_env.engine.batch import C_AUTORESET, C_MAX_STEPS, C_NUM_CAT, C_YCAT
-from yacht_env.engine.cache import guard_numba_cache
 from yacht_env.engine.compile import box_score, legal_bits, points_for, write_observation
+from yacht_env.engine.numba_cache import guard_numba_cache
 from yacht_env.state import ROLLS_PER_TURN
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled

@@ -26,7 +26,7 @@ from yacht_env.rules.ruleset import (
     P_UPPER_THRESHOLD,
     RuleSet,
 )
-from yacht_env.rules.turn import TURN_LOGIC, box_score, joker_applies, legal_bits, points_for
+from yacht_env.rules.scoring import TURN_LOGIC, box_score, joker_applies, legal_bits, points_for
 from yacht_env.rules.turnstart import TURNSTART_LOGIC, TurnStartLayout, next_turn_start
 
 __all__ = ["Category", "FIVE_KIND_FACE", "JOKER_FORCED", "JOKER_FREE", "JOKER_NONE", "KNIZIA", "NUM_UPPER",

@@ -2,7 +2,7 @@
 
 A :class:`RuleSet` is a definition (the definitions themselves are in :mod:`yacht_env.rules.definitions`). From it
 come tables over the 252 hands of :mod:`yacht_env.dice` (base box scores, Joker box scores) and the integer
-parameters the turn logic of :mod:`yacht_env.rules.turn` takes.
+parameters the turn logic of :mod:`yacht_env.rules.scoring` takes.
 """
 
 from __future__ import annotations

@@ -9,13 +9,12 @@
 turn-start state, and ``action_values(state)`` / ``best_action(state)`` for any :class:`~yacht_env.state.GameState`.
 :func:`score_distribution` gives the exact distribution of the final score under that play (from a new game or any
 state), :func:`solve_reach` the play that maximises the probability of reaching a target score.
-:mod:`yacht_env.engine.turn` is the search of a turn the solver sweeps, usable with any successor values (e.g. a
+:mod:`yacht_env.engine.turn_search` is the search of a turn the solver sweeps, usable with any successor values (e.g. a
 network's).
 """
 
 from __future__ import annotations
 
-from yacht_env.solver.cache import SOLVER_VERSION, cache_dir
 from yacht_env.solver.core import (
     Solution,
     TurnTables,
@@ -26,6 +25,7 @@ from yacht_env.solver.core import (
 )
 from yacht_env.solver.distribution import ScoreDistribution, distribution_table, score_distribution
 from yacht_env.solver.reach import ReachSolution, solve_reach
+from yacht_env.solver.table_cache import SOLVER_VERSION, cache_dir
 
 __all__ = ["SOLVER_VERSION", "ReachSolution", "ScoreDistribution", "Solution", "TurnTables", "cache_dir",
            "clear_memory_cache", "compute_values", "distribution_table", "score_distribution", "solution_or_none",

@@ -17,10 +17,10 @@ import numpy as np
 
 from yacht_env import dice as D
 from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
-from yacht_env.engine import turn as T
+from yacht_env.engine import turn_search as T
 from yacht_env.rules import NUM_UPPER, RuleSet, TurnStartLayout, get_rules
-from yacht_env.solver import cache as _cache
-from yacht_env.solver import kernels as K
+from yacht_env.solver import induction_kernels as K
+from yacht_env.solver import table_cache as _cache
 from yacht_env.state import GameState
 
 TIE_TOLERANCE = T.TIE_TOLERANCE
@@ -262,7 +262,7 @@ def solve(rules: str | RuleSet, *, cache: bool = True) -> Solution:
     """The exact optimal solution of ``rules`` (a name in :data:`yacht_env.rules.RULESETS` or a RuleSet).
 
     With ``cache`` (default) a solution already made in this process, or a valid table on disk
-    (:mod:`yacht_env.solver.cache`), is reused, and a new one is saved. ``cache=False`` always solves and touches
+    (:mod:`yacht_env.solver.table_cache`), is reused, and a new one is saved. ``cache=False`` always solves and touches
     no file. Raises ``ValueError`` for rules the solver does not cover. ``Solution.seconds`` is the time the table
     took to compute or load, ``Solution.from_cache`` whether it was read from disk.
     """

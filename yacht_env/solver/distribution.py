@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
-from yacht_env.engine import turn as T
+from yacht_env.engine import turn_search as T
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.solver import distribution_kernels as DK
 from yacht_env.solver.core import Solution, solve, turn_start_layers

@@ -1,9 +1,10 @@
 """Compiled kernels of the exact score distribution under expected-score optimal play
 (:mod:`yacht_env.solver.distribution`).
 
-Each turn-start state's turn is searched once with the solver's values (:func:`yacht_env.engine.turn.hand_values`,
-:func:`~yacht_env.engine.turn.keep_tree`), and every decision of the turn is the optimal agent's
-(:func:`~yacht_env.engine.turn.action_row`, :func:`~yacht_env.engine.turn.choose`, the same tie rule). The
+Each turn-start state's turn is searched once with the solver's values
+(:func:`yacht_env.engine.turn_search.hand_values`,
+:func:`~yacht_env.engine.turn_search.keep_tree`), and every decision of the turn is the optimal agent's
+(:func:`~yacht_env.engine.turn_search.action_row`, :func:`~yacht_env.engine.turn_search.choose`, the same tie rule). The
 distribution of the points still to come then follows those decisions through the same keep tree's means over the
 dice (``_expect_keeps``), with the points as the lanes.
 """
@@ -13,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from yacht_env.engine.cache import guard_numba_cache
-from yacht_env.engine.turn import (
+from yacht_env.engine.numba_cache import guard_numba_cache
+from yacht_env.engine.turn_search import (
     FIVE_KIND_FACE,
     HAND0,
     HAND_PROBABILITY,

@@ -21,11 +21,11 @@ from types import ModuleType
 import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
-from yacht_env.engine import turn as T
+from yacht_env.engine import turn_search as T
 from yacht_env.objective import max_final_score
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
-from yacht_env.solver import cache as _cache
 from yacht_env.solver import reach_kernels as RK
+from yacht_env.solver import table_cache as _cache
 from yacht_env.solver.core import turn_start_layers
 from yacht_env.state import GameState
 
@@ -160,7 +160,7 @@ def objective_key(rules: RuleSet, kind: str, modules: tuple[ModuleType, ...] = (
 
 def cached_table(rules: RuleSet, kind: str, compute: Callable[[], np.ndarray], modules: tuple[ModuleType, ...] = ()
                  ) -> tuple[np.ndarray, float]:
-    """An objective's table from the solver's disk cache (:mod:`yacht_env.solver.cache`, checked and written
+    """An objective's table from the solver's disk cache (:mod:`yacht_env.solver.table_cache`, checked and written
     atomically there), else ``compute()``d and saved; with the seconds it took. ``modules``: the sources the table
     also depends on."""
     t0 = time.perf_counter()

@@ -3,8 +3,8 @@
 The state of a game gains the points still needed, ``n``; ``R[s, n]`` is the best probability that the points still
 to come from turn-start state ``s`` are at least ``n`` (``R[s, 0] = 1``). Scoring hand ``h`` in box ``c`` leads to
 ``R[s', max(n - points, 0)]``. Only that end-of-turn value differs from the expected-score search: the keep tree,
-the action rows and the tie rule are those of :mod:`yacht_env.engine.turn`, with the needs (or the positions) side by
-side as its lanes.
+the action rows and the tie rule are those of :mod:`yacht_env.engine.turn_search`, with the needs (or the positions)
+side by side as its lanes.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from yacht_env.engine.cache import guard_numba_cache
 from yacht_env.engine.compile import box_score, legal_bits, next_turn_start, points_for
-from yacht_env.engine.turn import (
+from yacht_env.engine.numba_cache import guard_numba_cache
+from yacht_env.engine.turn_search import (
     FIVE_KIND_FACE,
     FIVE_KIND_HANDS,
     HAND0,
@@ -61,9 +61,9 @@ def reach_hand_values(params: np.ndarray, S: np.ndarray, J: np.ndarray, CLS: np.
                       needs: np.ndarray, U: int, Y: int, thr: int, ycat: int, W: np.ndarray, T: np.ndarray,
                       bits: np.ndarray) -> None:
     """``W[h, b]`` = best over legal boxes of ``R[next state, max(needs[b] - points, 0)]`` in state
-    (Fs[b], us[b], ys[b]), for the lanes b < len(Fs): the reach twin of :func:`yacht_env.engine.turn.hand_values`,
-    with the same box-score classes (one small table per category, one vector max per hand) and the six
-    five-of-a-kinds through the rules' functions. ``needs[b] < R.shape[1]``."""
+    (Fs[b], us[b], ys[b]), for the lanes b < len(Fs): the reach twin of
+    :func:`yacht_env.engine.turn_search.hand_values`, with the same box-score classes (one small table per category,
+    one vector max per hand) and the six five-of-a-kinds through the rules' functions. ``needs[b] < R.shape[1]``."""
     nl = Fs.shape[0]
     union = start_hand_values(params, Fs, W, bits)
     for c in range(S.shape[1]):
@@ -89,7 +89,7 @@ def reach_hand_values(params: np.ndarray, S: np.ndarray, J: np.ndarray, CLS: np.
 def reach_row(out: np.ndarray, h: int, params: np.ndarray, S: np.ndarray, J: np.ndarray, R: np.ndarray, F: int,
               u: int, y: int, need: int, U: int, Y: int, thr: int, ycat: int) -> None:
     """``out[c]`` (c < C) = probability to reach ``need`` more points after scoring hand ``h`` in box c;
-    ``-inf`` where the rules forbid it (the reach twin of :func:`yacht_env.engine.turn.successor_row`)."""
+    ``-inf`` where the rules forbid it (the reach twin of :func:`yacht_env.engine.turn_search.successor_row`)."""
     lb = legal_bits(params, FIVE_KIND_FACE[h], F)
     for c in range(S.shape[1]):
         out[c] = NEG_INF

@@ -22,7 +22,7 @@ from gymnasium.vector.utils import batch_space
 
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, describe_action, illegal_reason
-from yacht_env.engine import kernels as K
+from yacht_env.engine import batch_kernels as K
 from yacht_env.engine import pcg64 as P
 from yacht_env.engine.batch import Batch, check_max_steps, make_tables
 from yacht_env.engine.game import RESET_ACTION

@@ -5,8 +5,8 @@ The split. What happens inside a turn (three rolls, keeps, the category) is know
 start of the next turn. So a small torch network ``V(s)`` estimates the expected points still to come from a
 turn-start state ``s = (filled categories, capped upper total, five-of-a-kind box holds 50)``, and a turn is played
 by the turn search of :mod:`yacht_agents.search` with those values. With the solver's exact values in place of ``V``
-this is exactly the optimal agent (tested). The network is trained by self-play (``yacht_training.td``); it never
-sees the exact solver's value table.
+this is exactly the optimal agent (tested). The network is trained by self-play
+(``yacht_training.td_learner``); it never sees the exact solver's value table.
 
 Speed. Network values are memoised in a flat array ``E`` over the turn-start state index ``(F * U + u) * Y + y``
 (:class:`~yacht_env.rules.TurnStartLayout`), filled lazily for the successors that the states at hand need
@@ -28,7 +28,7 @@ import numpy as np
 
 from yacht_agents.nets import check_activation, check_finite, mlp, read_model_file
 from yacht_agents.search import TurnKeys, TurnSearchAgent
-from yacht_env.engine import turn as T
+from yacht_env.engine import turn_search as T
 from yacht_env.files import write_atomic
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 
@@ -142,7 +142,7 @@ class ValueNet:
         for other rules or another feature layout."""
         rs = get_rules(rules)
         src = repr(str(path))
-        data, meta = read_model_file(path, FORMAT, "a TD model", "agents.td")
+        data, meta = read_model_file(path, FORMAT, "a TD model", "train.py")
         if meta.get("rules") != rs.name:
             raise ValueError(f"{src} was trained for rules {meta.get('rules')!r}, not {rs.name!r}")
         if meta.get("feature_layout_version") != FEATURE_LAYOUT_VERSION:

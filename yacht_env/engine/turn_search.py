@@ -29,8 +29,8 @@ from numba import njit
 
 from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
-from yacht_env.engine.cache import guard_numba_cache
 from yacht_env.engine.compile import box_score, legal_bits, next_turn_start, points_for
+from yacht_env.engine.numba_cache import guard_numba_cache
 from yacht_env.rules import FIVE_KIND_FACE as _FIVE_KIND_FACE
 from yacht_env.rules import RuleSet, TurnStartLayout
 from yacht_env.rules import next_turn_start as plain_next_turn_start  # Python callers: the compiled one is not cached

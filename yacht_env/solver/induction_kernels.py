@@ -1,14 +1,14 @@
 """The solver's sweep: backward induction over every turn-start state, layer by layer, with the turn search of
-:mod:`yacht_env.engine.turn` on ``LANES`` states side by side."""
+:mod:`yacht_env.engine.turn_search` on ``LANES`` states side by side."""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from yacht_env.engine.cache import guard_numba_cache
 from yacht_env.engine.notice import SlowNotice
-from yacht_env.engine.turn import HAND0, LANES, NUM_KEEPS, hand_values, keep_tree
+from yacht_env.engine.numba_cache import guard_numba_cache
+from yacht_env.engine.turn_search import HAND0, LANES, NUM_KEEPS, hand_values, keep_tree
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 

@@ -1,9 +1,9 @@
-"""Training of the model-based TD agent (:mod:`yacht_agents.td`): self-play with exact TD targets.
+"""Training of the model-based TD agent (:mod:`yacht_agents.td_agent`): self-play with exact TD targets.
 
 Self-play games, many in lockstep. The TD(0) target of a visited turn-start state ``s`` is the exact expectation
 over its turn, ``E_dice[max(points + V(successor))]``: the start value of the turn search, computed anyway to play the
-turn (:func:`yacht_env.engine.turn.turn_values`). With ``td_lambda > 0`` it is mixed with the realised points of the
-rest of the game (lambda-return). The network never sees the exact solver's value table; the solver only measures
+turn (:func:`yacht_env.engine.turn_search.turn_values`). With ``td_lambda > 0`` it is mixed with the realised points
+of the rest of the game (lambda-return). The network never sees the exact solver's value table; the solver only measures
 the agent (percent of optimal).
 """
 
@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from yacht_agents.nets import load_torch_file
-from yacht_agents.td import TDAgent, ValueMemo, ValueNet, load_td_agent
+from yacht_agents.td_agent import TDAgent, ValueMemo, ValueNet, load_td_agent
 from yacht_env.actions import KEEP_MASK_UNIQUE
-from yacht_env.engine import turn as T
+from yacht_env.engine import turn_search as T
 from yacht_env.files import write_atomic
 from yacht_env.rules import get_rules
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numba
 
 from yacht_env.engine.batch import C_NUM_ACT, C_STRICT
-from yacht_env.engine.cache import guard_numba_cache
 from yacht_env.engine.game import is_legal, legal, step_game, write_mask, write_obs_row
+from yacht_env.engine.numba_cache import guard_numba_cache
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
