@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from yacht_env.state import GameState
+
 # keep the solver's disk cache out of the user's home during tests
 os.environ.setdefault("YACHT_ENV_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".pytest_cache", "solver"))
 # SB3 models made without a TensorBoard folder open an empty logger folder, by default a new /tmp/SB3-<date> each time
@@ -46,3 +48,18 @@ def env_batch(rules: str, n: int = 300, seed: int = 0) -> tuple[np.ndarray, np.n
         if term or trunc:
             obs, _ = env.reset()
     return np.asarray(out_obs, dtype=np.float32), np.asarray(out_masks, dtype=bool)
+
+
+def hunt_five_of_a_kind(state: GameState, mask: np.ndarray) -> int | None:
+    """The move of a policy that chases five of a kind (so that Joker and bonus cases are common): keep the most
+    common face, or score the five-of-a-kind box with five of a kind; None where it has no move (the caller picks
+    a box)."""
+    dice = state.dice
+    face = max(set(dice), key=dice.count)
+    pattern = sum(1 << j for j in range(5) if dice[j] == face)
+    if pattern != 31 and mask[pattern]:
+        return pattern
+    ycat = state.ruleset.five_kind_category
+    if pattern == 31 and ycat >= 0 and mask[32 + ycat]:
+        return 32 + ycat
+    return None

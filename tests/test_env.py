@@ -9,6 +9,7 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import hunt_five_of_a_kind
 from gymnasium.utils import seeding
 
 from yacht_env import ENV_IDS, RULESETS, get_rules
@@ -220,15 +221,10 @@ def _reference_action(ref: GameState, mask: np.ndarray, pick: np.random.Generato
     if pick.random() < 0.03:
         return int(pick.integers(len(mask)))
     if hunt:
-        dice = ref.dice
-        face = max(set(dice), key=dice.count)
-        pattern = sum(1 << j for j in range(5) if dice[j] == face)
-        if pattern != 31 and mask[pattern]:
-            return pattern
-        ycat = ref.ruleset.five_kind_category
-        if pattern == 31 and ycat >= 0 and mask[32 + ycat]:
-            return 32 + ycat
-        if pattern == 31 or ref.rolls_left == 0:
+        move = hunt_five_of_a_kind(ref, mask)
+        if move is not None:
+            return move
+        if ref.rolls_left == 0 or len(set(ref.dice)) == 1:  # a box must be scored (or five of a kind kept)
             return 32 + int(pick.choice(np.flatnonzero(mask[32:])))
     return int(pick.choice(np.flatnonzero(mask)))
 

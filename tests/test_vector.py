@@ -8,6 +8,7 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import hunt_five_of_a_kind
 from gymnasium.vector import AutoresetMode
 
 from yacht_env import ENV_IDS, RULESETS, get_rules
@@ -76,15 +77,10 @@ def test_rejected_raw_values_are_skipped_like_randomness_roll(raw: int) -> None:
 
 
 def _hunt(state: GameState, mask: np.ndarray, pick: np.random.Generator) -> int:
-    """A policy that chases five of a kind (keeps the most common face), so that Joker and bonus cases are common."""
-    dice = state.dice
-    face = max(set(dice), key=dice.count)
-    pattern = sum(1 << j for j in range(5) if dice[j] == face)
-    if pattern != 31 and mask[pattern]:
-        return pattern
-    ycat = state.ruleset.five_kind_category
-    if pattern == 31 and mask[32 + ycat]:
-        return 32 + ycat
+    """:func:`conftest.hunt_five_of_a_kind`, else a random open box."""
+    move = hunt_five_of_a_kind(state, mask)
+    if move is not None:
+        return move
     legal = np.flatnonzero(mask[32:])
     return 32 + int(legal[int(pick.integers(len(legal)))])
 
