@@ -15,6 +15,7 @@ import threading
 import time
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,24 +46,25 @@ def _one_thread() -> None:
     torch.set_num_threads(1)
 
 
-@pytest.fixture(scope="module")
-def td_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Run]:
-    """A tiny TD run stopped by Ctrl-C in its final evaluation (item 7): three checkpoints, no eval.json."""
-    tmp = tmp_path_factory.mktemp("td")
+def _interrupted_run(tmp_path_factory: pytest.TempPathFactory, name: str, config: Any) -> tuple[Path, Run]:
+    """A tiny run of ``config`` stopped by Ctrl-C in its final evaluation: its folder and what train.py did."""
+    tmp = tmp_path_factory.mktemp(name)
     with ctrl_c_in_the_final_evaluation() as fired:
-        run = run_train(["--config", str(tiny_config(tmp, TD)), "--run-dir", str(tmp / "runs")])
+        run = run_train(["--config", str(tiny_config(tmp, config)), "--run-dir", str(tmp / "runs")])
     assert fired
     return only_run(tmp / "runs"), run
+
+
+@pytest.fixture(scope="module")
+def td_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Run]:
+    """A tiny TD run stopped by Ctrl-C in its final evaluation: three checkpoints, no eval.json."""
+    return _interrupted_run(tmp_path_factory, "td", TD)
 
 
 @pytest.fixture(scope="module")
 def ppo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Run]:
-    """A tiny MaskablePPO run stopped by Ctrl-C in its final evaluation (items 6 and 7)."""
-    tmp = tmp_path_factory.mktemp("ppo")
-    with ctrl_c_in_the_final_evaluation() as fired:
-        run = run_train(["--config", str(tiny_config(tmp, PPO)), "--run-dir", str(tmp / "runs")])
-    assert fired
-    return only_run(tmp / "runs"), run
+    """A tiny MaskablePPO run stopped by Ctrl-C in its final evaluation."""
+    return _interrupted_run(tmp_path_factory, "ppo", PPO)
 
 # ==== loading an SB3 zip runs no code =========================================================================
 # Covered in tests/test_sb3_zip.py: test_the_payloads_are_live, test_pickle_names_finds_globals_through_the_memo,
