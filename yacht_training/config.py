@@ -29,6 +29,10 @@ from yacht_tools.evaluation import MAX_EPISODES
 from yacht_training.yaml_file import read_yaml
 
 ALGOS = ("maskable_ppo", "td", "rllib_ppo")
+LEARNERS = ("sb3", "lean")
+"""``ppo.learner``: the loop that runs MaskablePPO (sb3-contrib's own, or yacht_training/lean_ppo.py)."""
+AUTOCASTS = ("none", "bfloat16")
+"""``ppo.autocast``: the precision of the network in the lean loop."""
 _SCHEMA = pydantic.ConfigDict(extra="forbid")  # and strict types below: pydantic checks the types of a config
 _ADAPTER: Any = None  # pydantic's validator of TrainConfig, built on first use
 _REPR = reprlib.Repr()
@@ -105,10 +109,20 @@ class PPOConfig:
     # a schedule lin_<start>[_<end>]; keep: rows with a roll left (keep or score), score: rows that must score
     ent_coef_keep: Union[StrictFloat, StrictStr, None] = None  # noqa: UP007 - entropy weight of rows with a roll left
     ent_coef_score: Union[StrictFloat, StrictStr, None] = None  # noqa: UP007 - entropy weight of rows that must score
+    # the loop that runs MaskablePPO: sb3 (sb3-contrib's own) or lean (yacht_training/lean_ppo.py: the same losses
+    # and model file, the rollout and minibatches kept in torch tensors); autocast and compile apply to lean only
+    learner: StrictStr = "sb3"
+    autocast: StrictStr = "none"  # lean: the network's precision, none (fp32) or bfloat16
+    compile: StrictBool = False  # lean: torch.compile the network
 
     def __post_init__(self) -> None:
         """Check values beyond their types, naming the key (runs when a config is read)."""
         check_choice(self.final_model, "ppo.final_model", FINAL_MODELS)
+        check_choice(self.learner, "ppo.learner", LEARNERS)
+        check_choice(self.autocast, "ppo.autocast", AUTOCASTS)
+        if self.learner != "lean" and (self.autocast != "none" or self.compile):
+            raise ValueError("config keys 'ppo.autocast' and 'ppo.compile' apply to ppo.learner lean only; with "
+                             f"ppo.learner {self.learner!r} leave them out")
 
 
 @pydantic.with_config(_SCHEMA)
@@ -205,6 +219,9 @@ class TrainConfig:
     unique_keeps: StrictBool = True  # one keep action per distinct kept multiset (the environment's option)
     checkpoint_freq: StrictInt = 250_000  # environment steps between checkpoints
     torch_threads: StrictInt = 2  # torch.set_num_threads for the run
+    # maskable_ppo: stop learning once this many seconds went to learning (periodic evaluations not counted); the
+    # final model is then the policy of that moment. null: learn all of total_timesteps
+    max_learning_s: Union[StrictFloat, StrictInt, None] = None  # noqa: UP007 - a time budget or null
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     td: TDConfig = field(default_factory=TDConfig)
@@ -355,6 +372,13 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     if cfg.algo == "maskable_ppo" and cfg.ppo.n_steps * cfg.n_envs < 2:
         raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at least 2 (a rollout of one step cannot be "
                          f"trained on), got {cfg.ppo.n_steps} x {cfg.n_envs}")
+    if cfg.max_learning_s is not None:
+        if isinstance(cfg.max_learning_s, bool) or not math.isfinite(cfg.max_learning_s) or cfg.max_learning_s <= 0:
+            raise ValueError(f"config key 'max_learning_s' must be a number of seconds > 0 or null, got "
+                             f"{_short(cfg.max_learning_s)}")
+        if cfg.algo != "maskable_ppo":
+            raise ValueError(f"config key 'max_learning_s' applies to algo maskable_ppo only, not {cfg.algo!r}: "
+                             "leave it out (null)")
     if cfg.rllib.minibatch_size > cfg.rllib.train_batch_size:
         raise ValueError(f"config key 'rllib.minibatch_size' ({cfg.rllib.minibatch_size}) must not exceed "
                          f"'rllib.train_batch_size' ({cfg.rllib.train_batch_size})")

@@ -8,8 +8,10 @@ training never used.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,12 +57,22 @@ def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:
         policy_kwargs.update(ortho_init=cfg.policy.ortho_init)
     algo: Any = MaskablePPO
     ent_coef = h.ent_coef
+    extra: dict[str, Any] = {}
+    entropy = None
     if h.ent_coef_keep is not None and h.ent_coef_score is not None:
-        algo = decision_entropy_ppo(schedule_ends(h.ent_coef_keep, "ppo.ent_coef_keep"),
-                                    schedule_ends(h.ent_coef_score, "ppo.ent_coef_score"))
+        entropy = (schedule_ends(h.ent_coef_keep, "ppo.ent_coef_keep"),
+                   schedule_ends(h.ent_coef_score, "ppo.ent_coef_score"))
+    if h.learner == "lean":  # the same model and losses, the loop of yacht_training/lean_ppo.py
+        from yacht_training.lean_ppo import LeanMaskablePPO
+
+        algo = LeanMaskablePPO
+        extra = {"autocast": h.autocast, "compile_net": h.compile, "entropy_schedules": entropy}
+    elif entropy is not None:
+        algo = decision_entropy_ppo(*entropy)
         ent_coef = 1.0  # the policy weights each row's entropy itself
     return algo(
-        policy, env, learning_rate=schedule(h.learning_rate, "ppo.learning_rate"), n_steps=h.n_steps,
+        **extra,
+        policy=policy, env=env, learning_rate=schedule(h.learning_rate, "ppo.learning_rate"), n_steps=h.n_steps,
         batch_size=h.batch_size, n_epochs=h.n_epochs, gamma=h.gamma, gae_lambda=h.gae_lambda,
         clip_range=schedule(h.clip_range, "ppo.clip_range"), ent_coef=ent_coef, vf_coef=h.vf_coef,
         max_grad_norm=h.max_grad_norm, target_kl=h.target_kl, seed=cfg.seed, device=cfg.device,
@@ -111,11 +123,14 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
     evals = rf.evaluations_until(run_dir, model.num_timesteps)
     best = max((e["mean"] for e in evals), default=float("-inf"))
 
+    clock = LearningClock(rf.training_seconds(run_dir))
+
     def periodic_evaluation() -> None:
         nonlocal best
-        agent = SB3Agent(model.policy, cfg.rules, unique_keeps=cfg.unique_keeps)
-        res = evaluate(agent, cfg.rules, cfg.eval.episodes, cfg.eval.seed, regret=False, progress=False)
-        rf.record_evaluation(run_dir, evals, model.num_timesteps, res)
+        with clock.paused():
+            agent = SB3Agent(model.policy, cfg.rules, unique_keeps=cfg.unique_keeps)
+            res = evaluate(agent, cfg.rules, cfg.eval.episodes, cfg.eval.seed, regret=False, progress=False)
+        rf.record_evaluation(run_dir, evals, model.num_timesteps, res, learning_s=round(clock.seconds(), 1))
         model.logger.record("eval/mean_score", res["mean"])
         model.logger.record("eval/percent_of_optimal", res["percent_of_optimal"])
         model.logger.dump(model.num_timesteps)
@@ -127,6 +142,7 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
         def __init__(self) -> None:
             super().__init__()
             self.trained = model.num_timesteps  # steps whose rollouts have been trained on
+            self.out_of_time = False  # max_learning_s stopped the run
 
         def _on_training_start(self) -> None:
             self.good = _finite_snapshot(model)
@@ -147,7 +163,8 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
 
         def _on_step(self) -> bool:
             self.bar.update(self.num_timesteps - self.bar.n)
-            return True
+            self.out_of_time = cfg.max_learning_s is not None and clock.seconds() >= cfg.max_learning_s
+            return not self.out_of_time
 
         def _on_rollout_end(self) -> None:
             if self.num_timesteps >= self.next_eval:
@@ -162,7 +179,7 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
     # ---- 4. learning; Ctrl-C saves the steps actually trained on and exits ----------------------------------------
     monitor = Monitor()
     remaining = cfg.total_timesteps - model.num_timesteps
-    started = time.perf_counter()
+    clock.start()
     try:
         if remaining > 0:
             model.learn(remaining, callback=monitor, reset_num_timesteps=not resume, tb_log_name="tb")
@@ -176,16 +193,19 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
     except KeyboardInterrupt:
         model.num_timesteps = monitor.trained  # the rollout under way was not trained on: it is redone
         save(rf.checkpoint_path(run_dir, cfg, model.num_timesteps))
-        rf.add_training_seconds(run_dir, time.perf_counter() - started)
+        rf.add_training_seconds(run_dir, clock.session())
         if hasattr(monitor, "bar"):
             monitor.bar.close()
         print(f"\ninterrupted at step {model.num_timesteps:,}: checkpoint saved. Continue with:\n"
               f"  python train.py --resume {run_dir}")
         return 0
     if remaining > 0:
+        if monitor.out_of_time:  # the rollout under way when the time ran out was not trained on
+            model.num_timesteps = monitor.trained
+            print(f"max_learning_s {cfg.max_learning_s:g} reached after {model.num_timesteps:,} steps")
         save(rf.checkpoint_path(run_dir, cfg, model.num_timesteps))
     save(run_dir / "final_model.zip")
-    rf.add_training_seconds(run_dir, time.perf_counter() - started)
+    rf.add_training_seconds(run_dir, clock.session())
 
     # ---- 5. final evaluation on unseen seeds of the model ppo.final_model names -------------------------------
     # "final": the last policy (the learning rate has decayed to 0). "best": the best periodic evaluation, which on
@@ -206,6 +226,35 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
     print(f"{cfg.rules}: {chosen} scores {result['mean']:.2f} ± {result['ci95'][1] - result['mean']:.2f} over "
           f"{result['episodes']:,} games = {result['percent_of_optimal']:.2f}% of optimal ({optimal:.4f})")
     return 0
+
+
+class LearningClock:
+    """Seconds spent learning: wall time since :meth:`start` less the time inside :meth:`paused` (the periodic
+    evaluations), plus ``before`` (earlier sessions of a resumed run)."""
+
+    def __init__(self, before: float) -> None:
+        self.before = before
+        self.started = time.perf_counter()
+        self.pause_total = 0.0
+
+    def start(self) -> None:
+        self.started, self.pause_total = time.perf_counter(), 0.0
+
+    def session(self) -> float:
+        """Learning seconds of this session."""
+        return time.perf_counter() - self.started - self.pause_total
+
+    def seconds(self) -> float:
+        """Learning seconds of the run so far."""
+        return self.before + self.session()
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.pause_total += time.perf_counter() - t
 
 
 class _Diverged(Exception):
