@@ -116,16 +116,16 @@ class ModelFreeNet(nn.Module):
         z = self.trunk(obs)
         logits = th.cat([self.keep_logits(obs, z), self.score(z)], 1)
         v = self.value(z if self.vf_trunk is None else self.vf_trunk(obs))
-        return logits, v
+        return logits.float(), v.float()  # fp32 out, also when the network ran under bfloat16 autocast
 
     def forward_actor(self, obs: th.Tensor) -> th.Tensor:
         obs = self._seen(obs)
         z = self.trunk(obs)
-        return th.cat([self.keep_logits(obs, z), self.score(z)], 1)
+        return th.cat([self.keep_logits(obs, z), self.score(z)], 1).float()
 
     def forward_critic(self, obs: th.Tensor) -> th.Tensor:
         obs = self._seen(obs)
-        return self.value(self.trunk(obs) if self.vf_trunk is None else self.vf_trunk(obs))
+        return self.value(self.trunk(obs) if self.vf_trunk is None else self.vf_trunk(obs)).float()
 
     def keep_decision(self, obs: th.Tensor) -> th.Tensor:
         """(B,) bool: rows with a roll left (keep or score), against rows that must score."""

@@ -97,9 +97,10 @@ def _run(tmp_path: Path, config: Path, folder: str) -> Path:
     return run
 
 
-@pytest.mark.parametrize("autocast", ["none", "bfloat16"])
-def test_a_lean_run_trains_saves_and_repeats_for_its_seed(tmp_path: Path, autocast: str) -> None:
-    config = _tiny(tmp_path, "lean", **{"ppo.autocast": autocast})
+@pytest.mark.parametrize(("learner", "autocast"), [("lean", "none"), ("lean", "bfloat16"), ("sb3", "bfloat16")])
+def test_a_lean_run_trains_saves_and_repeats_for_its_seed(tmp_path: Path, learner: str, autocast: str) -> None:
+    """Either learner, in fp32 or bfloat16: the run trains, saves a model the safe loader reads, and repeats."""
+    config = _tiny(tmp_path, "lean", **{"ppo.learner": learner, "ppo.autocast": autocast})
     first, second = _run(tmp_path, config, "a"), _run(tmp_path, config, "b")
     def weights_of(path: Path) -> dict[str, th.Tensor]:
         return load_agent(str(path), "yatzy", seed=0).policy.state_dict()
@@ -120,7 +121,7 @@ def test_a_lean_run_trains_saves_and_repeats_for_its_seed(tmp_path: Path, autoca
     assert final["episodes"] == 20 and final["training_timesteps"] == 1536
     evals = json.loads((first / "evaluations.json").read_text())
     assert [e["timesteps"] for e in evals] == [512, 1024, 1536]
-    assert 0 < evals[0]["learning_s"] <= evals[-1]["learning_s"] <= final["training_wall_s"] + 1e-6
+    assert 0 <= evals[0]["learning_s"] <= evals[-1]["learning_s"] <= final["training_wall_s"] + 0.1
 
 
 def test_max_learning_s_stops_the_run_on_time(tmp_path: Path) -> None:
@@ -140,8 +141,8 @@ def test_max_learning_s_stops_the_run_on_time(tmp_path: Path) -> None:
     [
         ({"ppo": {"learner": "fast"}}, r"config key 'ppo.learner': 'fast'; accepted: sb3, lean"),
         ({"ppo": {"learner": "lean", "autocast": "fp16"}}, r"'ppo.autocast': 'fp16'; accepted: none, bfloat16"),
-        ({"ppo": {"autocast": "bfloat16"}}, r"apply to ppo.learner lean only"),
-        ({"ppo": {"compile": True}}, r"apply to ppo.learner lean only"),
+        ({"ppo": {"autocast": "bfloat16"}}, r"'ppo.autocast' needs policy.kind model_free \(got 'mlp'\)"),
+        ({"ppo": {"compile": True}}, r"'ppo.compile' applies to ppo.learner lean only"),
         ({"max_learning_s": 0}, r"'max_learning_s' must be a number of seconds > 0 or null"),
         ({"max_learning_s": float("nan")}, r"'max_learning_s' must be a number of seconds > 0 or null"),
         ({"algo": "td", "max_learning_s": 60}, r"'max_learning_s' applies to algo maskable_ppo only"),

@@ -32,7 +32,7 @@ ALGOS = ("maskable_ppo", "td", "rllib_ppo")
 LEARNERS = ("sb3", "lean")
 """``ppo.learner``: the loop that runs MaskablePPO (sb3-contrib's own, or yacht_training/lean_ppo.py)."""
 AUTOCASTS = ("none", "bfloat16")
-"""``ppo.autocast``: the precision of the network in the lean loop."""
+"""``ppo.autocast``: the precision of the network's matrix products on the CPU."""
 _SCHEMA = pydantic.ConfigDict(extra="forbid")  # and strict types below: pydantic checks the types of a config
 _ADAPTER: Any = None  # pydantic's validator of TrainConfig, built on first use
 _REPR = reprlib.Repr()
@@ -110,9 +110,9 @@ class PPOConfig:
     ent_coef_keep: Union[StrictFloat, StrictStr, None] = None  # noqa: UP007 - entropy weight of rows with a roll left
     ent_coef_score: Union[StrictFloat, StrictStr, None] = None  # noqa: UP007 - entropy weight of rows that must score
     # the loop that runs MaskablePPO: sb3 (sb3-contrib's own) or lean (yacht_training/lean_ppo.py: the same losses
-    # and model file, the rollout and minibatches kept in torch tensors); autocast and compile apply to lean only
+    # and model file, the rollout and minibatches kept in torch tensors); compile applies to lean only
     learner: StrictStr = "sb3"
-    autocast: StrictStr = "none"  # lean: the network's precision, none (fp32) or bfloat16
+    autocast: StrictStr = "none"  # the network's precision on the CPU, none (fp32) or bfloat16 (policy.kind model_free)
     compile: StrictBool = False  # lean: torch.compile the network
 
     def __post_init__(self) -> None:
@@ -120,9 +120,9 @@ class PPOConfig:
         check_choice(self.final_model, "ppo.final_model", FINAL_MODELS)
         check_choice(self.learner, "ppo.learner", LEARNERS)
         check_choice(self.autocast, "ppo.autocast", AUTOCASTS)
-        if self.learner != "lean" and (self.autocast != "none" or self.compile):
-            raise ValueError("config keys 'ppo.autocast' and 'ppo.compile' apply to ppo.learner lean only; with "
-                             f"ppo.learner {self.learner!r} leave them out")
+        if self.learner != "lean" and self.compile:
+            raise ValueError("config key 'ppo.compile' applies to ppo.learner lean only; with ppo.learner "
+                             f"{self.learner!r} leave it out")
 
 
 @pydantic.with_config(_SCHEMA)
@@ -400,6 +400,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     if cfg.policy.vf_arch:  # empty: the value reads the policy's trunk
         check_widths(cfg.policy.vf_arch, "policy.vf_arch")
     check_choice(cfg.policy.keep_head, "policy.keep_head", KEEP_HEADS)
+    if cfg.ppo.autocast != "none" and cfg.policy.kind != "model_free":
+        raise ValueError(f"config key 'ppo.autocast' needs policy.kind model_free (got {_short(cfg.policy.kind)})")
     if cfg.policy.ignore_observation:
         if cfg.policy.kind != "model_free":
             raise ValueError(f"config key 'policy.ignore_observation' needs policy.kind model_free (got "

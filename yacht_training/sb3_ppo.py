@@ -67,9 +67,12 @@ def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:
 
         algo = LeanMaskablePPO
         extra = {"autocast": h.autocast, "compile_net": h.compile, "entropy_schedules": entropy}
-    elif entropy is not None:
-        algo = decision_entropy_ppo(*entropy)
-        ent_coef = 1.0  # the policy weights each row's entropy itself
+    else:
+        if entropy is not None:
+            algo = decision_entropy_ppo(*entropy)
+            ent_coef = 1.0  # the policy weights each row's entropy itself
+        if h.autocast == "bfloat16":
+            algo = bfloat16_ppo(algo)
     return algo(
         **extra,
         policy=policy, env=env, learning_rate=schedule(h.learning_rate, "ppo.learning_rate"), n_steps=h.n_steps,
@@ -78,6 +81,24 @@ def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:
         max_grad_norm=h.max_grad_norm, target_kl=h.target_kl, seed=cfg.seed, device=cfg.device,
         tensorboard_log=str(run_dir / "tb"), verbose=0, policy_kwargs=policy_kwargs,
     )
+
+
+def bfloat16_ppo(algo: type) -> type:
+    """``algo`` (MaskablePPO or a subclass) with its rollouts and updates under bfloat16 autocast on the CPU: the
+    network's matrix products in bfloat16, its outputs and the losses in fp32 (``ppo.autocast`` with
+    ``ppo.learner: sb3``; model_free policies only)."""
+    import torch as th
+
+    class BFloat16PPO(algo):  # type: ignore[valid-type,misc]
+        def collect_rollouts(self, *args: Any, **kwargs: Any) -> bool:
+            with th.autocast("cpu", dtype=th.bfloat16):
+                return super().collect_rollouts(*args, **kwargs)
+
+        def train(self) -> None:
+            with th.autocast("cpu", dtype=th.bfloat16):
+                super().train()
+
+    return BFloat16PPO
 
 
 def decision_entropy_ppo(keep: tuple[float, float], score: tuple[float, float]) -> type:
