@@ -30,6 +30,7 @@ def test_config_refuses_a_value_scale_that_overflows() -> None:
 BAD_VALUES: list[tuple[str, Any]] = [
     ("total_timesteps", 0), ("seed", -1), ("seed", 2**32), ("n_envs", 0), ("reward_scale", 0.0),
     ("reward_scale", math.nan), ("checkpoint_freq", 0), ("torch_threads", 0), ("torch_threads", -2),
+    ("max_learning_s", 0.0), ("max_learning_s", math.inf),
     ("policy.inverse_temperature", 0.0), ("policy.box_prior", -1.0), ("policy.net_arch", [0]), ("policy.net_arch", []),
     ("policy.keep_hidden", 0), ("policy.vf_arch", [0]), ("ppo.ent_coef_keep", -0.01), ("ppo.ent_coef_score", "lin_x_y"),
     ("ppo.learning_rate", 0.0), ("ppo.learning_rate", "lin_0"), ("ppo.learning_rate", math.inf), ("ppo.n_steps", 0),
