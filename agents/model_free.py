@@ -111,21 +111,32 @@ class ModelFreeNet(nn.Module):
     def _seen(self, obs: th.Tensor) -> th.Tensor:
         return obs if self.visible is None else obs * self.visible
 
+    autocast_bfloat16 = False
+    """Run the forward pass under bfloat16 autocast (set by the learner, never saved): outputs stay fp32."""
+
+    def _precision(self) -> Any:
+        return th.autocast("cpu", dtype=th.bfloat16, enabled=self.autocast_bfloat16)
+
     def forward(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
-        obs = self._seen(obs)
-        z = self.trunk(obs)
-        logits = th.cat([self.keep_logits(obs, z), self.score(z)], 1)
-        v = self.value(z if self.vf_trunk is None else self.vf_trunk(obs))
+        with self._precision():
+            obs = self._seen(obs)
+            z = self.trunk(obs)
+            logits = th.cat([self.keep_logits(obs, z), self.score(z)], 1)
+            v = self.value(z if self.vf_trunk is None else self.vf_trunk(obs))
         return logits.float(), v.float()  # fp32 out, also when the network ran under bfloat16 autocast
 
     def forward_actor(self, obs: th.Tensor) -> th.Tensor:
-        obs = self._seen(obs)
-        z = self.trunk(obs)
-        return th.cat([self.keep_logits(obs, z), self.score(z)], 1).float()
+        with self._precision():
+            obs = self._seen(obs)
+            z = self.trunk(obs)
+            logits = th.cat([self.keep_logits(obs, z), self.score(z)], 1)
+        return logits.float()
 
     def forward_critic(self, obs: th.Tensor) -> th.Tensor:
-        obs = self._seen(obs)
-        return self.value(self.trunk(obs) if self.vf_trunk is None else self.vf_trunk(obs)).float()
+        with self._precision():
+            obs = self._seen(obs)
+            v = self.value(self.trunk(obs) if self.vf_trunk is None else self.vf_trunk(obs))
+        return v.float()
 
     def keep_decision(self, obs: th.Tensor) -> th.Tensor:
         """(B,) bool: rows with a roll left (keep or score), against rows that must score."""
