@@ -18,7 +18,6 @@ without a copy of its config.
 from __future__ import annotations
 
 import argparse
-import copy
 import hashlib
 import json
 import re
@@ -30,6 +29,7 @@ from typing import Any
 import yaml
 
 from yacht_env.files import write_text_atomic
+from yacht_training.config import merge
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,17 +66,6 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {  # name: (what changes, conf
     "clip_0.2": ("PPO clip range 0.2 (SB3's default) instead of 0.1", {"ppo": {"clip_range": 0.2}}),
     "keep_hidden_128": ("multiset keep head 128 wide instead of 64", {"policy": {"keep_hidden": 128}}),
 }
-
-
-def merge(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
-    """``base`` with the keys of ``change`` replaced (nested mappings merged key by key)."""
-    out = copy.deepcopy(base)
-    for key, value in change.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merge(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
 
 
 def run_variant(config: Path, run_dir: Path, seed: int) -> Path:

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from yacht_env.files import write_text_atomic
+from yacht_training.run_folder import load_evaluations
 
 
 def read_run(run_dir: Path) -> dict[str, Any]:
@@ -29,9 +30,7 @@ def read_run(run_dir: Path) -> dict[str, Any]:
     if missing:
         raise ValueError(f"{str(run_dir)!r} is not a finished train.py run folder: no {', '.join(missing)}")
     cfg = yaml.safe_load(need[0].read_text(encoding="utf-8"))
-    evals = json.loads(need[1].read_text(encoding="utf-8"))
-    if isinstance(evals, dict):
-        evals = evals.get("evaluations", [])
+    evals = load_evaluations(run_dir)
     final = json.loads(need[2].read_text(encoding="utf-8"))
     if not any("learning_s" in e for e in evals):
         raise ValueError(f"{str(run_dir)!r}: its evaluations carry no learning_s (a run from before it was recorded)")

@@ -8,6 +8,7 @@ run), in the spirit of rl-baselines3-zoo; the model-free policy's entropy weight
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import re
@@ -431,6 +432,18 @@ def validate(cfg: TrainConfig) -> TrainConfig:
             raise ValueError(f"config key {key!r} must start above 0 and end at 0 or above, got "
                              f"{_short(_get(cfg, key))}")
     return cfg
+
+
+def merge(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
+    """``base`` (a config as a mapping) with the keys of ``change`` replaced, nested mappings merged key by key;
+    neither is modified (the benchmarks' variants of a config)."""
+    out = copy.deepcopy(base)
+    for key, value in change.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
 
 
 def from_dict(data: dict[str, Any] | None) -> TrainConfig:

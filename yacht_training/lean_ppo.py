@@ -8,8 +8,8 @@ callbacks, checkpoints and ``learn()``, and replaces only its two hot methods:
 - :meth:`LeanMaskablePPO.collect_rollouts`: the rollout lives in preallocated torch tensors; actions are sampled by
   the Gumbel-max trick over the masked logits (one ``argmax``, no distribution object); GAE is computed in place.
 - :meth:`LeanMaskablePPO.train`: minibatches are index views into the rollout; the masked log-probabilities and
-  entropy come from one ``log_softmax``; optional bfloat16 autocast (``ppo.autocast``) and ``torch.compile``
-  (``ppo.compile``) of the network.
+  entropy come from one ``log_softmax``; optional ``torch.compile`` (``ppo.compile``) of the network. (bfloat16,
+  ``ppo.autocast``, is the network's own: it works the same with either learner.)
 
 The losses are MaskablePPO's (clipped surrogate, per-minibatch advantage normalisation, MSE value loss to the GAE
 returns, entropy bonus, gradient-norm clip, ``target_kl`` early stop), so a config trains the same model with either
@@ -18,7 +18,6 @@ learner; ``benchmarks/bench_learner.py`` measures both side by side.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -26,8 +25,6 @@ import torch as th
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.utils import explained_variance
-
-from yacht_training.config import AUTOCASTS
 
 ILLEGAL = -1e8
 """The logit an illegal action gets (MaskablePPO's value): its probability is 0 in float32."""
@@ -84,16 +81,13 @@ def gae(r: Rollout, last_values: th.Tensor, gamma: float, lam: float) -> None:
 
 
 class LeanMaskablePPO(MaskablePPO):
-    """MaskablePPO with the lean rollout and update (module docstring). Extra keyword arguments: ``autocast``
-    (one of :data:`AUTOCASTS`), ``compile_net`` (``torch.compile`` the network), ``entropy_schedules`` (``((keep
-    start, end), (score start, end))``: entropy weights per decision type, for policies with ``keep_decision``)."""
+    """MaskablePPO with the lean rollout and update (module docstring). Extra keyword arguments: ``compile_net``
+    (``torch.compile`` the network), ``entropy_schedules`` (``((keep start, end), (score start, end))``: entropy
+    weights per decision type, for policies with ``keep_decision``)."""
 
-    def __init__(self, *args: Any, autocast: str = "none", compile_net: bool = False,
+    def __init__(self, *args: Any, compile_net: bool = False,
                  entropy_schedules: tuple[tuple[float, float], tuple[float, float]] | None = None,
                  **kwargs: Any) -> None:
-        if autocast not in AUTOCASTS:
-            raise ValueError(f"ppo.autocast: {autocast!r}; accepted: {', '.join(AUTOCASTS)}")
-        self.autocast = autocast
         self.compile_net = compile_net
         self.entropy_schedules = entropy_schedules
         self._rollout: Rollout | None = None
@@ -111,11 +105,6 @@ class LeanMaskablePPO(MaskablePPO):
         return [*super()._excluded_save_params(), "_rollout", "_net"]
 
     # ---- the network: logits and values of a batch of observations ----------------------------------------------
-    def _precision(self) -> AbstractContextManager[Any]:
-        if self.autocast == "bfloat16":
-            return th.autocast("cpu" if self.device.type == "cpu" else self.device.type, dtype=th.bfloat16)
-        return nullcontext()
-
     def logits_values(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
         """``(logits (B, A), values (B,))`` of the policy, in fp32 (the network may run in bfloat16)."""
         if self._net is None:
@@ -126,8 +115,7 @@ class LeanMaskablePPO(MaskablePPO):
                 return p.action_net(latent_pi), p.value_net(latent_vf)
 
             self._net = th.compile(net, dynamic=False) if self.compile_net else net
-        with self._precision():
-            logits, values = self._net(obs)
+        logits, values = self._net(obs)
         return logits.float(), values.float().flatten()
 
     # ---- rollout --------------------------------------------------------------------------------------------------

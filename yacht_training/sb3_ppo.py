@@ -66,14 +66,11 @@ def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:
         from yacht_training.lean_ppo import LeanMaskablePPO
 
         algo = LeanMaskablePPO
-        extra = {"autocast": h.autocast, "compile_net": h.compile, "entropy_schedules": entropy}
-    else:
-        if entropy is not None:
-            algo = decision_entropy_ppo(*entropy)
-            ent_coef = 1.0  # the policy weights each row's entropy itself
-        if h.autocast == "bfloat16":
-            algo = bfloat16_ppo(algo)
-    return algo(
+        extra = {"compile_net": h.compile, "entropy_schedules": entropy}
+    elif entropy is not None:
+        algo = decision_entropy_ppo(*entropy)
+        ent_coef = 1.0  # the policy weights each row's entropy itself
+    model = algo(
         **extra,
         policy=policy, env=env, learning_rate=schedule(h.learning_rate, "ppo.learning_rate"), n_steps=h.n_steps,
         batch_size=h.batch_size, n_epochs=h.n_epochs, gamma=h.gamma, gae_lambda=h.gae_lambda,
@@ -81,20 +78,9 @@ def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:
         max_grad_norm=h.max_grad_norm, target_kl=h.target_kl, seed=cfg.seed, device=cfg.device,
         tensorboard_log=str(run_dir / "tb"), verbose=0, policy_kwargs=policy_kwargs,
     )
-
-
-def bfloat16_ppo(algo: type) -> type:
-    """``algo`` (MaskablePPO or a subclass) whose model_free network runs its forward pass under bfloat16 autocast
-    on the CPU (``ppo.autocast`` with ``ppo.learner: sb3``): the matrix products in bfloat16, the outputs, losses and
-    backward pass in fp32. (Autocast around the whole of ``collect_rollouts`` and ``train``, backward included,
-    learned far worse: 28% of optimal at 1M steps of Yatzy against 78%.)"""
-
-    class BFloat16PPO(algo):  # type: ignore[valid-type,misc]
-        def _setup_model(self) -> None:
-            super()._setup_model()
-            self.policy.mlp_extractor.autocast_bfloat16 = True
-
-    return BFloat16PPO
+    if h.autocast == "bfloat16":  # either learner: the network's forward pass in bfloat16, the rest in fp32
+        model.policy.mlp_extractor.autocast_bfloat16 = True
+    return model
 
 
 def decision_entropy_ppo(keep: tuple[float, float], score: tuple[float, float]) -> type:
