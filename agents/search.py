@@ -22,6 +22,7 @@ from yacht_agents.base import Agent
 from yacht_env import observation as O
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.engine import turn_search as T
+from yacht_env.engine.turn_tables import turn_arrays
 from yacht_env.rules import RuleSet
 from yacht_env.state import GameState
 
@@ -38,11 +39,16 @@ class TurnKeys:
     def __len__(self) -> int:
         return int(self.F.shape[0])
 
+    @property
+    def positions(self) -> T.Positions:
+        """The batch as the turn search takes it."""
+        return T.Positions(self.F, self.u, self.y, self.hands, self.rolls)
+
     @classmethod
     def from_obs(cls, obs: np.ndarray, rules: RuleSet) -> TurnKeys:
         """From an (N, D) batch of observations."""
         d = O.decode_batch(obs, rules)
-        layout = T.turn_arrays(rules).layout
+        layout = turn_arrays(rules).layout
         F = (~d.open).astype(np.int64) @ (np.int64(1) << np.arange(rules.num_categories, dtype=np.int64))
         u = np.minimum(d.upper, layout.threshold) if layout.threshold else np.zeros_like(d.upper)
         y = (d.five_box == 50).astype(np.int64) if layout.Y == 2 else np.zeros_like(d.upper)
@@ -51,7 +57,7 @@ class TurnKeys:
     @classmethod
     def from_states(cls, states: Sequence[GameState], rules: RuleSet) -> TurnKeys:
         """From game states."""
-        layout = T.turn_arrays(rules).layout
+        layout = turn_arrays(rules).layout
         keys = np.array([layout.key(s.filled_bits, s.upper_total, s.yahtzee_box) for s in states],
                         dtype=np.int64).reshape(-1, 3)
         return cls(keys[:, 0], keys[:, 1], keys[:, 2], np.array([s.hand for s in states], dtype=np.int64),
@@ -72,7 +78,7 @@ class TurnSearchAgent(Agent):
     def __init__(self, rules: str | RuleSet = "yacht", seed: int | None = None) -> None:
         super().__init__(rules)
         self.seed(seed)
-        self.arrays = T.turn_arrays(self.rules)
+        self.arrays = turn_arrays(self.rules)
 
     def successor_values(self, keys: TurnKeys) -> np.ndarray:
         """The flat values ``E`` of the turn-start states (``TurnStartLayout`` indexing) that the turns of ``keys``
@@ -96,8 +102,7 @@ class TurnSearchAgent(Agent):
         """The action of each position, and with ``values`` every action's value still to come (N, 32 + C) as this
         agent sees it (``-inf`` where illegal)."""
         E = self.successor_values(keys)
-        actions, out = T.search(self.arrays, E, keys.F, keys.u, keys.y, keys.hands, keys.rolls, _KEEP_MASK,
-                                self.prefer_score, values)
+        actions, out = T.search(self.arrays, E, keys.positions, _KEEP_MASK, self.prefer_score, values)
         n = len(keys)
         if n and actions.min() < 0:
             i = int(np.flatnonzero(actions < 0)[0])
@@ -125,5 +130,5 @@ class TurnSearchAgent(Agent):
     def turn(self, state: GameState) -> T.StateTurn:
         """The search of the turn of ``state`` alone: ``G``, keep values, start value (for inspection and tests)."""
         keys = TurnKeys.from_states([state], self.rules)
-        return T.state_turn(self.arrays, self.successor_values(keys), int(keys.F[0]), int(keys.u[0]),
-                            int(keys.y[0]))
+        return T.state_turn(self.arrays, self.successor_values(keys), (int(keys.F[0]), int(keys.u[0]),
+                                                                         int(keys.y[0])))

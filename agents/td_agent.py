@@ -28,7 +28,8 @@ import numpy as np
 
 from yacht_agents.nets import check_activation, check_finite, mlp, read_model_file
 from yacht_agents.search import TurnKeys, TurnSearchAgent
-from yacht_env.engine import turn_search as T
+from yacht_env.engine.turn_successors import missing_successors, successor_boxes
+from yacht_env.engine.turn_tables import Starts, turn_arrays
 from yacht_env.files import write_atomic
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 
@@ -174,7 +175,8 @@ class ValueMemo:
             raise ValueError("give a network or a value table")
         self.model = model
         self.space = s = StateSpace.of(rules)
-        self.box, self.nbox = T.successor_boxes(rules)
+        self.boxes = successor_boxes(rules)
+        self.tables = turn_arrays(rules).tables
         self._final = s.final_states()
         if table is not None:
             E = np.ascontiguousarray(np.asarray(table, dtype=np.float64).reshape(-1)).copy()
@@ -200,10 +202,8 @@ class ValueMemo:
         """Make ``E`` hold the successors of the given turn-start states."""
         if self.model is None:
             return
-        s = self.space
-        idx = T.missing_successors(np.ascontiguousarray(Fs, dtype=np.int64), np.ascontiguousarray(us, dtype=np.int64),
-                                   np.ascontiguousarray(ys, dtype=np.int64), self.known, self.box, self.nbox,
-                                   s.num_categories, *s.dims)
+        starts = Starts(*(np.ascontiguousarray(a, dtype=np.int64) for a in (Fs, us, ys)))
+        idx = missing_successors(self.tables, starts, self.known, self.boxes)
         if idx.size:
             idx = np.unique(idx)
             v = self.model.predict(idx)

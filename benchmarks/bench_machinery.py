@@ -27,6 +27,7 @@ import numpy as np
 from numba import prange
 
 from yacht_env.engine import pcg64 as P
+from yacht_env.engine.batch import StepOutputs
 from yacht_env.engine.game import step_game
 from yacht_env.vector import LegalActionSampler, YachtVectorEnv
 
@@ -46,12 +47,10 @@ def best_rate(fn: Callable[[], int], seconds: float, cpu: bool = True) -> float:
 
 
 @numba.njit(parallel=True, _nrt=True)
-def step_prange(actions, st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask,
-                final_card) -> None:
+def step_prange(actions, st, tb, out) -> None:
     """The vector step as numba's ``prange`` runs it (an OpenMP-style team with a barrier at the end)."""
     for i in prange(actions.shape[0]):
-        step_game(i, actions[i], st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask,
-                  final_card)
+        step_game(i, actions[i], st, tb, out)
 
 
 def threads_rows(n: int, seconds: float) -> dict[str, float]:
@@ -73,7 +72,7 @@ def threads_rows(n: int, seconds: float) -> dict[str, float]:
     def step_pr() -> int:
         a = sampler(env._mask)
         o, r, te, tr, il, fo, fm, fc = bufs
-        step_prange(a, env._st, env._tb, o, env._mask, r, te, tr, il, fo, fm, fc)
+        step_prange(a, env._st, env._tb, StepOutputs(o, env._mask, r, te, tr, il, fo, fm, fc))
         return n
 
     out[f"vector step, numba prange, {numba.get_num_threads()} threads (steps/s wall)"] = best_rate(

@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
-from yacht_env.engine import turn_search as T
+from yacht_env.engine.turn_tables import turn_arrays
 from yacht_env.rules import TurnStartLayout, get_rules
 from yacht_env.solver import distribution_kernels as DK
 from yacht_env.solver import reach_kernels as RK
@@ -62,7 +62,7 @@ def sampled(rules: str, sample: int) -> dict:
     """Time per state of both sweeps on ``sample`` states, extrapolated to every state."""
     rs = get_rules(rules)
     layout = TurnStartLayout.of(rs)
-    arrays = T.turn_arrays(rs)
+    tb = turn_arrays(rs).tables
     layers = turn_start_layers(rs)
     biggest = max(layers, key=len)
     states = np.ascontiguousarray(biggest[:: max(1, len(biggest) // sample)][:sample])
@@ -70,13 +70,13 @@ def sampled(rules: str, sample: int) -> dict:
     table = np.zeros((layout.size, N))  # untouched pages cost no memory
     E = np.zeros(layout.size)
     mask = np.ascontiguousarray(KEEP_MASK_UNIQUE)
-    RK.reach_layers(arrays.tables(), table, [states[:2]], arrays.dims())  # compile
+    RK.reach_layers(tb, table, [states[:2]])  # compile
     t0 = time.perf_counter()
-    RK.reach_rows(*arrays.tables(), table, states, *arrays.dims())
+    RK.reach_rows(tb, table, states)
     per_reach = (time.perf_counter() - t0) / len(states)
-    DK.distribution_layers(arrays.tables(), E, table, [states[:2]], arrays.dims(), mask)
+    DK.distribution_layers(tb, E, table, [states[:2]], mask)
     t0 = time.perf_counter()
-    DK.distribution_rows(*arrays.tables(), E, table, states, *arrays.dims(), mask)
+    DK.distribution_rows(tb, E, table, states, mask)
     per_dist = (time.perf_counter() - t0) / len(states)
     n = sum(len(x) for x in layers)
     return {"rules": rs.name, "mode": f"sampled {len(states)} states", "states": n, "table_mb": table_bytes(rs) / 1e6,

@@ -13,6 +13,7 @@ import numpy as np
 
 from yacht_agents import td_agent
 from yacht_env.engine import turn_search as T
+from yacht_env.engine.turn_tables import Starts, turn_arrays
 from yacht_env.rules import get_rules
 from yacht_tools.evaluation import evaluate
 from yacht_training.td_learner import SelfPlay
@@ -36,20 +37,20 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     rs = get_rules(args.rules)
-    arrays = T.turn_arrays(rs)
+    arrays = turn_arrays(rs)
     layout = arrays.layout
     E = np.random.default_rng(0).normal(100, 30, layout.size)
     F, u, y = 0b101, min(10, layout.threshold), 0
-    ref = per_call(lambda: T.successor_table(*arrays.tables()[:3], E, F, u, y, *arrays.dims()), 500)
-    one = per_call(lambda: T.state_turn(arrays, E, F, u, y), 500)
+    ref = per_call(lambda: T.successor_table(arrays.tables, E, (F, u, y)), 500)
+    one = per_call(lambda: T.state_turn(arrays, E, (F, u, y)), 500)
     n = 4096
     rng = np.random.default_rng(1)
     Fs = rng.integers(0, (1 << rs.num_categories) - 1, n)
     us = np.minimum(rng.integers(0, layout.U, n), layout.threshold)
     ys = np.zeros(n, dtype=np.int64)
-    K1, K2 = T.keep_tables(n)
+    keeps = T.keep_tables(n)
     start = np.empty(n)
-    lanes = per_call(lambda: T.turn_values(*arrays.tables(), E, Fs, us, ys, *arrays.dims(), K1, K2, start), 5) / n
+    lanes = per_call(lambda: T.turn_values(arrays.tables, E, Starts(Fs, us, ys), keeps, start), 5) / n
     print(f"{rs.name}: successor_table {ref * 1e6:.1f} us; one state's turn {one * 1e6:.1f} us; in lanes "
           f"(turn_values, {n} states) {lanes * 1e6:.2f} us per state")
 

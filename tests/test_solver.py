@@ -27,6 +27,7 @@ from yacht_env import rules as R
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask
 from yacht_env.engine import compile as CK
 from yacht_env.engine import turn_search as TS
+from yacht_env.engine import turn_tables as TT
 from yacht_env.rules import FIVE_KIND_FACE, JOKER_NONE, RuleSet
 from yacht_env.solver import clear_memory_cache, core, solve
 from yacht_env.solver import table_cache as solver_cache
@@ -327,8 +328,8 @@ def test_state_values_equal_reference_turn(request: pytest.FixtureRequest, which
     groups of LANES) gives the same turn-start values and keep tables as the search of each state alone."""
     sol: core.Solution = request.getfixturevalue(which)
     lay = sol.layout
-    arrays = TS.turn_arrays(sol.rules)
-    params, S, J, CLS, BOXV, NV, PTV = arrays.tables()
+    arrays = TT.turn_arrays(sol.rules)
+    tb = arrays.tables
     states = _random_states(sol, np.random.default_rng(7), 3 * TS.LANES + 5)
     flat = np.ascontiguousarray(sol.values).ravel()
     Fs = np.array([s[0] for s in states], dtype=np.int64)
@@ -336,15 +337,15 @@ def test_state_values_equal_reference_turn(request: pytest.FixtureRequest, which
     ys = np.array([s[2] for s in states], dtype=np.int64)
     L = TS.LANES
     W = np.empty((D.NUM_HANDS, L))
-    T = np.empty((BOXV.shape[1], L))
-    TS.hand_values(params, S, J, CLS, BOXV, NV, PTV, flat, Fs[:L], us[:L], ys[:L], *lay.dims, W, T,
-                   np.empty(L, dtype=np.int64))
+    T = np.empty((tb.BOXV.shape[1], L))
+    assert (tb.U, tb.Y, tb.thr, tb.ycat) == lay.dims
+    TS.hand_values(tb, flat, TT.Starts(Fs[:L], us[:L], ys[:L]), W, T, np.empty(L, dtype=np.int64))
     K1, K2 = TS.keep_tables(len(states))
     start = np.empty(len(states))
-    TS.turn_values(*arrays.tables(), flat, Fs, us, ys, *lay.dims, K1, K2, start)
+    TS.turn_values(tb, flat, TT.Starts(Fs, us, ys), TT.KeepTables(K1, K2), start)
     for i, (F, u, y) in enumerate(states):
-        G = TS.successor_table(params, S, J, flat, F, u, y, *lay.dims)
-        one = TS.state_turn(arrays, flat, F, u, y)
+        G = TS.successor_table(tb, flat, (F, u, y))
+        one = TS.state_turn(arrays, flat, (F, u, y))
         np.testing.assert_array_equal(one.G, G)  # what action values use
         assert abs(one.start - sol.values[F, u, y]) < 1e-9
         assert start[i] == one.start
@@ -359,10 +360,10 @@ def test_points_of_plain_hands_do_not_depend_on_the_card() -> None:
     total."""
     rng = np.random.default_rng(3)
     for rs in R.RULESETS.values():
-        arrays = TS.turn_arrays(rs)
-        params, S, J = arrays.params, arrays.S, arrays.J
+        tb = TT.turn_arrays(rs).tables
+        params, S, J = tb.params, tb.S, tb.J
         U = core.Layout.of(rs).U
-        PT = TS.points_table(params, S, J, U)
+        PT = TT.points_table(params, S, J, U)
         for _ in range(40):
             F = int(rng.integers(0, 1 << rs.num_categories))
             u = int(rng.integers(0, U))

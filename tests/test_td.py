@@ -18,6 +18,7 @@ from yacht_agents.optimal import OptimalAgent  # noqa: E402
 from yacht_agents.random_agent import RandomAgent  # noqa: E402
 from yacht_env.actions import action_mask  # noqa: E402
 from yacht_env.engine import turn_search as T  # noqa: E402
+from yacht_env.engine.turn_tables import Starts, turn_arrays  # noqa: E402
 from yacht_env.rules import RULESETS, get_rules  # noqa: E402
 from yacht_env.solver import solve  # noqa: E402
 from yacht_env.state import GameState, parse  # noqa: E402
@@ -44,12 +45,11 @@ def test_memo_holds_every_successor_the_search_reads(rules: str) -> None:
     us = rng.integers(0, space.U, 40)
     ys = rng.integers(0, space.Y, 40) * ((Fs >> max(space.five_kind_category, 0)) & 1 if space.Y == 2 else 0)
     memo.ensure(Fs, us, ys)
-    arrays = T.turn_arrays(rs)
+    tb = turn_arrays(rs).tables
     starts = []
     for E in (memo.E, np.where(memo.known, memo.E, np.nan)):
-        K1, K2 = T.keep_tables(40)
         start = np.empty(40)
-        T.turn_values(*arrays.tables(), E, Fs, us, ys, *arrays.dims(), K1, K2, start)
+        T.turn_values(tb, E, Starts(Fs, us, ys), T.keep_tables(40), start)
         starts.append(start)
     assert np.isfinite(starts[1]).all()
     np.testing.assert_array_equal(starts[0], starts[1])

@@ -12,7 +12,6 @@ import copy
 import dataclasses
 import math
 import re
-import reprlib
 import types
 import typing
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from yacht_agents.td_agent import MAX_LAYERS, MAX_WIDTH, check_value_scale
 from yacht_env.observation import visible_columns
 from yacht_env.rules import RULESETS
 from yacht_tools.evaluation import MAX_EPISODES
+from yacht_training.schedules import schedule_ends, schedule_value, short_value
 from yacht_training.yaml_file import read_yaml
 
 ALGOS = ("maskable_ppo", "td", "rllib_ppo")
@@ -36,17 +36,6 @@ AUTOCASTS = ("none", "bfloat16")
 """``ppo.autocast``: the precision of the network's matrix products on the CPU."""
 _SCHEMA = pydantic.ConfigDict(extra="forbid")  # and strict types below: pydantic checks the types of a config
 _ADAPTER: Any = None  # pydantic's validator of TrainConfig, built on first use
-_REPR = reprlib.Repr()
-_REPR.maxstring = _REPR.maxother = 80
-_REPR.maxlist = _REPR.maxdict = 8
-_REPR.maxlong = 40
-
-
-def _short(value: Any) -> str:
-    """``repr(value)`` cut to fit one line of a message (a config value may be a huge nest or string)."""
-    return _REPR.repr(value)
-
-
 POLICY_KINDS = ("mlp", "turn_expectimax", "model_free")
 KEEP_HEADS = ("pattern", "multiset")  # yacht_agents.model_free.KEEP_HEADS (torch-free here)
 FINAL_MODELS = ("final", "best")
@@ -57,13 +46,13 @@ def check_widths(widths: list[int], key: str) -> None:
     network is built from them: a huge one would ask for more memory than there is)."""
     if not 1 <= len(widths) <= MAX_LAYERS or any(not 1 <= w <= MAX_WIDTH for w in widths):
         raise ValueError(f"config key {key!r} must list positive layer widths (1..{MAX_LAYERS} layers of at most "
-                         f"{MAX_WIDTH:,} units), got {_short(widths)}")
+                         f"{MAX_WIDTH:,} units), got {short_value(widths)}")
 
 
 def check_choice(value: str, key: str, accepted: tuple[str, ...]) -> None:
     """``ValueError`` naming config key ``key`` and the accepted values unless ``value`` is one of them."""
     if value not in accepted:
-        raise ValueError(f"config key {key!r}: {_short(value)}; accepted: {', '.join(accepted)}")
+        raise ValueError(f"config key {key!r}: {short_value(value)}; accepted: {', '.join(accepted)}")
 
 
 @pydantic.with_config(_SCHEMA)
@@ -150,11 +139,11 @@ class TDConfig:
         for key in ("games_per_iteration", "epochs_per_iteration", "batch_size"):
             if not 1 <= getattr(self, key) <= _TD_MAX[key]:
                 raise ValueError(f"config key 'td.{key}' must be a positive integer (at most {_TD_MAX[key]:,}), "
-                                 f"got {_short(getattr(self, key))}")
+                                 f"got {short_value(getattr(self, key))}")
         if not 0.0 <= self.td_lambda <= 1.0:
-            raise ValueError(f"config key 'td.td_lambda' must be in [0, 1], got {_short(self.td_lambda)}")
+            raise ValueError(f"config key 'td.td_lambda' must be in [0, 1], got {short_value(self.td_lambda)}")
         if not 0.0 <= self.explore < 1.0:
-            raise ValueError(f"config key 'td.explore' must be in [0, 1), got {_short(self.explore)}")
+            raise ValueError(f"config key 'td.explore' must be in [0, 1), got {short_value(self.explore)}")
         check_choice(self.final_model, "td.final_model", FINAL_MODELS)
         check_value_scale(self.value_scale, "config key 'td.value_scale'")
 
@@ -273,43 +262,11 @@ def _message(error: Any) -> str:
         hints = typing.get_type_hints(tp)
         if part not in hints:
             under = ".".join(path)
-            return (f"unknown config key {_short('.'.join([*path, str(part)]))}; accepted keys"
+            return (f"unknown config key {short_value('.'.join([*path, str(part)]))}; accepted keys"
                     f"{' under ' + under if under else ''}: {', '.join(f.name for f in dataclasses.fields(tp))}")
         tp = hints[part]
         path.append(str(part))
-    return f"config key {'.'.join(path)!r}: expected {_type_name(tp)}, got {_short(error['input'])}"
-
-
-def schedule_value(value: float | str, key: str) -> float:
-    """Start value of a number or ``lin_<start>`` schedule (validating it)."""
-    if isinstance(value, str):
-        if not value.startswith("lin_"):
-            raise ValueError(f"config key {key!r}: a schedule is a number or 'lin_<start>', got {_short(value)}")
-        try:
-            return float(value[4:])
-        except ValueError:
-            raise ValueError(f"config key {key!r}: cannot read the start of schedule {_short(value)}") from None
-    return float(value)
-
-
-def schedule_ends(value: float | str, key: str) -> tuple[float, float]:
-    """``(start, end)`` of a number (both the same), ``lin_<start>`` (end 0) or ``lin_<start>_<end>``, each finite."""
-    if isinstance(value, str) and value.startswith("lin_") and value.count("_") == 2:
-        try:
-            start, end = (float(v) for v in value[4:].split("_"))
-        except ValueError:
-            raise ValueError(f"config key {key!r}: cannot read schedule {_short(value)}; accepted: a number, "
-                             "'lin_<start>' or 'lin_<start>_<end>'") from None
-    elif isinstance(value, str):
-        if not value.startswith("lin_"):
-            raise ValueError(f"config key {key!r}: a schedule is a number, 'lin_<start>' or 'lin_<start>_<end>', "
-                             f"got {_short(value)}")
-        start, end = schedule_value(value, key), 0.0
-    else:
-        start = end = float(value)
-    if not (math.isfinite(start) and math.isfinite(end)):
-        raise ValueError(f"config key {key!r}: schedule {_short(value)} must have finite ends")
-    return start, end
+    return f"config key {'.'.join(path)!r}: expected {_type_name(tp)}, got {short_value(error['input'])}"
 
 
 _INT_MIN = {  # every integer key of the schema outside td (TDConfig checks its own) and its least value
@@ -349,15 +306,15 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     """Check every value beyond its type, naming the key and what is accepted (also after command-line
     overrides)."""
     if cfg.rules not in RULESETS:
-        raise ValueError(f"config key 'rules': unknown rules {_short(cfg.rules)}; accepted: {', '.join(RULESETS)}")
+        raise ValueError(f"config key 'rules': unknown rules {short_value(cfg.rules)}; accepted: {', '.join(RULESETS)}")
     if cfg.algo not in ALGOS:
-        raise ValueError(f"config key 'algo': unknown algorithm {_short(cfg.algo)}; accepted: {', '.join(ALGOS)}")
+        raise ValueError(f"config key 'algo': unknown algorithm {short_value(cfg.algo)}; accepted: {', '.join(ALGOS)}")
     check_choice(cfg.policy.kind, "policy.kind", POLICY_KINDS)
     check_choice(cfg.policy.activation_fn, "policy.activation_fn", ACTIVATIONS)
     if not re.fullmatch(r"cpu|cuda|auto|mps|cuda:\d{1,3}", cfg.device):
-        raise ValueError(f"config key 'device': {_short(cfg.device)}; accepted: {', '.join(DEVICES)}, cuda:N")
+        raise ValueError(f"config key 'device': {short_value(cfg.device)}; accepted: {', '.join(DEVICES)}, cuda:N")
     if cfg.algo == "td" and cfg.device not in ("cpu", "auto"):
-        raise ValueError(f"config key 'device': {_short(cfg.device)}; algo td trains on the CPU (its turn search "
+        raise ValueError(f"config key 'device': {short_value(cfg.device)}; algo td trains on the CPU (its turn search "
                          "runs in the numba engine): use cpu")
     for key, least in _INT_MIN.items():
         v = _get(cfg, key)
@@ -366,7 +323,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
             what = {0: "a non-negative integer", 1: "a positive integer"}.get(least, f"an integer >= {least}")
             if most is not None:
                 what += f" (at most {most:,})"
-            raise ValueError(f"config key {key!r} must be {what}, got {_short(v)}")
+            raise ValueError(f"config key {key!r} must be {what}, got {short_value(v)}")
     if cfg.algo == "maskable_ppo" and cfg.ppo.n_steps * cfg.n_envs > MAX_ROLLOUT:
         raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at most {MAX_ROLLOUT:,} (the rollout buffer "
                          f"holds every step), got {cfg.ppo.n_steps:,} x {cfg.n_envs:,}")
@@ -376,7 +333,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     if cfg.max_learning_s is not None:
         if isinstance(cfg.max_learning_s, bool) or not math.isfinite(cfg.max_learning_s) or cfg.max_learning_s <= 0:
             raise ValueError(f"config key 'max_learning_s' must be a number of seconds > 0 or null, got "
-                             f"{_short(cfg.max_learning_s)}")
+                             f"{short_value(cfg.max_learning_s)}")
         if cfg.algo != "maskable_ppo":
             raise ValueError(f"config key 'max_learning_s' applies to algo maskable_ppo only, not {cfg.algo!r}: "
                              "leave it out (null)")
@@ -386,27 +343,27 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     for key in (*_UNIT, *_POSITIVE, *_NON_NEGATIVE):
         v = _get(cfg, key)
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
-            raise ValueError(f"config key {key!r} must be a finite number, got {_short(v)}")
+            raise ValueError(f"config key {key!r} must be a finite number, got {short_value(v)}")
         if key in _UNIT and not 0.0 <= v <= 1.0:
-            raise ValueError(f"config key {key!r} must be in [0, 1], got {_short(v)}")
+            raise ValueError(f"config key {key!r} must be in [0, 1], got {short_value(v)}")
         if key in _POSITIVE and v <= 0:
-            raise ValueError(f"config key {key!r} must be > 0, got {_short(v)}")
+            raise ValueError(f"config key {key!r} must be > 0, got {short_value(v)}")
         if key in _NON_NEGATIVE and v < 0:
-            raise ValueError(f"config key {key!r} must be >= 0, got {_short(v)}")
+            raise ValueError(f"config key {key!r} must be >= 0, got {short_value(v)}")
     for key in _POSITIVE_OR_NULL:
         v = _get(cfg, key)
         if v is not None and not (math.isfinite(v) and v > 0):
-            raise ValueError(f"config key {key!r} must be null or a finite number > 0, got {_short(v)}")
+            raise ValueError(f"config key {key!r} must be null or a finite number > 0, got {short_value(v)}")
     check_widths(cfg.policy.net_arch, "policy.net_arch")
     if cfg.policy.vf_arch:  # empty: the value reads the policy's trunk
         check_widths(cfg.policy.vf_arch, "policy.vf_arch")
     check_choice(cfg.policy.keep_head, "policy.keep_head", KEEP_HEADS)
     if cfg.ppo.autocast != "none" and cfg.policy.kind != "model_free":
-        raise ValueError(f"config key 'ppo.autocast' needs policy.kind model_free (got {_short(cfg.policy.kind)})")
+        raise ValueError(f"config key 'ppo.autocast' needs policy.kind model_free (got {short_value(cfg.policy.kind)})")
     if cfg.policy.ignore_observation:
         if cfg.policy.kind != "model_free":
             raise ValueError(f"config key 'policy.ignore_observation' needs policy.kind model_free (got "
-                             f"{_short(cfg.policy.kind)})")
+                             f"{short_value(cfg.policy.kind)})")
         try:
             visible_columns(cfg.rules, cfg.policy.ignore_observation)
         except ValueError as e:
@@ -416,21 +373,21 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         if v is None:
             continue
         if cfg.policy.kind != "model_free":
-            raise ValueError(f"config key {key!r} needs policy.kind model_free (got {_short(cfg.policy.kind)}); use "
-                             "ppo.ent_coef")
+            raise ValueError(f"config key {key!r} needs policy.kind model_free (got "
+                             f"{short_value(cfg.policy.kind)}); use ppo.ent_coef")
         if min(schedule_ends(v, key)) < 0:
-            raise ValueError(f"config key {key!r} must stay >= 0, got {_short(v)}")
+            raise ValueError(f"config key {key!r} must stay >= 0, got {short_value(v)}")
     if (cfg.ppo.ent_coef_keep is None) != (cfg.ppo.ent_coef_score is None):
         raise ValueError("config keys 'ppo.ent_coef_keep' and 'ppo.ent_coef_score' go together: give both or neither")
     for key in ("td.learning_rate", "rllib.lr"):
         start = schedule_value(_get(cfg, key), key)
         if not math.isfinite(start) or start <= 0:
-            raise ValueError(f"config key {key!r} must start above 0, got {_short(_get(cfg, key))}")
+            raise ValueError(f"config key {key!r} must start above 0, got {short_value(_get(cfg, key))}")
     for key in ("ppo.learning_rate", "ppo.clip_range"):
         start, end = schedule_ends(_get(cfg, key), key)
         if start <= 0 or end < 0:
             raise ValueError(f"config key {key!r} must start above 0 and end at 0 or above, got "
-                             f"{_short(_get(cfg, key))}")
+                             f"{short_value(_get(cfg, key))}")
     return cfg
 
 

@@ -52,7 +52,7 @@ CHECKPOINT_VERSION = 1
 def lr_schedule(lr: float | str, total_timesteps: int, done: int) -> float | list[list[float]]:
     """RLlib's ``lr`` for a session starting at step ``done``: a number, or for ``lin_<start>`` the piecewise
     linear schedule over the session's own step counter that continues ``start * (1 - steps / total)``."""
-    from yacht_training.config import schedule_value
+    from yacht_training.schedules import schedule_value
 
     start = schedule_value(lr, "rllib.lr")
     if not isinstance(lr, str):

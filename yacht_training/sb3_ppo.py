@@ -20,9 +20,10 @@ from yacht_agents.sb3_agent import META_KEY, SB3Agent, load_sb3_agent, model_met
 from yacht_env.solver import solve
 from yacht_tools.evaluation import evaluate
 from yacht_training import run_folder as rf
-from yacht_training.config import TrainConfig, schedule_ends
+from yacht_training.config import TrainConfig
 from yacht_training.sb3_resume import restore_into, save_sb3_atomic
 from yacht_training.sb3_vec_env import YachtSB3VecEnv
+from yacht_training.schedules import schedule_ends
 
 
 def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:

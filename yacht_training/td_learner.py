@@ -21,6 +21,8 @@ from yacht_agents.nets import load_torch_file
 from yacht_agents.td_agent import TDAgent, ValueMemo, ValueNet, load_td_agent
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.engine import turn_search as T
+from yacht_env.engine.self_play import HAND_CUM, TRANSITION_CUM, DiceDraws, TurnOutcomes, play_turns
+from yacht_env.engine.turn_tables import Starts, turn_arrays
 from yacht_env.files import write_atomic
 from yacht_env.rules import get_rules
 
@@ -37,7 +39,7 @@ class SelfPlay:
 
     def __init__(self, model: ValueNet) -> None:
         self.model = model
-        self.arrays = T.turn_arrays(model.rules)
+        self.arrays = turn_arrays(model.rules)
         self.memo = ValueMemo(model.rules, model=model)
 
     def play(self, games: int, rng: np.random.Generator, td_lambda: float = 0.0, explore: float = 0.0
@@ -54,7 +56,7 @@ class SelfPlay:
         start = np.empty((C, games))
         points = np.empty((C, games), dtype=np.int64)
         F2, u2, y2, steps = (np.empty(games, dtype=np.int64) for _ in range(4))
-        K1, K2 = T.keep_tables(games)
+        keeps = T.keep_tables(games)
         total_steps = 0
         for t in range(C):
             idx[t] = s.flat(Fs, us, ys)
@@ -63,9 +65,10 @@ class SelfPlay:
             exp = np.where(rng.random(games) < explore, rng.random(games), -1.0) if explore > 0 else np.full(
                 games, -1.0)
             E = self.memo.E
-            T.turn_values(*a.tables(), E, Fs, us, ys, *a.dims(), K1, K2, start[t])  # start: the TD(0) targets
-            T.play_turns(a.params, a.S, a.J, E, Fs, us, ys, *a.dims(), K1, K2, _KEEP_MASK, T.HAND_CUM,
-                         T.TRANSITION_CUM, rand, exp, points[t], F2, u2, y2, steps)
+            starts = Starts(Fs, us, ys)
+            T.turn_values(a.tables, E, starts, keeps, start[t])  # start: the TD(0) targets
+            play_turns(a.tables, E, starts, keeps, _KEEP_MASK, DiceDraws(HAND_CUM, TRANSITION_CUM, rand, exp),
+                       TurnOutcomes(points[t], F2, u2, y2, steps))
             total_steps += int(steps.sum())
             Fs, us, ys = F2.copy(), u2.copy(), y2.copy()
         # lambda-return, backwards: G_t = (1 - lam) * start_t + lam * (points_t + G_{t+1}), G_C = 0

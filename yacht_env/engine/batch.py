@@ -71,6 +71,23 @@ class GameArrays(NamedTuple):
     rng: np.ndarray
 
 
+
+class StepOutputs(NamedTuple):
+    """What a vector step writes, one row per game: the observation and mask as the game then stands, the reward
+    and flags, and for a game that ended (with autoreset) its final observation, mask and scorecard (boxes, upper
+    bonus, five-of-a-kind bonus, total; zeros for the games that go on)."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    reward: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    illegal: np.ndarray
+    final_obs: np.ndarray
+    final_mask: np.ndarray
+    final_card: np.ndarray
+
+
 @dataclass(frozen=True)
 class Tables:
     """Read-only arrays the kernels read, built once per (rules, unique_keeps, max_steps, strict, autoreset)."""

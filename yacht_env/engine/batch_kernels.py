@@ -11,8 +11,9 @@ view handed to an inlined rules function cost atomic reference-count updates (``
 from __future__ import annotations
 
 import numba
+import numpy as np
 
-from yacht_env.engine.batch import C_NUM_ACT, C_STRICT
+from yacht_env.engine.batch import C_NUM_ACT, C_STRICT, GameArrays, StepOutputs, TableArrays
 from yacht_env.engine.game import is_legal, legal, step_game, write_mask, write_obs_row
 from yacht_env.engine.numba_cache import guard_numba_cache
 
@@ -20,13 +21,11 @@ guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def step_games(actions, st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask,
-               final_card) -> None:
+def step_games(actions: np.ndarray, st: GameArrays, tb: TableArrays, out: StepOutputs) -> None:
     """Step every game with its action (validated by :func:`check_actions`; :data:`~yacht_env.engine.game.RESET_ACTION`
     starts a new game), as :func:`~yacht_env.engine.game.step_game` does."""
     for i in range(actions.shape[0]):
-        step_game(i, actions[i], st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask,
-                  final_card)
+        step_game(i, actions[i], st, tb, out)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)

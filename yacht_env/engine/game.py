@@ -19,7 +19,15 @@ from yacht_env import dice as D
 from yacht_env import rules as R
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.engine import pcg64 as P
-from yacht_env.engine.batch import C_AUTORESET, C_MAX_STEPS, C_NUM_CAT, C_YCAT
+from yacht_env.engine.batch import (
+    C_AUTORESET,
+    C_MAX_STEPS,
+    C_NUM_CAT,
+    C_YCAT,
+    GameArrays,
+    StepOutputs,
+    TableArrays,
+)
 from yacht_env.engine.compile import box_score, legal_bits, points_for, write_observation
 from yacht_env.engine.numba_cache import guard_numba_cache
 from yacht_env.state import ROLLS_PER_TURN
@@ -162,12 +170,10 @@ def play(i, a, st, tb, mask) -> tuple[int, bool]:
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
-def step_game(i, a, st, tb, obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask,
-              final_card) -> int:
+def step_game(i: int, a: int, st: GameArrays, tb: TableArrays, out: StepOutputs) -> int:
     """Step game i with action ``a`` (:func:`play`; :data:`RESET_ACTION` starts a new game instead), then, with
-    autoreset, restart it if it ended. Writes the observation and mask of the game as it then stands, the reward and
-    flags, and for a game that ended (with autoreset) its final observation, mask and scorecard (boxes, upper bonus,
-    five-of-a-kind bonus, total). Returns 1 if it ended."""
+    autoreset, restart it if it ended; writes row i of ``out``. Returns 1 if it ended."""
+    obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask, final_card = out
     filled, scores, upper, bonus, total, steps = st.filled, st.scores, st.upper, st.bonus, st.total, st.steps
     params, cfg = tb.params, tb.cfg
     c = cfg[C_NUM_CAT]

@@ -18,6 +18,7 @@ import numpy as np
 from yacht_env import dice as D
 from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.engine import turn_search as T
+from yacht_env.engine.turn_tables import PATTERN_KEEP, DecisionRule, KeepLane, turn_arrays
 from yacht_env.rules import NUM_UPPER, RuleSet, TurnStartLayout, get_rules
 from yacht_env.solver import induction_kernels as K
 from yacht_env.solver import table_cache as _cache
@@ -26,6 +27,7 @@ from yacht_env.state import GameState
 TIE_TOLERANCE = T.TIE_TOLERANCE
 """Actions whose values are this close to the best count as tied; the lowest action index wins."""
 TURN_CACHE_SIZE = 256
+_OPTIMAL = DecisionRule(KEEP_MASK_UNIQUE, False, TIE_TOLERANCE)  # the optimal player's choice of action
 Layout = TurnStartLayout  # the solver's name for it
 
 
@@ -95,13 +97,11 @@ def _batches(layout: Layout, states: np.ndarray, layer: np.ndarray) -> tuple[np.
 def compute_values(rules: RuleSet) -> np.ndarray:
     """Solve ``rules``: the (2**C, U, Y) table of turn-start values (NaN for unreachable states)."""
     layout = TurnStartLayout.of(rules)
-    params, S, J, CLS, BOXV, NV, PTV = T.turn_arrays(rules).tables()
     states, layer = _states(layout, _upper_reach(rules))
     rows, ptr = _batches(layout, states, layer)
     E = np.full(layout.size, np.nan)
     E.reshape(layout.shape)[-1] = 0.0  # every box filled: nothing more to come
-    K.solve_layers(params, S, J, CLS, BOXV, NV, PTV, E, rows, ptr, layout.U, layout.Y, layout.threshold,
-                   layout.five_kind_category)
+    K.solve_layers(turn_arrays(rules).tables, E, rows, ptr)
     values = E.reshape(layout.shape)
     values.setflags(write=False)
     return values
@@ -198,7 +198,7 @@ class Solution:
             raise ValueError(f"no turn starts from filled bits {filled_bits:#x}, upper total {upper_total}, "
                              f"Yahtzee box {yahtzee_box} under rules {self.rules.name!r}: the game is over or the "
                              "scorecard is impossible")
-        t = T.state_turn(T.turn_arrays(self.rules), self._flat, *key)
+        t = T.state_turn(turn_arrays(self.rules), self._flat, key)
         self._turns[key] = t
         if len(self._turns) > TURN_CACHE_SIZE:
             self._turns.popitem(last=False)
@@ -235,7 +235,7 @@ class Solution:
         if state.rolls_left > 0:
             keeps = t.keep2 if state.rolls_left == 2 else t.keep1
             mask = (KEEP_MASK_UNIQUE if unique_keeps else KEEP_MASK_ALL)[h]
-            out[:NUM_KEEP_ACTIONS] = np.where(mask, keeps[T.PATTERN_KEEP[h], 0] + total, np.nan)
+            out[:NUM_KEEP_ACTIONS] = np.where(mask, keeps[PATTERN_KEEP[h], 0] + total, np.nan)
         return out
 
     def best_action(self, state: GameState, unique_keeps: bool = True) -> int:
@@ -246,8 +246,8 @@ class Solution:
             raise ValueError("the game is over: there is no action to take")
         t = self._turn_of(state)
         values = np.empty(NUM_KEEP_ACTIONS + self.rules.num_categories)
-        return int(T.state_action_values(t.G, t.keep1, t.keep2, _HAND_OF[state.dice], state.rolls_left,
-                                         KEEP_MASK_UNIQUE, False, TIE_TOLERANCE, values))
+        return int(T.state_action_values(t.G, KeepLane(t.keep1, t.keep2, 0), _HAND_OF[state.dice], state.rolls_left,
+                                         _OPTIMAL, values))
 
 
 _MEMO: dict[str, Solution] = {}

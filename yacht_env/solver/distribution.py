@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
-from yacht_env.engine import turn_search as T
+from yacht_env.engine.turn_tables import turn_arrays
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.solver import distribution_kernels as DK
 from yacht_env.solver.core import Solution, solve, turn_start_layers
@@ -80,8 +80,8 @@ class DistributionTable:
         F, u, y = self.layout.key(state.filled_bits, state.upper_total, state.yahtzee_box)
         out = np.empty(self.table.shape[1])
         s = (F * self.layout.U + u) * self.layout.Y + y
-        DK.turn_distribution(*T.turn_arrays(self.rules).tables(), self._E, self.table, s, *self.layout.dims, _KEEP_MASK,
-                             state.hand, state.rolls_left, out)
+        DK.turn_distribution(turn_arrays(self.rules).tables, self._E, self.table, s, _KEEP_MASK, state.hand,
+                             state.rolls_left, out)
         return ScoreDistribution(np.concatenate([np.zeros(state.total), out]))
 
     @property
@@ -94,13 +94,12 @@ def compute_distribution(solution: Solution) -> np.ndarray:
     """The (size, N) table of :class:`DistributionTable` for a solved rule set."""
     rules = solution.rules
     layout = TurnStartLayout.of(rules)
-    arrays = T.turn_arrays(rules)
     D = np.full((layout.size, max_score(rules) + 2), np.nan)
     final = layout.final_states()
     D[final] = 0.0
     D[final, 0] = 1.0
     E = np.ascontiguousarray(solution.values, dtype=np.float64).reshape(-1)
-    DK.distribution_layers(arrays.tables(), E, D, turn_start_layers(rules), arrays.dims(), _KEEP_MASK)
+    DK.distribution_layers(turn_arrays(rules).tables, E, D, turn_start_layers(rules), _KEEP_MASK)
     D.setflags(write=False)
     return D
 

@@ -23,6 +23,9 @@ from yacht_env.engine.turn_search import (
     NUM_KEEPS,
     PATTERN_KEEP,
     TIE_TOLERANCE,
+    KeepLane,
+    SearchTables,
+    Starts,
     _expect_keeps,
     action_row,
     choose,
@@ -38,10 +41,10 @@ __all__ = ["distribution_layers", "turn_distribution"]
 
 
 @njit(cache=True, inline="always")
-def _scored(out: np.ndarray, D: np.ndarray, h: int, c: int, params, S, J, F, u, y, U, Y, thr, ycat) -> None:
-    """``out[x]`` = P(x more points) after scoring hand h in box c: the next state's distribution shifted by the
-    points scored."""
-    s2, pts = box_step(params, S[h], J[h], FIVE_KIND_FACE[h], F, u, y, c, U, Y, thr, ycat)
+def _scored(out: np.ndarray, D: np.ndarray, tb: SearchTables, h: int, key: tuple[int, int, int], c: int) -> None:
+    """``out[x]`` = P(x more points) after scoring hand h in box c in turn-start state ``key``: the next state's
+    distribution shifted by the points scored."""
+    s2, pts = box_step(tb, tb.S[h], tb.J[h], FIVE_KIND_FACE[h], key, c)
     N = out.shape[0]
     for x in range(min(pts, N)):
         out[x] = 0.0
@@ -50,28 +53,29 @@ def _scored(out: np.ndarray, D: np.ndarray, h: int, c: int, params, S, J, F, u, 
 
 
 @njit(cache=True, inline="always")
-def _follow(out: np.ndarray, a: int, h: int, Kd: np.ndarray, D, params, S, J, F, u, y, U, Y, thr, ycat) -> None:
+def _follow(out: np.ndarray, a: int, h: int, Kd: np.ndarray, D: np.ndarray, tb: SearchTables,
+            key: tuple[int, int, int]) -> None:
     """The distribution after action ``a`` with hand ``h``: a keep's row of ``Kd``, or a box scored."""
     if a < 32:
         k = PATTERN_KEEP[h, a]
         for x in range(out.shape[0]):
             out[x] = Kd[k, x]
     else:
-        _scored(out, D, h, a - 32, params, S, J, F, u, y, U, Y, thr, ycat)
+        _scored(out, D, tb, h, key, a - 32)
 
 
 @njit(cache=True)
-def turn_distribution(params, S, J, CLS, BOXV, NV, PTV, E, D, s, U, Y, thr, ycat, keep_mask, want_h, want_rolls,
-                      out) -> None:
+def turn_distribution(tb: SearchTables, E: np.ndarray, D: np.ndarray, s: int, keep_mask: np.ndarray, want_h: int,
+                      want_rolls: int, out: np.ndarray) -> None:
     """``out[x]`` = P(x more points) from turn-start state ``s`` (``want_h < 0``), or from hand ``want_h`` with
     ``want_rolls`` rolls left in its turn, under the solver's decisions; ``D`` holds the rows of the states the turn
     leads to."""
     N = D.shape[1]
-    C = S.shape[1]
+    C = tb.S.shape[1]
     K1 = np.empty((NUM_KEEPS, 1))
     K2 = np.empty((NUM_KEEPS, 1))
     M = np.empty((NUM_KEEPS, 1))
-    T = np.empty((BOXV.shape[1], 1))
+    T = np.empty((tb.BOXV.shape[1], 1))
     one = np.empty(1)
     bits = np.empty(1, dtype=np.int64)
     box = np.empty(C)
@@ -81,32 +85,32 @@ def turn_distribution(params, S, J, CLS, BOXV, NV, PTV, E, D, s, U, Y, thr, ycat
     Kd = np.empty((NUM_KEEPS, N))
     W = np.empty((NUM_HANDS, N))
     acc = np.empty(N)
-    UY = U * Y
+    Y = tb.Y
+    UY = tb.U * Y
     F = s // UY
     u = (s - F * UY) // Y
     y = s - F * UY - u * Y
-    Fs = np.full(1, F)
-    us = np.full(1, u)
-    ys = np.full(1, y)
-    hand_values(params, S, J, CLS, BOXV, NV, PTV, E, Fs, us, ys, U, Y, thr, ycat, K1[HAND0:], T, bits)
+    key = (F, u, y)
+    hand_values(tb, E, Starts(np.full(1, F), np.full(1, u), np.full(1, y)), K1[HAND0:], T, bits)
     keep_tree(K1, K2, M, one)
+    lane = KeepLane(K1, K2, 0)
     for h in range(NUM_HANDS):
-        successor_row(box, h, params, S, J, E, F, u, y, U, Y, thr, ycat)
+        successor_row(box, tb, E, h, key)
         for rolls in range(3):
-            action_row(row, legal, box, K1, K2, 0, h, rolls, keep_mask)
+            action_row(row, legal, box, lane, h, rolls, keep_mask)
             act[h, rolls] = choose(row, legal, False, TIE_TOLERANCE)
     if want_h >= 0 and want_rolls == 0:
-        _scored(out, D, want_h, act[want_h, 0] - 32, params, S, J, F, u, y, U, Y, thr, ycat)
+        _scored(out, D, tb, want_h, key, act[want_h, 0] - 32)
         return
     for h in range(NUM_HANDS):  # no roll left: the box chosen
-        _scored(Kd[HAND0 + h], D, h, act[h, 0] - 32, params, S, J, F, u, y, U, Y, thr, ycat)
+        _scored(Kd[HAND0 + h], D, tb, h, key, act[h, 0] - 32)
     for rolls in range(1, 3):
         _expect_keeps(Kd, acc)  # Kd: each keep with one more roll to make
         if want_h >= 0 and want_rolls == rolls:
-            _follow(out, act[want_h, rolls], want_h, Kd, D, params, S, J, F, u, y, U, Y, thr, ycat)
+            _follow(out, act[want_h, rolls], want_h, Kd, D, tb, key)
             return
         for h in range(NUM_HANDS):
-            _follow(W[h], act[h, rolls], h, Kd, D, params, S, J, F, u, y, U, Y, thr, ycat)
+            _follow(W[h], act[h, rolls], h, Kd, D, tb, key)
         for h in range(NUM_HANDS):
             Kd[HAND0 + h] = W[h]
     for x in range(N):
@@ -118,17 +122,16 @@ def turn_distribution(params, S, J, CLS, BOXV, NV, PTV, E, D, s, U, Y, thr, ycat
 
 
 @njit(cache=True, nogil=True)
-def distribution_rows(params, S, J, CLS, BOXV, NV, PTV, E, D, states, U, Y, thr, ycat, keep_mask) -> None:
+def distribution_rows(tb: SearchTables, E: np.ndarray, D: np.ndarray, states: np.ndarray, keep_mask: np.ndarray
+                      ) -> None:
     """Each of ``states`` gets its row ``D[s, :]``."""
     for i in range(states.shape[0]):
-        turn_distribution(params, S, J, CLS, BOXV, NV, PTV, E, D, states[i], U, Y, thr, ycat, keep_mask, -1, 0,
-                          D[states[i]])
+        turn_distribution(tb, E, D, states[i], keep_mask, -1, 0, D[states[i]])
 
 
-def distribution_layers(tables: tuple[np.ndarray, ...], E: np.ndarray, D: np.ndarray, layers: list[np.ndarray],
-                        dims: tuple[int, ...], keep_mask: np.ndarray) -> None:
+def distribution_layers(tb: SearchTables, E: np.ndarray, D: np.ndarray, layers: list[np.ndarray],
+                        keep_mask: np.ndarray) -> None:
     """Backward induction of the distributions, fullest scorecard first (see :mod:`.distribution`)."""
     for states in layers:
         if len(states):
-            distribution_rows(*tables, E, D, states, *dims, keep_mask)
-
+            distribution_rows(tb, E, D, states, keep_mask)

@@ -22,6 +22,9 @@ import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.engine import turn_search as T
+from yacht_env.engine import turn_tables as TT
+from yacht_env.engine.turn_search import Positions
+from yacht_env.engine.turn_tables import turn_arrays
 from yacht_env.objective import max_final_score
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.solver import reach_kernels as RK
@@ -69,7 +72,7 @@ class ReachSolution:
         self.layout = TurnStartLayout.of(rules)
         self.table = table
         self.seconds = seconds
-        self.arrays = T.turn_arrays(rules)
+        self.arrays = turn_arrays(rules)
 
     @property
     def width(self) -> int:
@@ -117,8 +120,8 @@ class ReachSolution:
         table = self.table if table is None else table
         if table.shape != self.table.shape or table.dtype != np.float64:
             raise ValueError(f"table must be float64 of shape {self.table.shape}, got {table.dtype} {table.shape}")
-        actions = RK.reach_decide(self.arrays.tables(), table, *i64[:4], i64[4], i64[5], self.arrays.dims(),
-                                  _KEEP_MASK, out)
+        pos = Positions(i64[0], i64[1], i64[2], i64[4], i64[5])
+        actions = RK.reach_decide(self.arrays.tables, table, pos, i64[3], _KEEP_MASK, out)
         return actions, (out if values else None)
 
     def _search(self, states: list[GameState], targets: np.ndarray, values: bool
@@ -138,13 +141,12 @@ class ReachSolution:
 def compute_reach(rules: RuleSet) -> np.ndarray:
     """The (size, N) reach table of ``rules`` (see :class:`ReachSolution`)."""
     layout = TurnStartLayout.of(rules)
-    arrays = T.turn_arrays(rules)
     N = max_score(rules) + 2
     R = np.full((layout.size, N), np.nan)
     final = layout.final_states()
     R[final] = 0.0
     R[final, 0] = 1.0
-    RK.reach_layers(arrays.tables(), R, turn_start_layers(rules), arrays.dims())
+    RK.reach_layers(turn_arrays(rules).tables, R, turn_start_layers(rules))
     R.setflags(write=False)
     return R
 
@@ -153,7 +155,7 @@ def objective_key(rules: RuleSet, kind: str, modules: tuple[ModuleType, ...] = (
     """The disk-cache key of an objective's table: the expected-score table's key (rules, turn logic, dice), the
     kind, and the sources of the turn search, of this solver and of ``modules``."""
     h = hashlib.sha256(f"{_cache.rules_key(rules)}:{kind}".encode())
-    for module in (T, RK, sys.modules[__name__], *modules):
+    for module in (TT, T, RK, sys.modules[__name__], *modules):
         h.update(inspect.getsource(module).encode())
     return h.hexdigest()
 

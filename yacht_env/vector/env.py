@@ -24,7 +24,7 @@ from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, describe_action, illegal_reason
 from yacht_env.engine import batch_kernels as K
 from yacht_env.engine import pcg64 as P
-from yacht_env.engine.batch import Batch, check_max_steps, make_tables
+from yacht_env.engine.batch import Batch, StepOutputs, check_max_steps, make_tables
 from yacht_env.engine.game import RESET_ACTION
 from yacht_env.frames import LastAction, check_pillow, draw_frame, last_action
 from yacht_env.i18n import check_lang
@@ -186,8 +186,8 @@ class YachtVectorEnv(VectorEnv):
         final_obs = np.empty((n, self.obs_size), dtype=np.float32)  # the kernel zeroes the rows of running games
         final_mask = np.empty((n, self.num_actions), dtype=np.bool_)
         final_card = np.empty((n, self.rules.num_categories + 3), dtype=np.int32)
-        K.step_games(a, self._st, self._tb, obs, self._mask, reward, terminated, truncated, illegal, final_obs,
-                     final_mask, final_card)
+        K.step_games(a, self._st, self._tb, StepOutputs(obs, self._mask, reward, terminated, truncated, illegal,
+                                                        final_obs, final_mask, final_card))
         return obs, reward, terminated, truncated, illegal, final_obs, final_mask, final_card
 
     def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:

@@ -1,0 +1,127 @@
+"""Sampled turns for self-play: each game plays one turn by the turn search, its dice drawn from the dice model.
+
+TD training (``yacht_training.td_learner``) plays many games in lockstep, one turn at a time: the keep tree of each
+game's turn comes from :func:`yacht_env.engine.turn_search.turn_values` with the network's values, and
+:func:`play_turns` rolls the dice and takes the search's actions, optionally scoring a random legal box to explore.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from yacht_env import dice as D
+from yacht_env.actions import NUM_KEEP_ACTIONS
+from yacht_env.engine.compile import box_score, next_turn_start, points_for
+from yacht_env.engine.numba_cache import guard_numba_cache
+from yacht_env.engine.turn_search import action_row, as_f64, as_starts, choose, successor_row
+from yacht_env.engine.turn_tables import (
+    FIVE_KIND_FACE,
+    LANES,
+    NEG_INF,
+    PATTERN_KEEP,
+    TIE_TOLERANCE,
+    KeepLane,
+    KeepTables,
+    SearchTables,
+    Starts,
+)
+
+guard_numba_cache(__file__)  # before any cached kernel below is compiled
+
+
+HAND_CUM = np.cumsum(D.HAND_PROBABILITY)
+"""(252,) cumulative probabilities of a roll of five dice, for :func:`play_turns`."""
+TRANSITION_CUM = np.cumsum(D.TRANSITION, axis=1)
+"""(462, 252) cumulative P(hand | keep), for :func:`play_turns`."""
+
+
+@njit(cache=True, inline="always")
+def sample(cum: np.ndarray, r: float) -> int:
+    """Index drawn from a cumulative distribution with a uniform ``r`` in [0, 1)."""
+    i = np.searchsorted(cum, r * cum[-1], side="right")
+    n = cum.shape[0]
+    if i >= n:
+        i = n - 1
+    while i > 0 and cum[i] == cum[i - 1]:  # never land on a zero-probability entry
+        i -= 1
+    return i
+
+
+class DiceDraws(NamedTuple):
+    """The dice of one turn of each game: the dice model's cumulative tables (:data:`HAND_CUM`,
+    :data:`TRANSITION_CUM`), the uniforms ``rand[i, 0..2]`` of the three rolls of game i, and ``explore[i]``: in
+    [0, 1), score a uniformly drawn legal category at the end of the turn instead of the best one (< 0: play best)."""
+
+    hand_cum: np.ndarray
+    trans_cum: np.ndarray
+    rand: np.ndarray
+    explore: np.ndarray
+
+
+class TurnOutcomes(NamedTuple):
+    """What one turn of each game gave (int64 arrays): the points scored, the next turn-start state (``F``, ``u``,
+    ``y``) and the number of decisions (environment steps)."""
+
+    points: np.ndarray
+    F: np.ndarray
+    u: np.ndarray
+    y: np.ndarray
+    steps: np.ndarray
+
+
+@njit(cache=True, nogil=True)
+def _play_turns_kernel(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: KeepTables, keep_mask: np.ndarray,
+                       draws: DiceDraws, out: TurnOutcomes) -> None:
+    """:func:`play_turns` over the games."""
+    C = tb.S.shape[1]
+    row = np.empty(NUM_KEEP_ACTIONS + C)
+    legal = np.empty(NUM_KEEP_ACTIONS + C, dtype=np.bool_)
+    box = np.empty(C)
+    for i in range(starts.F.shape[0]):
+        key = (starts.F[i], starts.u[i], starts.y[i])
+        F, u, y = key
+        lane = KeepLane(keeps.K1[i // LANES], keeps.K2[i // LANES], i % LANES)
+        h = sample(draws.hand_cum, draws.rand[i, 0])
+        rolls = 2
+        nsteps = 0
+        c = -1
+        while c < 0:
+            successor_row(box, tb, E, h, key)
+            action_row(row, legal, box, lane, h, rolls, keep_mask)
+            a = choose(row, legal, False, TIE_TOLERANCE)
+            nsteps += 1
+            if a < NUM_KEEP_ACTIONS:
+                h = sample(draws.trans_cum[PATTERN_KEEP[h, a]], draws.rand[i, 3 - rolls])
+                rolls -= 1
+            else:
+                c = a - NUM_KEEP_ACTIONS
+        if draws.explore[i] >= 0.0:
+            nlegal = 0
+            for k in range(C):
+                if box[k] > NEG_INF:
+                    nlegal += 1
+            pick = int(draws.explore[i] * nlegal)
+            for k in range(C):
+                if box[k] > NEG_INF:
+                    if pick == 0:
+                        c = k
+                        break
+                    pick -= 1
+        face = FIVE_KIND_FACE[h]
+        out.points[i] = points_for(tb.params, tb.S[h], tb.J[h], face, F, u, y == 1, c)
+        bx = box_score(tb.params, tb.S[h], tb.J[h], face, F, c)
+        out.F[i] = F | (1 << c)
+        out.u[i], out.y[i] = next_turn_start(c, bx, u, y, tb.thr, tb.Y, tb.ycat)
+        out.steps[i] = nsteps
+
+
+def play_turns(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: KeepTables, keep_mask: np.ndarray,
+               draws: DiceDraws, out: TurnOutcomes) -> None:
+    """Play one turn of each game i from turn-start state ``starts[i]`` by the search of
+    :func:`~yacht_env.engine.turn_search.turn_values` (whose ``keeps`` the caller computed with the same ``E``), the
+    dice drawn from the dice model with the uniforms of ``draws``. Writes the points scored, the next turn-start
+    state and the number of decisions into ``out``."""
+    _play_turns_kernel(tb, as_f64(E), as_starts(starts), keeps, keep_mask, draws, out)
