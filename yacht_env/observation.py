@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -222,17 +222,46 @@ def lowest_bit(x: int) -> int:
     return (int(x) & -int(x)).bit_length() - 1
 
 
-def write_observation(row: np.ndarray, fields: np.ndarray, hand_part: np.ndarray, scalars: np.ndarray,
-                      params: np.ndarray, score_row: np.ndarray, joker_row: np.ndarray, face: int, hand: int,
-                      rolls: int, filled: int, upper: int, five_box: int, legal: int) -> None:
-    """Write the observation into the float32 vector ``row``: the one encoder (see the module docstring).
+class EncoderTables(NamedTuple):
+    """The encoder's tables: the slice offsets (``F_*`` fields of :class:`EncodingTables`), the hand part of every
+    (rolls, hand) and the scalar tables."""
 
-    ``hand`` with ``rolls`` rolls left, the filled bits, the upper total, the score in the five-of-a-kind box
-    (``five_box``, -1 while open or untracked), the legal score bits ``legal`` (0 once the game is over) and the
-    rows of the score tables of the hand (``face``: its five-of-a-kind face or 0). Every slot is written.
-    Written on ints and arrays only: numba compiles this function as it is, with its helpers
-    :func:`copy_hand_part`, :func:`count_bits` and :func:`lowest_bit` replaced by single machine operations
-    (:mod:`yacht_env.engine.compile`)."""
+    fields: Any
+    hand_part: np.ndarray
+    scalars: np.ndarray
+
+
+class HandRules(NamedTuple):
+    """The rules as they apply to one hand: the rule set's parameters, the hand's rows of the score and Joker
+    tables, and its five-of-a-kind face (0 if none)."""
+
+    params: Any
+    score_row: Any
+    joker_row: Any
+    face: int
+
+
+class Position(NamedTuple):
+    """What the observation shows of a game: the hand with ``rolls`` rolls left, the filled bits, the upper total,
+    the score in the five-of-a-kind box (-1 while open or untracked) and the legal score bits (0 once the game is
+    over)."""
+
+    hand: int
+    rolls: int
+    filled: int
+    upper: int
+    five_box: int
+    legal: int
+
+
+def write_observation(row: np.ndarray, enc: EncoderTables, rules_row: HandRules, pos: Position) -> None:
+    """Write the observation of ``pos`` into the float32 vector ``row``: the one encoder (see the module
+    docstring). Every slot is written. Written on ints, arrays and tuples only: numba compiles this function as it
+    is, with its helpers :func:`copy_hand_part`, :func:`count_bits` and :func:`lowest_bit` replaced by single machine
+    operations (:mod:`yacht_env.engine.compile`)."""
+    fields, hand_part, scalars = enc
+    params, score_row, joker_row, face = rules_row
+    hand, rolls, filled, upper, five_box, legal = pos
     copy_hand_part(row, hand_part, rolls * D.NUM_HANDS + hand)
     c = fields[F_NUM_CAT]
     o = fields[F_OPEN]
@@ -291,8 +320,8 @@ def encode(state: GameState, out: np.ndarray | None = None) -> np.ndarray:
     filled = state.filled_bits
     legal = 0 if state.is_over else legal_bits(params, face, filled)
     box = state.yahtzee_box if rs.has_five_kind_box else None
-    write_observation(obs, fields, t.hand_part, t.scalars, params, score[h], joker[h], face, h, state.rolls_left,
-                      filled, state.upper_total, -1 if box is None else box, legal)
+    write_observation(obs, EncoderTables(fields, t.hand_part, t.scalars), HandRules(params, score[h], joker[h], face),
+                      Position(h, state.rolls_left, filled, state.upper_total, -1 if box is None else box, legal))
     return obs
 
 

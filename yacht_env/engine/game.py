@@ -30,6 +30,7 @@ from yacht_env.engine.batch import (
 )
 from yacht_env.engine.compile import box_score, legal_bits, points_for, write_observation
 from yacht_env.engine.numba_cache import guard_numba_cache
+from yacht_env.observation import EncoderTables, HandRules, Position
 from yacht_env.state import ROLLS_PER_TURN
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
@@ -110,8 +111,10 @@ def write_obs_row(row, i, lbits, st, tb) -> None:
     ycat = cfg[C_YCAT]
     five_box = np.int64(scores[i, ycat]) if ycat >= 0 else np.int64(-1)
     # the parameters as a tuple of scalars: the stores into row cannot alias them (no reloads per box)
-    write_observation(row, tb.obs_fields, tb.hand_part, tb.scalars, _params_tuple(params), score[h], joker[h], five[h],
-                      np.int64(h), np.int64(rolls[i]), np.int64(filled[i]), np.int64(upper[i]), five_box, lbits)
+    write_observation(row, EncoderTables(tb.obs_fields, tb.hand_part, tb.scalars),
+                      HandRules(_params_tuple(params), score[h], joker[h], five[h]),
+                      Position(np.int64(h), np.int64(rolls[i]), np.int64(filled[i]), np.int64(upper[i]), five_box,
+                               lbits))
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
