@@ -1,11 +1,11 @@
-"""Learner throughput: environment steps per second of learning (rollout and update together), each learner and
-setting side by side in one run, on one config.
+"""Learner throughput: environment steps per second of learning (rollout and update together), each setting side
+by side in one run, on one config.
 
     python benchmarks/bench_learner.py [--config configs/yacht_model_free.yaml] [--rollouts 6]
-        [--variants sb3 lean lean_bf16 ...] [--json PATH]
+        [--variants sb3 sb3_bf16 ...] [--json PATH]
 
 Each variant builds the config's model with a few keys changed (:data:`VARIANTS`), learns one rollout to warm up
-(allocations, ``torch.compile``) and then ``--rollouts`` more, timed; the table gives the steps per second of the
+(allocations) and then ``--rollouts`` more, timed; the table gives the steps per second of the
 timed rollouts, the seconds of the warm-up, and the factor against the first variant. Run it alone on the machine:
 every other process takes the cores it measures.
 """
@@ -28,25 +28,14 @@ from yacht_training.config import TrainConfig, from_dict, load_config, merge
 ROOT = Path(__file__).resolve().parent.parent
 
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {  # name: (what changes, config keys replaced)
-    "sb3": ("sb3-contrib's MaskablePPO loop", {"ppo": {"learner": "sb3"}}),
-    "lean": ("the lean loop (yacht_training/lean_ppo.py)", {"ppo": {"learner": "lean"}}),
-    "lean_bf16": ("lean, bfloat16 autocast", {"ppo": {"learner": "lean", "autocast": "bfloat16"}}),
-    "lean_compile": ("lean, torch.compile", {"ppo": {"learner": "lean", "compile": True}}),
-    "lean_2_threads": ("lean, two torch threads", {"torch_threads": 2, "ppo": {"learner": "lean"}}),
-    "lean_bf16_2_threads": ("lean, bfloat16, two torch threads",
-                            {"torch_threads": 2, "ppo": {"learner": "lean", "autocast": "bfloat16"}}),
-    "sb3_2_threads": ("sb3, two torch threads", {"torch_threads": 2, "ppo": {"learner": "sb3"}}),
-    "sb3_bf16": ("sb3, bfloat16 autocast", {"ppo": {"learner": "sb3", "autocast": "bfloat16"}}),
-    "sb3_bf16_2_threads": ("sb3, bfloat16, two torch threads",
-                           {"torch_threads": 2, "ppo": {"learner": "sb3", "autocast": "bfloat16"}}),
-    "lean_batch_2048": ("lean, minibatches of 2,048", {"ppo": {"learner": "lean", "batch_size": 2048}}),
-    "lean_batch_8192": ("lean, one minibatch of 8,192", {"ppo": {"learner": "lean", "batch_size": 8192}}),
-    "lean_2_epochs": ("lean, 2 epochs", {"ppo": {"learner": "lean", "n_epochs": 2}}),
-    "lean_bf16_batch_2048": ("lean, bfloat16, minibatches of 2,048",
-                             {"ppo": {"learner": "lean", "autocast": "bfloat16", "batch_size": 2048}}),
-    "lean_trunk_2x256": ("lean, trunk 2 x 256", {"ppo": {"learner": "lean"}, "policy": {"net_arch": [256, 256]}}),
-    "lean_trunk_3x128": ("lean, trunk 3 x 128", {"ppo": {"learner": "lean"}, "policy": {"net_arch": [128, 128, 128]}}),
-    "lean_trunk_3x512": ("lean, trunk 3 x 512", {"ppo": {"learner": "lean"}, "policy": {"net_arch": [512, 512, 512]}}),
+    "sb3": ("sb3-contrib's MaskablePPO, the config as it is", {}),
+    "sb3_bf16": ("bfloat16 autocast", {"ppo": {"autocast": "bfloat16"}}),
+    "sb3_2_threads": ("two torch threads", {"torch_threads": 2}),
+    "sb3_bf16_2_threads": ("bfloat16, two torch threads", {"torch_threads": 2, "ppo": {"autocast": "bfloat16"}}),
+    "sb3_bf16_batch_2048": ("bfloat16, minibatches of 2,048", {"ppo": {"autocast": "bfloat16", "batch_size": 2048}}),
+    "sb3_bf16_2_epochs": ("bfloat16, 2 epochs", {"ppo": {"autocast": "bfloat16", "n_epochs": 2}}),
+    "sb3_trunk_2x256": ("trunk 2 x 256", {"policy": {"net_arch": [256, 256]}}),
+    "sb3_trunk_3x128": ("trunk 3 x 128", {"policy": {"net_arch": [128, 128, 128]}}),
 }
 
 
@@ -74,7 +63,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--config", type=Path, default=ROOT / "configs" / "yacht_model_free.yaml")
     p.add_argument("--rollouts", type=int, default=6, help="timed rollouts per variant (after one warm-up)")
-    p.add_argument("--variants", nargs="+", default=["sb3", "lean", "lean_bf16", "lean_2_threads"],
+    p.add_argument("--variants", nargs="+", default=["sb3", "sb3_bf16", "sb3_2_threads", "sb3_bf16_2_threads"],
                    choices=list(VARIANTS))
     p.add_argument("--json", type=Path, help="also write the rows as JSON here")
     args = p.parse_args()

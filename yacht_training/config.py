@@ -30,8 +30,6 @@ from yacht_training.schedules import schedule_ends, schedule_value, short_value
 from yacht_training.yaml_file import read_yaml
 
 ALGOS = ("maskable_ppo", "td", "rllib_ppo")
-LEARNERS = ("sb3", "lean")
-"""``ppo.learner``: the loop that runs MaskablePPO (sb3-contrib's own, or yacht_training/lean_ppo.py)."""
 AUTOCASTS = ("none", "bfloat16")
 """``ppo.autocast``: the precision of the network's matrix products on the CPU."""
 _SCHEMA = pydantic.ConfigDict(extra="forbid")  # and strict types below: pydantic checks the types of a config
@@ -99,20 +97,12 @@ class PPOConfig:
     # a schedule lin_<start>[_<end>]; keep: rows with a roll left (keep or score), score: rows that must score
     ent_coef_keep: Union[StrictFloat, StrictStr, None] = None  # noqa: UP007 - entropy weight of rows with a roll left
     ent_coef_score: Union[StrictFloat, StrictStr, None] = None  # noqa: UP007 - entropy weight of rows that must score
-    # the loop that runs MaskablePPO: sb3 (sb3-contrib's own) or lean (yacht_training/lean_ppo.py: the same losses
-    # and model file, the rollout and minibatches kept in torch tensors); compile applies to lean only
-    learner: StrictStr = "sb3"
     autocast: StrictStr = "none"  # the network's precision on the CPU, none (fp32) or bfloat16 (policy.kind model_free)
-    compile: StrictBool = False  # lean: torch.compile the network
 
     def __post_init__(self) -> None:
         """Check values beyond their types, naming the key (runs when a config is read)."""
         check_choice(self.final_model, "ppo.final_model", FINAL_MODELS)
-        check_choice(self.learner, "ppo.learner", LEARNERS)
         check_choice(self.autocast, "ppo.autocast", AUTOCASTS)
-        if self.learner != "lean" and self.compile:
-            raise ValueError("config key 'ppo.compile' applies to ppo.learner lean only; with ppo.learner "
-                             f"{self.learner!r} leave it out")
 
 
 @pydantic.with_config(_SCHEMA)

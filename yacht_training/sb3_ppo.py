@@ -58,28 +58,21 @@ def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:
         policy_kwargs.update(ortho_init=cfg.policy.ortho_init)
     algo: Any = MaskablePPO
     ent_coef = h.ent_coef
-    extra: dict[str, Any] = {}
     entropy = None
     if h.ent_coef_keep is not None and h.ent_coef_score is not None:
         entropy = (schedule_ends(h.ent_coef_keep, "ppo.ent_coef_keep"),
                    schedule_ends(h.ent_coef_score, "ppo.ent_coef_score"))
-    if h.learner == "lean":  # the same model and losses, the loop of yacht_training/lean_ppo.py
-        from yacht_training.lean_ppo import LeanMaskablePPO
-
-        algo = LeanMaskablePPO
-        extra = {"compile_net": h.compile, "entropy_schedules": entropy}
-    elif entropy is not None:
+    if entropy is not None:
         algo = decision_entropy_ppo(*entropy)
         ent_coef = 1.0  # the policy weights each row's entropy itself
     model = algo(
-        **extra,
         policy=policy, env=env, learning_rate=schedule(h.learning_rate, "ppo.learning_rate"), n_steps=h.n_steps,
         batch_size=h.batch_size, n_epochs=h.n_epochs, gamma=h.gamma, gae_lambda=h.gae_lambda,
         clip_range=schedule(h.clip_range, "ppo.clip_range"), ent_coef=ent_coef, vf_coef=h.vf_coef,
         max_grad_norm=h.max_grad_norm, target_kl=h.target_kl, seed=cfg.seed, device=cfg.device,
         tensorboard_log=str(run_dir / "tb"), verbose=0, policy_kwargs=policy_kwargs,
     )
-    if h.autocast == "bfloat16":  # either learner: the network's forward pass in bfloat16, the rest in fp32
+    if h.autocast == "bfloat16":  # the network's forward pass in bfloat16, the rest in fp32
         model.policy.mlp_extractor.autocast_bfloat16 = True
     return model
 
