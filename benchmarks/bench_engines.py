@@ -1,11 +1,11 @@
 """Steps per second of the game engines, side by side, with random legal actions.
 
 Rows: pyhtzee (the engine behind gym-yahtzee), our single environment (raw ``YachtEnv``, which steps its one game
-on the vector engine's numba kernels, and through ``gymnasium.make``, which adds the ``PassiveEnvChecker`` and
-``OrderEnforcing`` wrappers), the vector engine (``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``)
-at N games, and the SB3 adapter over it. Each row counts environment steps (one game, one action) per second of wall
-time, random legal action selection included (for the vector engine it is done in numba too:
-:class:`yacht_env.vector.LegalActionSampler`), and memory per game.
+in plain Python by the transitions of ``yacht_env.state``, and through ``gymnasium.make``, which adds the
+``PassiveEnvChecker`` and ``OrderEnforcing`` wrappers), the vector engine
+(``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``) at N games, and the SB3 adapter over it. Each
+row counts environment steps (one game, one action) per second of wall time, random legal action selection included
+(for the vector engine it is done in numba too: :class:`yacht_env.vector.LegalActionSampler`), and memory per game.
 
     python benchmarks/bench_engines.py                 # Markdown table
     python benchmarks/bench_engines.py --json out.json --seconds 3 --num-envs 4096

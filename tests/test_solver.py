@@ -19,6 +19,7 @@ import json
 import math
 from functools import cache, lru_cache
 
+import numba
 import numpy as np
 import pytest
 
@@ -339,7 +340,7 @@ def test_state_values_equal_reference_turn(request: pytest.FixtureRequest, which
     W = np.empty((D.NUM_HANDS, L))
     T = np.empty((tb.BOXV.shape[1], L))
     assert (tb.U, tb.Y, tb.thr, tb.ycat) == lay.dims
-    TS.hand_values(tb, flat, TT.Starts(Fs[:L], us[:L], ys[:L]), W, T, np.empty(L, dtype=np.int64))
+    _hand_values(tb, flat, TT.Starts(Fs[:L], us[:L], ys[:L]), W, T, np.empty(L, dtype=np.int64))
     K1, K2 = TS.keep_tables(len(states))
     start = np.empty(len(states))
     TS.turn_values(tb, flat, TT.Starts(Fs, us, ys), TT.KeepTables(K1, K2), start)
@@ -355,6 +356,21 @@ def test_state_values_equal_reference_turn(request: pytest.FixtureRequest, which
             np.testing.assert_array_equal(W[:, i], G.max(axis=1))
 
 
+@numba.njit
+def _hand_values(tb, E, lanes, W, T, bits):  # noqa: ANN001, ANN202 - kernel-only functions, called by a kernel
+    TS.hand_values(tb, E, lanes, W, T, bits)
+
+
+@numba.njit
+def _keep_tree(K1, K2, M, start):  # noqa: ANN001, ANN202
+    TS.keep_tree(K1, K2, M, start)
+
+
+@numba.njit
+def _compiled_rules(params, Sh, Jh, F, u, y, c):  # noqa: ANN001, ANN202 - the compiled rules, called by a kernel
+    return CK.legal_bits(params, 0, F), CK.points_for(params, Sh, Jh, 0, F, u, y, c)
+
+
 def test_points_of_plain_hands_do_not_depend_on_the_card() -> None:
     """The shortcut of the search: for hands that are not five of a kind, points_for depends only on the upper
     total."""
@@ -368,11 +384,17 @@ def test_points_of_plain_hands_do_not_depend_on_the_card() -> None:
             F = int(rng.integers(0, 1 << rs.num_categories))
             u = int(rng.integers(0, U))
             y = bool(rng.integers(0, 2))
-            assert CK.legal_bits(params, 0, F) == R.legal_bits(params, 0, F) == rs.all_bits & ~F
+            assert R.legal_bits(params, 0, F) == rs.all_bits & ~F
             for h in rng.choice(np.flatnonzero(FIVE_KIND_FACE == 0), 12):
                 for c in range(rs.num_categories):
                     assert R.points_for(params, S[h], J[h], 0, F, u, y, c) == PT[u, c, h]
-                    assert CK.points_for(params, S[h], J[h], 0, F, u, y, c) == PT[u, c, h]
+                    assert _compiled_rules(params, S[h], J[h], F, u, y, c) == (rs.all_bits & ~F, PT[u, c, h])
+
+
+def test_the_compiled_rules_refuse_a_call_from_python() -> None:
+    """They have no Python entry point (less to compile on first use): a call from Python says so, never crashes."""
+    with pytest.raises(TypeError, match="compiled for numba kernels only.*yacht_env.rules.scoring.legal_bits"):
+        CK.legal_bits(TT.turn_arrays(R.RULESETS["yacht"]).tables.params, 0, 0)
 
 
 # ---- the keep tree ----------------------------------------------------------------------------------------------
@@ -387,7 +409,7 @@ def test_keep_tree_against_dense_matrices() -> None:
     K1, K2, M = (np.empty((D.NUM_KEEPS, 1)) for _ in range(3))
     K1[TS.HAND0:, 0] = V0
     start = np.empty(1)
-    TS.keep_tree(K1, K2, M, start)
+    _keep_tree(K1, K2, M, start)
     T = D.TRANSITION
     keep_all = D.HAND_TO_KEEP
     k0 = T @ V0
@@ -407,10 +429,10 @@ def test_keep_tree_against_dense_matrices() -> None:
     K = np.empty((D.NUM_KEEPS, 3))
     K[TS.HAND0:] = lanes
     out = np.empty(3)
-    TS.keep_tree(K, K, K, out)
+    _keep_tree(K, K, K, out)
     K1b = np.empty((D.NUM_KEEPS, 1))
     K1b[TS.HAND0:, 0] = lanes[:, 2]
-    TS.keep_tree(K1b, np.empty((D.NUM_KEEPS, 1)), np.empty((D.NUM_KEEPS, 1)), start)
+    _keep_tree(K1b, np.empty((D.NUM_KEEPS, 1)), np.empty((D.NUM_KEEPS, 1)), start)
     np.testing.assert_allclose(out, [e, e + 1.0, start[0]], atol=1e-12)
 
 

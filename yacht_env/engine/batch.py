@@ -40,9 +40,10 @@ def check_max_steps(max_steps: object, num_categories: int) -> int:
 
 class TableArrays(NamedTuple):
     """The arrays of :class:`Tables` as the kernels take them (``tb``): numba compiles a NamedTuple, so the kernels
-    read the fields by name."""
+    read the fields by name. ``params`` is ``RuleSet.params`` as a tuple of ints, the one type in which every kernel
+    passes it to the rules (one compiled copy of each; stores into other arrays cannot alias it)."""
 
-    params: np.ndarray
+    params: tuple[int, ...]
     cfg: np.ndarray
     score_table: np.ndarray
     joker_table: np.ndarray
@@ -92,7 +93,7 @@ class StepOutputs(NamedTuple):
 class Tables:
     """Read-only arrays the kernels read, built once per (rules, unique_keeps, max_steps, strict, autoreset)."""
 
-    params: np.ndarray  # RuleSet.params
+    params: tuple[int, ...]  # RuleSet.params as ints
     cfg: np.ndarray  # int64 configuration, indices C_*
     score_table: np.ndarray  # (252, C) int32
     joker_table: np.ndarray  # (252, C) int32
@@ -129,7 +130,7 @@ def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, strict: bool
     cfg[C_AUTORESET] = int(autoreset)
     cfg.setflags(write=False)
     return Tables(
-        params=np.ascontiguousarray(rules.params),
+        params=tuple(int(p) for p in rules.params),
         cfg=cfg,
         score_table=np.ascontiguousarray(rules.score_table),
         joker_table=np.ascontiguousarray(rules.joker_table),

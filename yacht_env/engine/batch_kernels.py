@@ -1,4 +1,4 @@
-"""The kernels over a batch of games: reset, step and action checks of N games at once (the vector engine).
+"""The kernels over a batch of games: reset and step N games at once (the vector engine).
 
 One thread steps every game (a work pool of helper threads measured no faster on the commands users run). They release
 the GIL, and are compiled without numba's runtime (``_nrt=False``): they allocate nothing, and with it every array
@@ -13,8 +13,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from yacht_env.engine.batch import C_NUM_ACT, C_STRICT, GameArrays, StepOutputs, TableArrays
-from yacht_env.engine.game import is_legal, legal, step_game, write_mask, write_obs_row
+from yacht_env.engine.batch import GameArrays, StepOutputs, TableArrays
+from yacht_env.engine.game import legal, step_game, write_mask, write_obs_row
 from yacht_env.engine.numba_cache import guard_numba_cache
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
@@ -22,7 +22,7 @@ guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def step_games(actions: np.ndarray, st: GameArrays, tb: TableArrays, out: StepOutputs) -> None:
-    """Step every game with its action (validated by :func:`check_actions`; :data:`~yacht_env.engine.game.RESET_ACTION`
+    """Step every game with its action (validated by the vector env first; :data:`~yacht_env.engine.game.RESET_ACTION`
     starts a new game), as :func:`~yacht_env.engine.game.step_game` does."""
     for i in range(actions.shape[0]):
         step_game(i, actions[i], st, tb, out)
@@ -34,23 +34,5 @@ def show_games(st, tb, obs, mask) -> None:
     <yacht_env.engine.batch.Batch.load_state>`)."""
     for i in range(obs.shape[0]):
         lbits = legal(i, st, tb)
-        write_mask(i, lbits, mask, st, tb)
+        write_mask(mask[i], i, lbits, st, tb)
         write_obs_row(obs[i], i, lbits, st, tb)
-
-
-@numba.njit(cache=True, _nrt=False)
-def check_actions(actions, st, tb) -> tuple[int, int]:
-    """Validate a batch of actions before any game moves. Returns (0, -1) if fine, (1, i) if action i is outside
-    the action space, (2, i) if it is illegal and the env is strict."""
-    cfg = tb.cfg
-    n_act = cfg[C_NUM_ACT]
-    strict = cfg[C_STRICT] != 0
-    for i in range(actions.shape[0]):
-        a = actions[i]
-        if a < 0 or a >= n_act:
-            return 1, i
-        if strict and not is_legal(a, i, legal(i, st, tb), st, tb):
-            return 2, i
-    return 0, -1
-
-

@@ -5,8 +5,9 @@ Every rule comes from :mod:`yacht_env.rules`: the turn logic (``legal_bits``, ``
 (:func:`yacht_env.observation.write_observation`); the score, Joker and encoder tables are passed in as arrays
 (:class:`yacht_env.engine.batch.Tables`). The dice are drawn with :mod:`yacht_env.engine.pcg64` exactly as
 :func:`yacht_env.randomness.roll` draws them. These functions are inlined into the kernels over a batch
-(:mod:`.kernels`) and over one game (:mod:`.single`); ``tests/test_vector.py`` checks the vector engine bit for bit
-against :class:`yacht_env.env.YachtEnv`, and ``tests/test_env.py`` holds that env to the pure transitions of
+(:mod:`.batch_kernels`), each at one call site: numba compiles an inlined function again at every site, and that is
+what a first use waits for. ``tests/test_vector.py`` checks the vector engine bit for bit against
+:class:`yacht_env.env.YachtEnv`, and ``tests/test_env.py`` holds that env to the pure transitions of
 :mod:`yacht_env.state`.
 """
 
@@ -72,19 +73,10 @@ def legal(i, st, tb):
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
-def is_legal(a, i, lbits, st, tb):
-    """Whether action ``a`` is legal for game i, as :func:`yacht_env.actions.action_mask` has it."""
-    if a < NUM_KEEP_ACTIONS:
-        return st.rolls[i] > 0 and lbits != 0 and tb.keep_mask[st.hand[i], a]
-    return (lbits >> (a - NUM_KEEP_ACTIONS)) & 1 == 1
-
-
-@numba.njit(cache=True, inline="always", _nrt=False)
-def write_mask(i, lbits, out, st, tb) -> None:
-    """Legal-action mask of game i into ``out[i]``: the keep part copied from the hand's keep row (or zeros), the
-    score part expanded from the legal bits."""
+def write_mask(row, i, lbits, st, tb) -> None:
+    """Legal-action mask of game i into the 1-d ``row``: the keep part copied from the hand's keep row (or zeros),
+    the score part expanded from the legal bits."""
     keep_mask, c = tb.keep_mask, tb.cfg[C_NUM_CAT]
-    row = out[i]
     if st.rolls[i] > 0 and lbits != 0:
         krow = keep_mask[st.hand[i]]
         for a in range(NUM_KEEP_ACTIONS):
@@ -97,12 +89,6 @@ def write_mask(i, lbits, out, st, tb) -> None:
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
-def _params_tuple(params):
-    """``RuleSet.params`` as a tuple (the rules functions index it with constants only)."""
-    return params[0], params[1], params[2], params[3], params[4], params[5]
-
-
-@numba.njit(cache=True, inline="always", _nrt=False)
 def write_obs_row(row, i, lbits, st, tb) -> None:
     """Observation of game i into the 1-d ``row``: :func:`yacht_env.observation.write_observation`, compiled."""
     hand, rolls, filled, scores, upper = st.hand, st.rolls, st.filled, st.scores, st.upper
@@ -110,85 +96,88 @@ def write_obs_row(row, i, lbits, st, tb) -> None:
     h = hand[i]
     ycat = cfg[C_YCAT]
     five_box = np.int64(scores[i, ycat]) if ycat >= 0 else np.int64(-1)
-    # the parameters as a tuple of scalars: the stores into row cannot alias them (no reloads per box)
     write_observation(row, EncoderTables(tb.obs_fields, tb.hand_part, tb.scalars),
-                      HandRules(_params_tuple(params), score[h], joker[h], five[h]),
+                      HandRules(params, score[h], joker[h], five[h]),
                       Position(np.int64(h), np.int64(rolls[i]), np.int64(filled[i]), np.int64(upper[i]), five_box,
                                lbits))
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
 def new_game(i, st, tb) -> None:
-    """Game i starts over: empty scorecard, first roll from its own generator."""
-    hand, rolls, filled, scores, upper, bonus, total, steps, rng = st
+    """Game i starts over: empty scorecard, no dice yet (its first roll is :func:`roll_into` from
+    :data:`EMPTY_KEEP`)."""
     for k in range(tb.cfg[C_NUM_CAT]):
-        scores[i, k] = -1
-    filled[i] = 0
-    upper[i] = 0
-    bonus[i] = 0
-    total[i] = 0
-    steps[i] = 0
-    rolls[i] = ROLLS_PER_TURN - 1
-    hand[i] = roll_into(EMPTY_KEEP, _FULL_HAND, rng, i, tb.keep_add, tb.keep_to_hand)
+        st.scores[i, k] = -1
+    st.filled[i] = 0
+    st.upper[i] = 0
+    st.bonus[i] = 0
+    st.total[i] = 0
+    st.steps[i] = 0
+    st.rolls[i] = ROLLS_PER_TURN - 1
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
-def play(i, a, st, tb, mask) -> tuple[int, bool]:
+def play(i, a, st, tb, mask) -> tuple[int, bool, int]:
     """Game i takes action ``a`` as :meth:`yacht_env.env.YachtEnv.step` does (an illegal action is a no-op) and
-    counts the step. Returns (points added, whether the action was illegal)."""
-    hand, rolls, filled, scores, upper, bonus, total, steps, rng = st
+    counts the step; the roll that follows is left to the caller. Returns (points added, whether the action was
+    illegal, the keep to roll the other dice from: -1 for no roll)."""
+    hand, rolls, filled, scores, upper, bonus, total, steps, _ = st
     params, cfg, score, joker, five = tb.params, tb.cfg, tb.score_table, tb.joker_table, tb.five_face
-    pattern_keep, keep_size, keep_add, keep_to_hand = tb.pattern_keep, tb.keep_size, tb.keep_add, tb.keep_to_hand
     ycat = cfg[C_YCAT]
     steps[i] += 1
     pts = 0
     bad = not mask[i, a]  # the mask row is the current game's (the kernels keep it so)
-    if not bad:
-        h = hand[i]
-        if a < NUM_KEEP_ACTIONS:
-            keep = pattern_keep[h, a]
-            hand[i] = roll_into(keep, _FULL_HAND - keep_size[keep], rng, i, keep_add, keep_to_hand)
-            rolls[i] -= 1
-        else:
-            k = a - NUM_KEEP_ACTIONS
-            f = np.int64(filled[i])
-            face = five[h]
-            y50 = ycat >= 0 and scores[i, ycat] == 50
-            pts = points_for(params, score[h], joker[h], face, f, np.int64(upper[i]), y50, k)
-            box = box_score(params, score[h], joker[h], face, f, k)
-            if face > 0 and y50 and params[R.P_FIVE_BONUS] > 0:
-                bonus[i] += 1
-            scores[i, k] = box
-            f |= np.int64(1) << k
-            filled[i] = f
-            if k < R.NUM_UPPER:
-                upper[i] += box
-            total[i] += pts
-            if f == (np.int64(1) << cfg[C_NUM_CAT]) - 1:
-                rolls[i] = 0
-            else:
-                rolls[i] = ROLLS_PER_TURN - 1
-                hand[i] = roll_into(EMPTY_KEEP, _FULL_HAND, rng, i, keep_add, keep_to_hand)
-    return pts, bad
+    if bad:
+        return pts, bad, -1
+    h = hand[i]
+    keep = EMPTY_KEEP  # the dice kept for the roll that follows, if any
+    if a < NUM_KEEP_ACTIONS:
+        keep = tb.pattern_keep[h, a]
+        rolls[i] -= 1
+    else:
+        k = a - NUM_KEEP_ACTIONS
+        f = np.int64(filled[i])
+        face = five[h]
+        y50 = ycat >= 0 and scores[i, ycat] == 50
+        pts = points_for(params, score[h], joker[h], face, f, np.int64(upper[i]), y50, k)
+        box = box_score(params, score[h], joker[h], face, f, k)
+        if face > 0 and y50 and params[R.P_FIVE_BONUS] > 0:
+            bonus[i] += 1
+        scores[i, k] = box
+        f |= np.int64(1) << k
+        filled[i] = f
+        if k < R.NUM_UPPER:
+            upper[i] += box
+        total[i] += pts
+        if f == (np.int64(1) << cfg[C_NUM_CAT]) - 1:
+            rolls[i] = 0
+            return pts, bad, -1
+        rolls[i] = ROLLS_PER_TURN - 1
+    return pts, bad, keep
 
 
 @numba.njit(cache=True, inline="always", _nrt=False)
 def step_game(i: int, a: int, st: GameArrays, tb: TableArrays, out: StepOutputs) -> int:
     """Step game i with action ``a`` (:func:`play`; :data:`RESET_ACTION` starts a new game instead), then, with
-    autoreset, restart it if it ended; writes row i of ``out``. Returns 1 if it ended."""
+    autoreset, restart it if it ended; writes row i of ``out``. Returns 1 if it ended.
+
+    Each helper has one call site (an inlined function is compiled again at every site, which is what a cold start
+    waits for): a game that ends under autoreset goes round the loop twice, its final observation, mask and scorecard
+    first; the roll after an action or a new game is made in the loop."""
     obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask, final_card = out
     filled, scores, upper, bonus, total, steps = st.filled, st.scores, st.upper, st.bonus, st.total, st.steps
     params, cfg = tb.params, tb.cfg
     c = cfg[C_NUM_CAT]
     ended = 0
-    if a == RESET_ACTION:
-        new_game(i, st, tb)
+    keep = -1  # the dice kept for a roll still to make (-1: none)
+    restart = a == RESET_ACTION
+    if restart:
         reward[i] = 0
         illegal[i] = False
         terminated[i] = False
         truncated[i] = False
     else:
-        pts, bad = play(i, a, st, tb, mask)
+        pts, bad, keep = play(i, a, st, tb, mask)
         reward[i] = pts
         illegal[i] = bad
         term = np.int64(filled[i]) == (np.int64(1) << c) - 1
@@ -197,26 +186,32 @@ def step_game(i: int, a: int, st: GameArrays, tb: TableArrays, out: StepOutputs)
         truncated[i] = trunc
         if term or trunc:
             ended = 1
-    lbits = legal(i, st, tb)
-    if ended and cfg[C_AUTORESET]:
-        write_mask(i, lbits, final_mask, st, tb)
-        write_obs_row(final_obs[i], i, lbits, st, tb)
-        for k in range(c):
-            final_card[i, k] = scores[i, k]
-        ub = params[R.P_UPPER_BONUS]
-        final_card[i, c] = ub if ub > 0 and upper[i] >= params[R.P_UPPER_THRESHOLD] else 0
-        final_card[i, c + 1] = bonus[i] * params[R.P_FIVE_BONUS]
-        final_card[i, c + 2] = total[i]
-        new_game(i, st, tb)
-        lbits = legal(i, st, tb)
-    else:  # the final_* arrays are allocated uninitialised: rows of games that did not end hold zeros (plain
-        # loops: fixed 8-float stores measured 0.7 times as fast)
+    final = ended == 1 and cfg[C_AUTORESET] != 0
+    if not final:  # the final_* arrays are allocated uninitialised: rows of games that did not end hold zeros
+        # (plain loops: fixed 8-float stores measured 0.7 times as fast)
         for j in range(final_obs.shape[1]):
             final_obs[i, j] = 0.0
         for j in range(final_mask.shape[1]):
             final_mask[i, j] = False
         for k in range(c + 3):
             final_card[i, k] = 0
-    write_mask(i, lbits, mask, st, tb)
-    write_obs_row(obs[i], i, lbits, st, tb)
-    return ended
+    while True:
+        if restart:
+            new_game(i, st, tb)
+            keep = EMPTY_KEEP
+        if keep >= 0:
+            st.hand[i] = roll_into(keep, _FULL_HAND - tb.keep_size[keep], st.rng, i, tb.keep_add, tb.keep_to_hand)
+            keep = -1
+        lbits = legal(i, st, tb)
+        write_mask(final_mask[i] if final else mask[i], i, lbits, st, tb)
+        write_obs_row(final_obs[i] if final else obs[i], i, lbits, st, tb)
+        if not final:
+            return ended
+        for k in range(c):
+            final_card[i, k] = scores[i, k]
+        ub = params[R.P_UPPER_BONUS]
+        final_card[i, c] = ub if ub > 0 and upper[i] >= params[R.P_UPPER_THRESHOLD] else 0
+        final_card[i, c + 1] = bonus[i] * params[R.P_FIVE_BONUS]
+        final_card[i, c + 2] = total[i]
+        final = False
+        restart = True

@@ -25,6 +25,7 @@ from numba import njit
 from yacht_env.engine.compile import box_score, legal_bits, points_for
 from yacht_env.engine.numba_cache import guard_numba_cache
 from yacht_env.rules import FIVE_KIND_FACE, RuleSet, TurnStartLayout
+from yacht_env.rules import scoring as pure
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
@@ -41,7 +42,7 @@ class RuleTables:
 
 
 @njit(cache=True)
-def _gain(params: np.ndarray, C: int, U: int, V: int) -> np.ndarray:
+def _gain(params: tuple[int, ...], C: int, U: int, V: int) -> np.ndarray:
     out = np.zeros((U, C, V), dtype=np.int32)
     row = np.zeros(C, dtype=np.int32)
     for c in range(C):
@@ -54,7 +55,7 @@ def _gain(params: np.ndarray, C: int, U: int, V: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _five(params: np.ndarray, S: np.ndarray, J: np.ndarray, hands: np.ndarray, faces: np.ndarray, C: int
+def _five(params: tuple[int, ...], S: np.ndarray, J: np.ndarray, hands: np.ndarray, faces: np.ndarray, C: int
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     n = 1 << C
     box = np.zeros((6, n, C), dtype=np.int32)
@@ -83,7 +84,7 @@ def _five(params: np.ndarray, S: np.ndarray, J: np.ndarray, hands: np.ndarray, f
 def rule_tables(rules: RuleSet) -> RuleTables:
     """The :class:`RuleTables` of a rule set (built once)."""
     layout = TurnStartLayout.of(rules)
-    params = np.ascontiguousarray(rules.params, dtype=np.int64)
+    params = tuple(int(p) for p in rules.params)  # the type every kernel passes to the rules (one compiled copy)
     S = np.ascontiguousarray(rules.score_table, dtype=np.int32)
     J = np.ascontiguousarray(rules.joker_table, dtype=np.int32)
     C = rules.num_categories
@@ -96,11 +97,11 @@ def rule_tables(rules: RuleSet) -> RuleTables:
         raise ValueError(f"rules {rules.name!r}: the points of a five of a kind are not its box plus one bonus")
     plain = FIVE_KIND_FACE == 0
     for F in range(0, 1 << C, max(1, (1 << C) // 512)):  # the legal boxes of other hands are the open ones
-        if legal_bits(params, 0, F) != ((1 << C) - 1) & ~F:
+        if pure.legal_bits(params, 0, F) != ((1 << C) - 1) & ~F:  # the rules in Python: a check apart
             raise ValueError(f"rules {rules.name!r}: a hand that is not five of a kind may not fill every open box")
     for u in range(layout.U):  # the points of the other hands are their box plus the gain of its value
         for c in range(C):
-            want = [points_for(params, S[h], J[h], 0, 0, u, False, c) for h in np.flatnonzero(plain)[::7]]
+            want = [pure.points_for(params, S[h], J[h], 0, 0, u, False, c) for h in np.flatnonzero(plain)[::7]]
             if want != [int(S[h, c] + gain[u, c, S[h, c]]) for h in np.flatnonzero(plain)[::7]]:
                 raise ValueError(f"rules {rules.name!r}: points are not the box plus the upper gain")
     open_ = ~((np.arange(1 << C)[:, None] >> np.arange(C)) & 1).astype(bool)

@@ -112,7 +112,7 @@ def _play_turns_kernel(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: K
                     pick -= 1
         face = FIVE_KIND_FACE[h]
         out.points[i] = points_for(tb.params, tb.S[h], tb.J[h], face, F, u, y == 1, c)
-        bx = box_score(tb.params, tb.S[h], tb.J[h], face, F, c)
+        bx = np.int64(box_score(tb.params, tb.S[h], tb.J[h], face, F, c))
         out.F[i] = F | (1 << c)
         out.u[i], out.y[i] = next_turn_start(c, bx, u, y, tb.thr, tb.Y, tb.ycat)
         out.steps[i] = nsteps

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from yacht_env.actions import NUM_KEEP_ACTIONS
-from yacht_env.engine.compile import box_score, legal_bits, next_turn_start, points_for
+from yacht_env.engine.compile import box_score, kernel_only, legal_bits, next_turn_start, points_for
 from yacht_env.engine.numba_cache import guard_numba_cache
 from yacht_env.engine.turn_tables import (
     FIVE_KIND_FACE,
@@ -66,7 +66,7 @@ def score_value(tb: SearchTables, E: np.ndarray, Sh: np.ndarray, Jh: np.ndarray,
     the value of the turn-start state that leads to."""
     F, u, y = key
     pts = points_for(tb.params, Sh, Jh, face, F, u, y == 1, c)
-    box = box_score(tb.params, Sh, Jh, face, F, c)
+    box = np.int64(box_score(tb.params, Sh, Jh, face, F, c))
     u2, y2 = next_turn_start(c, box, u, y, tb.thr, tb.Y, tb.ycat)
     return pts + E[((F | (1 << c)) * tb.U + u2) * tb.Y + y2]
 
@@ -104,7 +104,7 @@ def start_hand_values(params: np.ndarray, Fs: np.ndarray, W: np.ndarray, bits: n
             W[h, b] = NEG_INF
     union = 0
     for b in range(nl):
-        bits[b] = legal_bits(params, 0, Fs[b])
+        bits[b] = legal_bits(params, np.int64(0), Fs[b])  # typed, not literal: one compiled signature
         union |= bits[b]
     return union
 
@@ -118,7 +118,7 @@ def max_by_class(W: np.ndarray, T: np.ndarray, cls: np.ndarray, nl: int) -> None
             W[h, b] = max(W[h, b], T[n, b])
 
 
-@njit(cache=True)
+@kernel_only(_nrt=True)  # it allocates
 def hand_values(tb: SearchTables, E: np.ndarray, lanes: Starts, W: np.ndarray, T: np.ndarray, bits: np.ndarray
                 ) -> None:
     """``W[h, b]`` = best over legal categories of points now + next state value in turn-start state b of
@@ -196,7 +196,7 @@ def _best_subkeep(K: np.ndarray, M: np.ndarray) -> None:
                 M[k, b] = max(M[k, b], M[r, b])
 
 
-@njit(cache=True)
+@kernel_only(_nrt=True)  # it allocates
 def keep_tree(K1: np.ndarray, K2: np.ndarray, M: np.ndarray, start: np.ndarray) -> None:
     """The keep tree of one turn for the lanes of ``K1`` (462, lanes), whose hand rows ``K1[HAND0:]`` hold the
     values of ending the turn with each hand (:func:`hand_values`' ``W``).
@@ -206,10 +206,11 @@ def keep_tree(K1: np.ndarray, K2: np.ndarray, M: np.ndarray, start: np.ndarray) 
     only ``start``, passes one array as all three (``K2`` and ``M`` may be ``K1``)."""
     nl = K1.shape[1]
     acc = np.empty(nl)
-    _expect_keeps(K1, acc)
-    _best_subkeep(K1, K2)  # K2's hand rows: the values of each hand with one roll left
-    _expect_keeps(K2, acc)
-    _best_subkeep(K2, M)  # M's hand rows: with two rolls left
+    src, dst = K1, K2
+    for _ in range(2):  # one call site each: an inlined function is compiled again at every site
+        _expect_keeps(src, acc)
+        _best_subkeep(src, dst)  # dst's hand rows: the values of each hand with one (then two) rolls left
+        src, dst = K2, M
     for b in range(nl):
         start[b] = 0.0
     for h in range(NUM_HANDS):
@@ -288,6 +289,7 @@ def _turn_values_kernel(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: 
     """:func:`turn_values` over the groups."""
     n = starts.F.shape[0]
     groups = (n + LANES - 1) // LANES
+    starts_only = keeps.K2.shape[0] == 0
     lanes = Starts(np.empty(LANES, dtype=np.int64), np.empty(LANES, dtype=np.int64), np.empty(LANES, dtype=np.int64))
     T = np.empty((tb.BOXV.shape[1], LANES))
     bits = np.empty(LANES, dtype=np.int64)
@@ -301,8 +303,12 @@ def _turn_values_kernel(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: 
             lanes.F[b] = starts.F[j]
             lanes.u[b] = starts.u[j]
             lanes.y[b] = starts.y[j]
-        hand_values(tb, E, lanes, keeps.K1[g][HAND0:], T, bits)
-        keep_tree(keeps.K1[g], keeps.K2[g], M, out)
+        K1 = keeps.K1[0 if starts_only else g]
+        hand_values(tb, E, lanes, K1[HAND0:], T, bits)
+        if starts_only:  # in place: only the turn-start values are wanted
+            keep_tree(K1, K1, K1, out)
+        else:
+            keep_tree(K1, keeps.K2[g], M, out)
         for b in range(nl):
             start[lo + b] = out[b]
 
@@ -311,7 +317,8 @@ def turn_values(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: KeepTabl
     """The keep tree of the turn of every state i (turn-start key ``starts[i]``) in groups of ``LANES``: state i lives
     in lane ``i % LANES`` of group ``i // LANES`` of the keep tables (:func:`keep_tables`), and ``start[i]`` gets its
     turn-start value (see :func:`keep_tree`). A last group that is not full repeats its first state in the lanes left
-    over, so that every group is searched at full width."""
+    over, so that every group is searched at full width. Keep tables from ``keep_tables(0)`` keep nothing: only the
+    turn-start values are wanted (the solver), and one group of scratch serves every group."""
     _turn_values_kernel(tb, as_f64(E), as_starts(starts), keeps, start)
 
 
@@ -398,7 +405,10 @@ def search(arrays: TurnArrays, E: np.ndarray, pos: Positions, keep_mask: np.ndar
 
 
 def keep_tables(n: int) -> KeepTables:
-    """Empty :class:`KeepTables` for :func:`turn_values` over ``n`` states."""
+    """Empty :class:`KeepTables` for :func:`turn_values` over ``n`` states; for ``n = 0`` one group of scratch and no
+    ``K2``: the search then keeps only the turn-start values."""
+    if n == 0:
+        return KeepTables(np.empty((1, NUM_KEEPS, LANES)), np.empty((0, NUM_KEEPS, LANES)))
     groups = (n + LANES - 1) // LANES
     return KeepTables(np.empty((groups, NUM_KEEPS, LANES)), np.empty((groups, NUM_KEEPS, LANES)))
 
@@ -421,17 +431,27 @@ class StateTurn:
 def state_turn(arrays: TurnArrays, E: np.ndarray, key: tuple[int, int, int]) -> StateTurn:
     """:class:`StateTurn` of turn-start state ``key`` = (F, u, y) with successor values ``E`` (flat, see
     :class:`~yacht_env.rules.TurnStartLayout`): the same kernels as a batch, on one lane."""
-    tb = arrays.tables
-    one = Starts(*(np.array([k], dtype=np.int64) for k in key))
     K1 = np.empty((NUM_KEEPS, 1))
     K2 = np.empty((NUM_KEEPS, 1))
     start = np.empty(1)
-    hand_values(tb, as_f64(E), one, K1[HAND0:], np.empty((tb.BOXV.shape[1], 1)), np.empty(1, dtype=np.int64))
-    keep_tree(K1, K2, np.empty((NUM_KEEPS, 1)), start)
-    G = successor_table(tb, as_f64(E), tuple(int(k) for k in key))
+    G = _state_turn_kernel(arrays.tables, as_f64(E), tuple(int(k) for k in key), KeepLane(K1, K2, 0), start)
     for a in (G, K1, K2):
         a.setflags(write=False)
     return StateTurn(G, K1, K2, float(start[0]))
+
+
+@njit(cache=True)
+def _state_turn_kernel(tb: SearchTables, E: np.ndarray, key: tuple[int, int, int], lane: KeepLane, start: np.ndarray
+                       ) -> np.ndarray:
+    """:func:`state_turn` on one lane: fills ``lane``'s keep tables and ``start``, returns ``G``."""
+    K1, K2, _ = lane
+    one = Starts(np.full(1, key[0]), np.full(1, key[1]), np.full(1, key[2]))
+    hand_values(tb, E, one, K1[HAND0:], np.empty((tb.BOXV.shape[1], 1)), np.empty(1, dtype=np.int64))
+    keep_tree(K1, K2, np.empty((NUM_KEEPS, 1)), start)
+    G = np.empty((NUM_HANDS, tb.S.shape[1]))
+    for h in range(NUM_HANDS):
+        successor_row(G[h], tb, E, h, key)
+    return G
 
 
 @njit(cache=True)

@@ -70,15 +70,16 @@ for _a in (KEEP_ADD, REMOVE_PTR, REMOVE_IDX, FIVE_KIND_HANDS, PATTERN_KEEP):
 
 
 @njit(cache=True)
-def points_table(params: np.ndarray, S: np.ndarray, J: np.ndarray, U: int) -> np.ndarray:
+def points_table(params: tuple[int, ...], S: np.ndarray, J: np.ndarray, U: int) -> np.ndarray:
     """(U, C, 252) points of each hand in each category for every capped upper total, as ``points_for`` gives them
     to a hand that is not five of a kind (face 0: no Joker, no five-of-a-kind bonus)."""
     C = S.shape[1]
     PT = np.empty((U, C, NUM_HANDS))
+    zero, no = np.int64(0), np.bool_(False)  # typed, not literal: the signature every kernel compiles
     for u in range(U):
         for c in range(C):
             for h in range(NUM_HANDS):
-                PT[u, c, h] = points_for(params, S[h], J[h], 0, 0, u, False, c)
+                PT[u, c, h] = points_for(params, S[h], J[h], zero, zero, u, no, c)
     return PT
 
 
@@ -86,12 +87,13 @@ class SearchTables(NamedTuple):
     """A rule set's tables and turn-start layout as the compiled turn search takes them: one argument (numba compiles
     a named tuple's fields into the kernel like separate arguments).
 
-    ``params``, ``S`` (252, C) and ``J`` (252, C) are the rule set's parameters, score and Joker tables. The hands
+    ``params`` (a tuple of ints, as :class:`~yacht_env.engine.batch.TableArrays` has it), ``S`` (252, C) and ``J``
+    (252, C) are the rule set's parameters, score and Joker tables. The hands
     that are not five of a kind are grouped, per category, by their box score: class ``CLS[c, h]`` of box value
     ``BOXV[c, n]`` (``NV[c]`` classes) scoring ``PTV[u, c, n]`` points at capped upper total ``u``. ``U``, ``Y``,
     ``thr`` and ``ycat`` are the turn-start layout's dimensions (:class:`~yacht_env.rules.TurnStartLayout`)."""
 
-    params: np.ndarray
+    params: tuple[int, ...]
     S: np.ndarray
     J: np.ndarray
     CLS: np.ndarray
@@ -152,7 +154,7 @@ def turn_arrays(rules: RuleSet) -> TurnArrays:
     """The :class:`TurnArrays` of a rule set (built once). Raises ``NotImplementedError`` if some category's points
     are not a function of the box score and the upper total, which the box-score classes need."""
     layout = TurnStartLayout.of(rules)
-    params = np.ascontiguousarray(rules.params, dtype=np.int64)
+    params = tuple(int(p) for p in rules.params)
     S = np.ascontiguousarray(rules.score_table, dtype=np.int32)
     J = np.ascontiguousarray(rules.joker_table, dtype=np.int32)
     PT = points_table(params, S, J, layout.U)
@@ -173,7 +175,7 @@ def turn_arrays(rules: RuleSet) -> TurnArrays:
         CLS[c] = cls
         BOXV[c, : len(vals)] = vals
         PTV[:, c, : len(vals)] = PT[:, c, rep]
-    for a in (params, S, J, CLS, BOXV, NV, PTV):
+    for a in (S, J, CLS, BOXV, NV, PTV):
         a.setflags(write=False)
     U, Y, thr, ycat = (int(d) for d in layout.dims)
     return TurnArrays(rules, layout, SearchTables(params, S, J, CLS, BOXV, NV, PTV, U, Y, thr, ycat))

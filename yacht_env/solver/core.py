@@ -3,7 +3,8 @@
 A turn-start state is the set of filled categories, the upper total capped at the bonus threshold (only for rule
 sets with an upper bonus) and whether the five-of-a-kind box holds 50 (only for rule sets with a five-of-a-kind
 bonus or Joker). Its value is the expected number of points still to come under optimal play. Within a turn the
-solver takes expectations over the 252 hands and the 462 keeps with the keep tree of :mod:`.kernels`.
+solver takes expectations over the 252 hands and the 462 keeps with the turn search of
+:mod:`yacht_env.engine.turn_search`, the same kernel that the optimal player's decisions use.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ import numpy as np
 from yacht_env import dice as D
 from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.engine import turn_search as T
-from yacht_env.engine.turn_tables import PATTERN_KEEP, DecisionRule, KeepLane, turn_arrays
+from yacht_env.engine.notice import SlowNotice
+from yacht_env.engine.turn_tables import PATTERN_KEEP, DecisionRule, KeepLane, Starts, turn_arrays
 from yacht_env.rules import NUM_UPPER, RuleSet, TurnStartLayout, get_rules
-from yacht_env.solver import induction_kernels as K
 from yacht_env.solver import table_cache as _cache
 from yacht_env.state import GameState
 
@@ -75,33 +76,21 @@ def _states(layout: Layout, reach: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (F_of * UY + pos % UY).astype(np.int64), popcount[F_of]
 
 
-def _batches(layout: Layout, states: np.ndarray, layer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The states of each layer in rows of ``LANES`` (a layer's last row padded by repeating its first state), and
-    the row ranges of the layers, fullest scorecard first."""
-    L = K.LANES
-    starts = np.flatnonzero(np.r_[True, layer[1:] != layer[:-1]])
-    sizes = np.diff(np.r_[starts, len(states)])
-    offsets = np.r_[0, np.cumsum((sizes + L - 1) // L)]
-    group = np.repeat(np.arange(len(starts)), sizes)
-    pos = np.arange(len(states)) - starts[group]
-    rows = np.full((offsets[-1], L), -1, dtype=np.int64)
-    rows[offsets[group] + pos // L, pos % L] = states
-    pad = rows < 0
-    rows[pad] = np.broadcast_to(rows[:, :1], rows.shape)[pad]
-    row_layer = layer[starts[np.searchsorted(offsets, np.arange(offsets[-1]), side="right") - 1]]
-    C = layout.num_categories
-    ptr = np.searchsorted(-row_layer, -np.arange(C - 1, -2, -1), side="left").astype(np.int64)
-    return rows, ptr
-
-
 def compute_values(rules: RuleSet) -> np.ndarray:
-    """Solve ``rules``: the (2**C, U, Y) table of turn-start values (NaN for unreachable states)."""
+    """Solve ``rules``: the (2**C, U, Y) table of turn-start values (NaN for unreachable states), by backward induction
+    layer by layer, fullest scorecard first (a layer reads only the layers after it), with the turn search."""
     layout = TurnStartLayout.of(rules)
-    states, layer = _states(layout, _upper_reach(rules))
-    rows, ptr = _batches(layout, states, layer)
     E = np.full(layout.size, np.nan)
     E.reshape(layout.shape)[-1] = 0.0  # every box filled: nothing more to come
-    K.solve_layers(turn_arrays(rules).tables, E, rows, ptr)
+    tb = turn_arrays(rules).tables
+    scratch = T.keep_tables(0)
+    with SlowNotice(f"solving the game exactly ({layout.size:,} turn-start states; once, then cached)"):
+        for states in turn_start_layers(rules):
+            F, rest = np.divmod(states, layout.U * layout.Y)
+            u, y = np.divmod(rest, layout.Y)
+            start = np.empty(len(states))
+            T.turn_values(tb, E, Starts(F, u, y), scratch, start)
+            E[states] = start
     values = E.reshape(layout.shape)
     values.setflags(write=False)
     return values

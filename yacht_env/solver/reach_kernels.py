@@ -45,7 +45,7 @@ def box_step(tb: SearchTables, Sh: np.ndarray, Jh: np.ndarray, face: int, key: t
     state ``key`` = (F, u, y): the rules' own functions."""
     F, u, y = key
     pts = points_for(tb.params, Sh, Jh, face, F, u, y == 1, c)
-    return _successor(tb, key, c, box_score(tb.params, Sh, Jh, face, F, c)), pts
+    return _successor(tb, key, c, np.int64(box_score(tb.params, Sh, Jh, face, F, c))), pts
 
 
 @njit(cache=True, inline="always")

@@ -278,11 +278,17 @@ class YachtVectorEnv(VectorEnv):
         if a.dtype.kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
             raise ValueError(f"actions must be integers in 0..{self.num_actions - 1}, got {a.max()}")
         a = np.ascontiguousarray(a, dtype=np.int64)
-        code, i = K.check_actions(a, self._st, self._tb)
-        if code == 1:
+        outside = np.flatnonzero((a < 0) | (a >= self.num_actions))
+        if outside.size:
+            i = int(outside[0])
             raise ValueError(f"action {int(a[i])} of game {i} is outside the action space: "
                              f"accepted 0..{self.num_actions - 1}")
-        if code == 2:
+        if not self.strict:
+            return a
+        # the held mask is the current games' legal actions (the kernels write it with every step)
+        illegal = np.flatnonzero(~self._mask[np.arange(self.num_envs), a])
+        if illegal.size:
+            i = int(illegal[0])
             st = self.state(i)
             act = int(a[i])
             raise ValueError(f"game {i}: action {act} ({describe_action(act, st)}) is illegal: "
