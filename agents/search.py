@@ -21,6 +21,7 @@ import numpy as np
 from yacht_agents.base import Agent
 from yacht_env import observation as O
 from yacht_env.actions import KEEP_MASK_UNIQUE
+from yacht_env.engine import state_search as ST
 from yacht_env.engine import turn_search as T
 from yacht_env.engine.turn_tables import turn_arrays
 from yacht_env.rules import RuleSet
@@ -127,8 +128,8 @@ class TurnSearchAgent(Agent):
             raise RuntimeError(f"agent {self.name!r} chose illegal action {int(actions[i])} at position {i}")
         return actions
 
-    def turn(self, state: GameState) -> T.StateTurn:
+    def turn(self, state: GameState) -> ST.StateTurn:
         """The search of the turn of ``state`` alone: ``G``, keep values, start value (for inspection and tests)."""
         keys = TurnKeys.from_states([state], self.rules)
-        return T.state_turn(self.arrays, self.successor_values(keys), (int(keys.F[0]), int(keys.u[0]),
+        return ST.state_turn(self.arrays, self.successor_values(keys), (int(keys.F[0]), int(keys.u[0]),
                                                                          int(keys.y[0])))

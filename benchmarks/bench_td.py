@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 from yacht_agents import td_agent
+from yacht_env.engine import state_search as ST
 from yacht_env.engine import turn_search as T
 from yacht_env.engine.turn_tables import Starts, turn_arrays
 from yacht_env.rules import get_rules
@@ -42,7 +43,7 @@ def main() -> None:
     E = np.random.default_rng(0).normal(100, 30, layout.size)
     F, u, y = 0b101, min(10, layout.threshold), 0
     ref = per_call(lambda: T.successor_table(arrays.tables, E, (F, u, y)), 500)
-    one = per_call(lambda: T.state_turn(arrays, E, (F, u, y)), 500)
+    one = per_call(lambda: ST.state_turn(arrays, E, (F, u, y)), 500)
     n = 4096
     rng = np.random.default_rng(1)
     Fs = rng.integers(0, (1 << rs.num_categories) - 1, n)

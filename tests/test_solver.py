@@ -27,6 +27,7 @@ from yacht_env import dice as D
 from yacht_env import rules as R
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask
 from yacht_env.engine import compile as CK
+from yacht_env.engine import state_search as SS
 from yacht_env.engine import turn_search as TS
 from yacht_env.engine import turn_tables as TT
 from yacht_env.rules import FIVE_KIND_FACE, JOKER_NONE, RuleSet
@@ -346,7 +347,7 @@ def test_state_values_equal_reference_turn(request: pytest.FixtureRequest, which
     TS.turn_values(tb, flat, TT.Starts(Fs, us, ys), TT.KeepTables(K1, K2), start)
     for i, (F, u, y) in enumerate(states):
         G = TS.successor_table(tb, flat, (F, u, y))
-        one = TS.state_turn(arrays, flat, (F, u, y))
+        one = SS.state_turn(arrays, flat, (F, u, y))
         np.testing.assert_array_equal(one.G, G)  # what action values use
         assert abs(one.start - sol.values[F, u, y]) < 1e-9
         assert start[i] == one.start

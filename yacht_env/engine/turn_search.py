@@ -15,14 +15,14 @@ value of scoring hand ``h`` in box ``c`` is ``points + E[next turn-start state]`
 vector operation across them; :func:`hand_values` finds the best box of the 246 hands that are not five of a kind
 through small per-category tables of box-score classes (:class:`SearchTables`). The solver sweeps all turn-start
 states with them; :func:`turn_values` and :func:`decide` serve any batch of game states (the optimal, greedy and TD
-agents, and the regret of evaluations); :func:`successor_table` is the plain reference the tests hold the shortcut
-to. Every rule comes from :mod:`yacht_env.rules` through :mod:`yacht_env.engine.compile`.
+agents, and the regret of evaluations), and :mod:`yacht_env.engine.state_search` one state with every action's value;
+:func:`successor_table` is the plain reference the tests hold the shortcut to. Every rule comes from
+:mod:`yacht_env.rules` through :mod:`yacht_env.engine.compile`.
 """
 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -411,57 +411,3 @@ def keep_tables(n: int) -> KeepTables:
         return KeepTables(np.empty((1, NUM_KEEPS, LANES)), np.empty((0, NUM_KEEPS, LANES)))
     groups = (n + LANES - 1) // LANES
     return KeepTables(np.empty((groups, NUM_KEEPS, LANES)), np.empty((groups, NUM_KEEPS, LANES)))
-
-
-# ---- one state ----------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StateTurn:
-    """The search of one turn from one turn-start state: ``G[h, c]`` points of hand h in box c plus the next
-    state's value (``-inf`` where illegal), ``keep1`` / ``keep2`` (462, 1) the value of each keep with one / two rolls
-    left, ``start`` the state's value."""
-
-    G: np.ndarray
-    keep1: np.ndarray
-    keep2: np.ndarray
-    start: float
-
-
-def state_turn(arrays: TurnArrays, E: np.ndarray, key: tuple[int, int, int]) -> StateTurn:
-    """:class:`StateTurn` of turn-start state ``key`` = (F, u, y) with successor values ``E`` (flat, see
-    :class:`~yacht_env.rules.TurnStartLayout`): the same kernels as a batch, on one lane."""
-    K1 = np.empty((NUM_KEEPS, 1))
-    K2 = np.empty((NUM_KEEPS, 1))
-    start = np.empty(1)
-    G = _state_turn_kernel(arrays.tables, as_f64(E), tuple(int(k) for k in key), KeepLane(K1, K2, 0), start)
-    for a in (G, K1, K2):
-        a.setflags(write=False)
-    return StateTurn(G, K1, K2, float(start[0]))
-
-
-@njit(cache=True)
-def _state_turn_kernel(tb: SearchTables, E: np.ndarray, key: tuple[int, int, int], lane: KeepLane, start: np.ndarray
-                       ) -> np.ndarray:
-    """:func:`state_turn` on one lane: fills ``lane``'s keep tables and ``start``, returns ``G``."""
-    K1, K2, _ = lane
-    one = Starts(np.full(1, key[0]), np.full(1, key[1]), np.full(1, key[2]))
-    hand_values(tb, E, one, K1[HAND0:], np.empty((tb.BOXV.shape[1], 1)), np.empty(1, dtype=np.int64))
-    keep_tree(K1, K2, np.empty((NUM_KEEPS, 1)), start)
-    G = np.empty((NUM_HANDS, tb.S.shape[1]))
-    for h in range(NUM_HANDS):
-        successor_row(G[h], tb, E, h, key)
-    return G
-
-
-@njit(cache=True)
-def state_action_values(G: np.ndarray, lane: KeepLane, h: int, rolls: int, rule: DecisionRule, values: np.ndarray
-                        ) -> int:
-    """The action (:func:`choose` with ``rule``) with hand ``h`` and ``rolls`` rolls left in the turn of a
-    :class:`StateTurn`; ``values`` (32 + C) gets every action's value still to come (``-inf`` where illegal)."""
-    legal = np.empty(values.shape[0], dtype=np.bool_)
-    action_row(values, legal, G[h], lane, h, rolls, rule.keep_mask)
-    for a in range(values.shape[0]):
-        if not legal[a]:
-            values[a] = NEG_INF
-    return choose(values, legal, rule.prefer_score, rule.tol)

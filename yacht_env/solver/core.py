@@ -18,6 +18,7 @@ import numpy as np
 
 from yacht_env import dice as D
 from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
+from yacht_env.engine import state_search as ST
 from yacht_env.engine import turn_search as T
 from yacht_env.engine.notice import SlowNotice
 from yacht_env.engine.turn_tables import PATTERN_KEEP, DecisionRule, KeepLane, Starts, turn_arrays
@@ -104,7 +105,7 @@ def turn_start_layers(rules: RuleSet) -> list[np.ndarray]:
     return np.split(states, cuts)
 
 
-TurnTables = T.StateTurn  # the solver's name for the search of one turn
+TurnTables = ST.StateTurn  # the solver's name for the search of one turn
 
 
 _HAND_OF: dict[tuple[int, ...], int] = {tuple(int(f) for f in h): i for i, h in enumerate(D.HANDS)}
@@ -187,7 +188,7 @@ class Solution:
             raise ValueError(f"no turn starts from filled bits {filled_bits:#x}, upper total {upper_total}, "
                              f"Yahtzee box {yahtzee_box} under rules {self.rules.name!r}: the game is over or the "
                              "scorecard is impossible")
-        t = T.state_turn(turn_arrays(self.rules), self._flat, key)
+        t = ST.state_turn(turn_arrays(self.rules), self._flat, key)
         self._turns[key] = t
         if len(self._turns) > TURN_CACHE_SIZE:
             self._turns.popitem(last=False)
@@ -235,7 +236,7 @@ class Solution:
             raise ValueError("the game is over: there is no action to take")
         t = self._turn_of(state)
         values = np.empty(NUM_KEEP_ACTIONS + self.rules.num_categories)
-        return int(T.state_action_values(t.G, KeepLane(t.keep1, t.keep2, 0), _HAND_OF[state.dice], state.rolls_left,
+        return int(ST.state_action_values(t.G, KeepLane(t.keep1, t.keep2, 0), _HAND_OF[state.dice], state.rolls_left,
                                          _OPTIMAL, values))
 
 
