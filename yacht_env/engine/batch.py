@@ -17,12 +17,12 @@ import numpy as np
 
 from yacht_env import dice as D
 from yacht_env import observation as O
-from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
+from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE
 from yacht_env.rules import FIVE_KIND_FACE, RuleSet
 from yacht_env.state import GameState
 
 # cfg: integer configuration of a batch (one int64 array, so the kernels take few arguments)
-C_NUM_CAT, C_NUM_ACT, C_OBS, C_YCAT, C_MAX_STEPS, C_STRICT, C_AUTORESET = range(7)
+C_NUM_CAT, C_YCAT, C_MAX_STEPS, C_AUTORESET = range(4)
 MAX_STEPS_LIMIT = 2**31 - 1
 """The largest ``max_steps``: a batch counts the steps of an episode in int32."""
 
@@ -91,7 +91,7 @@ class StepOutputs(NamedTuple):
 
 @dataclass(frozen=True)
 class Tables:
-    """Read-only arrays the kernels read, built once per (rules, unique_keeps, max_steps, strict, autoreset)."""
+    """Read-only arrays the kernels read, built once per (rules, unique_keeps, max_steps, autoreset)."""
 
     params: tuple[int, ...]  # RuleSet.params as ints
     cfg: np.ndarray  # int64 configuration, indices C_*
@@ -115,18 +115,15 @@ class Tables:
 
 
 @functools.cache
-def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, strict: bool, autoreset: bool = True) -> Tables:
+def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, autoreset: bool = True) -> Tables:
     """The kernels' tables and configuration for a rule set and the env's options (built once per combination and
     shared: every array is read-only). ``autoreset``: a game that ends starts over in the same step (the vector
     environment); else it stays over."""
     enc = O.encoding_tables(rules)
-    cfg = np.zeros(7, dtype=np.int64)
+    cfg = np.zeros(4, dtype=np.int64)
     cfg[C_NUM_CAT] = rules.num_categories
-    cfg[C_NUM_ACT] = NUM_KEEP_ACTIONS + rules.num_categories
-    cfg[C_OBS] = O.size(rules)
     cfg[C_YCAT] = rules.five_kind_category
     cfg[C_MAX_STEPS] = max_steps
-    cfg[C_STRICT] = int(strict)
     cfg[C_AUTORESET] = int(autoreset)
     cfg.setflags(write=False)
     return Tables(

@@ -34,8 +34,8 @@ _INTERNAL = {"nopython": True, "_nrt": False, "no_cpython_wrapper": True, "no_cf
 
 class KernelOnly(CPUDispatcher):
     """A numba dispatcher with no Python or C entry point: it compiles only into the kernels that call it (no code
-    of its own to build: the stages of a cold start compiled 1.1-1.4 s less). Called from Python it raises instead
-    of crashing, as numba's own ``no_cpython_wrapper`` would."""
+    of its own to build: the stages of a cold start compiled 1.1-1.4 s less). Called from Python it raises a
+    ``TypeError``; a plain numba dispatcher without its Python entry point would crash the interpreter."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         f = self.py_func

@@ -111,7 +111,7 @@ class YachtVectorEnv(VectorEnv):
             self.single_observation_space = self.objective.space(self.single_observation_space)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self._t = make_tables(self.rules, self.unique_keeps, self.max_steps, self.strict)
+        self._t = make_tables(self.rules, self.unique_keeps, self.max_steps)
         self._b = Batch.empty(self.num_envs, c)
         self._st, self._tb = self._b.arrays(), self._t.arrays()
         self._mask = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)
