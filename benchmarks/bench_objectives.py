@@ -4,9 +4,10 @@
 
 Rule sets whose tables fit the memory limit (``YACHT_ENV_TABLE_GB``, default 4 GB: Yacht and Knizia's Yacht) are
 solved whole, with no disk cache, and P*(T) is printed for a few targets. For the others (Yahtzee 13.2 GB, Yatzy
-6.3 GB) the sweep's kernels run on a sample of states of the fullest layer of the largest size (a zeroed table
-stands in for the successors: the work per state does not depend on their values) and the whole sweep's time on
-one thread is extrapolated from the time per state and the number of states.
+6.3 GB) the sweep's kernels run on one thread on a sample of states spread over every layer (a zeroed table stands
+in for the successors: the work per state does not depend on their values), and the whole sweep's time is
+extrapolated from the time per state and the number of states, divided among the sweep's threads
+(``numba.get_num_threads()``: the states of a layer are shared among them).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import time
 
+import numba
 import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
@@ -59,29 +61,36 @@ def whole(rules: str) -> dict:
 
 
 def sampled(rules: str, sample: int) -> dict:
-    """Time per state of both sweeps on ``sample`` states, extrapolated to every state."""
+    """Time per state of both sweeps on ``sample`` states spread over every layer (each searched up to its own most
+    points still to come, as in the whole sweep), on one thread, extrapolated to every state and divided among the
+    sweep's threads."""
+    from yacht_env.solver.reach import most_points
+
     rs = get_rules(rules)
     layout = TurnStartLayout.of(rs)
     tb = turn_arrays(rs).tables
-    layers = turn_start_layers(rs)
-    biggest = max(layers, key=len)
-    states = np.ascontiguousarray(biggest[:: max(1, len(biggest) // sample)][:sample])
+    every = np.concatenate(turn_start_layers(rs))
+    t0 = time.perf_counter()
+    most = most_points(rs)
+    t_most = time.perf_counter() - t0
+    states = np.ascontiguousarray(every[:: max(1, len(every) // sample)][:sample])
     N = max_score(rs) + 2
     table = np.zeros((layout.size, N))  # untouched pages cost no memory
     E = np.zeros(layout.size)
     mask = np.ascontiguousarray(KEEP_MASK_UNIQUE)
-    RK.reach_layers(tb, table, [states[:2]])  # compile
+    RK.reach_rows(tb, table, states[:2], most)  # compile
     t0 = time.perf_counter()
-    RK.reach_rows(tb, table, states)
+    RK.reach_rows(tb, table, states, most)
     per_reach = (time.perf_counter() - t0) / len(states)
-    DK.distribution_layers(tb, E, table, [states[:2]], mask)
+    DK.distribution_rows(tb, E, table, states[:2], mask, most)
     t0 = time.perf_counter()
-    DK.distribution_rows(tb, E, table, states, mask)
+    DK.distribution_rows(tb, E, table, states, mask, most)
     per_dist = (time.perf_counter() - t0) / len(states)
-    n = sum(len(x) for x in layers)
+    n, threads = len(every), numba.get_num_threads()
     return {"rules": rs.name, "mode": f"sampled {len(states)} states", "states": n, "table_mb": table_bytes(rs) / 1e6,
-            "reach_ms_per_state": 1e3 * per_reach, "distribution_ms_per_state": 1e3 * per_dist,
-            "reach_hours_one_thread": per_reach * n / 3600, "distribution_hours_one_thread": per_dist * n / 3600}
+            "most_points_s": t_most, "reach_ms_per_state": 1e3 * per_reach,
+            "distribution_ms_per_state": 1e3 * per_dist, "threads": threads,
+            "reach_hours": per_reach * n / 3600 / threads, "distribution_hours": per_dist * n / 3600 / threads}
 
 
 def main(argv: list[str] | None = None) -> int:

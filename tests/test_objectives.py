@@ -15,7 +15,8 @@ from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.rules import get_rules
 from yacht_env.solver import distribution_table, score_distribution, solve
-from yacht_env.solver.reach import solve_reach
+from yacht_env.solver.distribution import compute_distribution
+from yacht_env.solver.reach import compute_reach, max_score, most_points, solve_reach
 from yacht_env.state import GameState, new_game, reroll_pattern, score_category
 
 
@@ -170,6 +171,39 @@ def test_reach_is_at_least_the_expected_score_players(rules: str) -> None:
     assert (best[:n] > plain[:n] + 0.01).any()
     assert best[0] == 1.0 and best[-1] == 0.0
     assert (np.diff(best) <= 1e-15).all()
+
+
+@pytest.mark.parametrize("rules", ["yacht", "knizia"])
+def test_most_points_is_the_exact_bound_of_both_tables(rules: str) -> None:
+    """``most_points[s]`` is exact: ``most_points[s]`` more points can be reached from every reachable state (with
+    some probability), one more cannot, and no score beyond it has probability; at the start it is the highest
+    score of the rules."""
+    reach, dist = solve_reach(rules), distribution_table(rules)
+    most = most_points(get_rules(rules))
+    ok = np.isfinite(np.asarray(solve(rules).values).reshape(-1))
+    for s in np.flatnonzero(ok):
+        assert reach.table[s, most[s]] > 0 and not reach.table[s, most[s] + 1:].any(), s
+        assert not dist.table[s, most[s] + 1:].any(), s
+    assert most[0] == max_score(get_rules(rules)) == reach.width - 2
+    assert (reach.table[ok] > 0).sum(axis=1).tolist() == (most[ok] + 1).tolist()
+
+
+def test_the_sweeps_do_not_depend_on_the_thread_count() -> None:
+    """The states of a layer are dealt out among threads: one thread and two give the same tables, bit for bit."""
+    import numba
+
+    rs = get_rules("knizia")
+    before = numba.get_num_threads()
+    tables = []
+    for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+        numba.set_num_threads(threads)
+        try:
+            tables.append((compute_reach(rs), compute_distribution(solve(rs))))
+        finally:
+            numba.set_num_threads(before)
+    np.testing.assert_array_equal(tables[0][0], tables[1][0])
+    np.testing.assert_array_equal(tables[0][1], tables[1][1])
+    np.testing.assert_array_equal(tables[0][0], solve_reach("knizia").table)
 
 
 def test_reach_action_probabilities_match_their_definition() -> None:

@@ -17,7 +17,7 @@ from tqdm import tqdm
 from yacht_agents.loader import as_agent
 from yacht_env.engine.numba_cache import Stopwatch
 from yacht_env.rules import RuleSet, get_rules
-from yacht_env.solver import ReachSolution, distribution_table, solve_reach
+from yacht_env.solver import ReachSolution, score_distribution, solve_reach
 from yacht_env.state import GameState
 from yacht_tools.evaluation import MAX_EPISODES, play_python
 from yacht_tools.regret import DECISIONS, RegretTally
@@ -71,6 +71,7 @@ def evaluate_reach(agent: Any, rules: str | RuleSet, episodes: int, target: int,
     seed = check_seed(seed)
     if isinstance(target, bool) or not isinstance(target, (int, np.integer)) or target < 0:
         raise ValueError(f"target must be a non-negative integer (a final score), got {target!r}")
+    plain = score_distribution(rs).at_least()  # first: one table of up to 13 GB in memory at a time
     reach = solve_reach(rs)
     agent = as_agent(agent, rs, seed)
     tally = RegretTally(rs, n) if regret else None
@@ -80,7 +81,6 @@ def evaluate_reach(agent: Any, rules: str | RuleSet, episodes: int, target: int,
         finals = play_python(agent, rs, seed, n, tally=tally, solution=values if regret else None, progress=bar)
     hits = int((finals.totals >= target).sum())
     best = reach.probability(int(target))
-    plain = distribution_table(rs).start.at_least()
     lo, hi = wilson_interval(hits, n)
     result: dict[str, Any] = {
         "agent": agent.name, "rules": rs.name, "seed": seed, "episodes": n, "objective": "reach",

@@ -19,7 +19,7 @@ from yacht_env.engine.turn_tables import turn_arrays
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.solver import distribution_kernels as DK
 from yacht_env.solver.core import Solution, solve, turn_start_layers
-from yacht_env.solver.reach import cached_table, check_table_memory, max_score
+from yacht_env.solver.reach import cached_table, check_table_memory, max_score, most_points
 from yacht_env.state import GameState
 
 __all__ = ["DistributionTable", "ScoreDistribution", "distribution_table", "score_distribution"]
@@ -99,17 +99,21 @@ def compute_distribution(solution: Solution) -> np.ndarray:
     D[final] = 0.0
     D[final, 0] = 1.0
     E = np.ascontiguousarray(solution.values, dtype=np.float64).reshape(-1)
-    DK.distribution_layers(turn_arrays(rules).tables, E, D, turn_start_layers(rules), _KEEP_MASK)
+    DK.distribution_layers(turn_arrays(rules).tables, E, D, turn_start_layers(rules), _KEEP_MASK,
+                           most_points(rules))
     D.setflags(write=False)
     return D
 
 
+def _load(rules: RuleSet) -> tuple[np.ndarray, float]:
+    """The table of ``rules`` from the disk cache, else computed and saved; with the seconds it took."""
+    sol = solve(rules)
+    return cached_table(rules, "distribution", lambda: compute_distribution(sol), (sys.modules[__name__], DK))
+
+
 @lru_cache(maxsize=2)
 def _memo(rules: RuleSet) -> DistributionTable:
-    sol = solve(rules)
-    table, seconds = cached_table(rules, "distribution", lambda: compute_distribution(sol),
-                                  (sys.modules[__name__], DK))
-    return DistributionTable(sol, table, seconds)
+    return DistributionTable(solve(rules), *_load(rules))
 
 
 def distribution_table(rules: str | RuleSet) -> DistributionTable:
@@ -120,7 +124,11 @@ def distribution_table(rules: str | RuleSet) -> DistributionTable:
 
 
 def score_distribution(state_or_rules: GameState | str | RuleSet) -> ScoreDistribution:
-    """The exact final-score distribution of a new game of the given rules, or from a given state."""
+    """The exact final-score distribution of a new game of the given rules, or from a given state. For a new game
+    only the start's row is kept (the table, up to 13 GB, is loaded or computed, then let go), so that a caller can
+    hold another table of that size beside it."""
     if isinstance(state_or_rules, GameState):
         return distribution_table(state_or_rules.rules).of_state(state_or_rules)
-    return distribution_table(state_or_rules).start
+    rs = get_rules(state_or_rules)
+    check_table_memory(rs, "the score distribution")
+    return ScoreDistribution(_load(rs)[0][0].copy())

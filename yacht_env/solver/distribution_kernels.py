@@ -33,7 +33,7 @@ from yacht_env.engine.turn_search import (
     keep_tree,
     successor_row,
 )
-from yacht_env.solver.reach_kernels import box_step
+from yacht_env.solver.reach_kernels import box_step, sweep_layers
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
@@ -68,9 +68,9 @@ def _follow(out: np.ndarray, a: int, h: int, Kd: np.ndarray, D: np.ndarray, tb: 
 def turn_distribution(tb: SearchTables, E: np.ndarray, D: np.ndarray, s: int, keep_mask: np.ndarray, want_h: int,
                       want_rolls: int, out: np.ndarray) -> None:
     """``out[x]`` = P(x more points) from turn-start state ``s`` (``want_h < 0``), or from hand ``want_h`` with
-    ``want_rolls`` rolls left in its turn, under the solver's decisions; ``D`` holds the rows of the states the turn
-    leads to."""
-    N = D.shape[1]
+    ``want_rolls`` rolls left in its turn, under the solver's decisions, for x < len(out) (no more than ``D``'s width:
+    a shorter ``out`` leaves out scores that cannot occur); ``D`` holds the rows of the states the turn leads to."""
+    N = out.shape[0]
     C = tb.S.shape[1]
     K1 = np.empty((NUM_KEEPS, 1))
     K2 = np.empty((NUM_KEEPS, 1))
@@ -122,16 +122,19 @@ def turn_distribution(tb: SearchTables, E: np.ndarray, D: np.ndarray, s: int, ke
 
 
 @njit(cache=True, nogil=True)
-def distribution_rows(tb: SearchTables, E: np.ndarray, D: np.ndarray, states: np.ndarray, keep_mask: np.ndarray
-                      ) -> None:
-    """Each of ``states`` gets its row ``D[s, :]``."""
+def distribution_rows(tb: SearchTables, E: np.ndarray, D: np.ndarray, states: np.ndarray, keep_mask: np.ndarray,
+                      most: np.ndarray) -> None:
+    """Each of ``states`` gets its row ``D[s, :]``: the scores ``0 .. most[s]`` searched, 0 beyond."""
     for i in range(states.shape[0]):
-        turn_distribution(tb, E, D, states[i], keep_mask, -1, 0, D[states[i]])
+        s = states[i]
+        L = most[s] + 1
+        turn_distribution(tb, E, D, s, keep_mask, -1, 0, D[s, :L])
+        for x in range(L, D.shape[1]):
+            D[s, x] = 0.0
 
 
 def distribution_layers(tb: SearchTables, E: np.ndarray, D: np.ndarray, layers: list[np.ndarray],
-                        keep_mask: np.ndarray) -> None:
-    """Backward induction of the distributions, fullest scorecard first (see :mod:`.distribution`)."""
-    for states in layers:
-        if len(states):
-            distribution_rows(tb, E, D, states, keep_mask)
+                        keep_mask: np.ndarray, most: np.ndarray) -> None:
+    """Backward induction of the distributions (:func:`~.reach_kernels.sweep_layers`; see :mod:`.distribution`);
+    ``most[s]``: the most points still to come from s."""
+    sweep_layers(lambda states: distribution_rows(tb, E, D, states, keep_mask, most), layers)

@@ -32,7 +32,8 @@ from yacht_env.solver import table_cache as _cache
 from yacht_env.solver.core import turn_start_layers
 from yacht_env.state import GameState
 
-__all__ = ["MEMORY_ENV", "ReachSolution", "check_table_memory", "max_score", "solve_reach", "table_bytes"]
+__all__ = ["MEMORY_ENV", "ReachSolution", "check_table_memory", "max_score", "most_points", "solve_reach",
+           "table_bytes"]
 
 _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
 
@@ -138,6 +139,15 @@ class ReachSolution:
                            np.array([s.rolls_left for s in states]), values)
 
 
+@lru_cache(maxsize=2)
+def most_points(rules: RuleSet) -> np.ndarray:
+    """``most[s]``: the most points still to come from turn-start state s (flat), exactly; beyond it the reach and
+    distribution rows of s are 0, so their sweeps search only the needs (or scores) up to it."""
+    most = RK.most_points_layers(turn_arrays(rules).tables, TurnStartLayout.of(rules).size, turn_start_layers(rules))
+    most.setflags(write=False)
+    return most
+
+
 def compute_reach(rules: RuleSet) -> np.ndarray:
     """The (size, N) reach table of ``rules`` (see :class:`ReachSolution`)."""
     layout = TurnStartLayout.of(rules)
@@ -146,7 +156,7 @@ def compute_reach(rules: RuleSet) -> np.ndarray:
     final = layout.final_states()
     R[final] = 0.0
     R[final, 0] = 1.0
-    RK.reach_layers(turn_arrays(rules).tables, R, turn_start_layers(rules))
+    RK.reach_layers(turn_arrays(rules).tables, R, turn_start_layers(rules), most_points(rules))
     R.setflags(write=False)
     return R
 

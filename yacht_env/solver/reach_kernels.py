@@ -9,6 +9,10 @@ side by side as its lanes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
 import numpy as np
 from numba import njit
 
@@ -35,7 +39,7 @@ from yacht_env.engine.turn_search import (
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
-__all__ = ["box_step", "reach_decide", "reach_hand_values", "reach_layers", "reach_row"]
+__all__ = ["box_step", "most_points_layers", "reach_decide", "reach_hand_values", "reach_layers", "reach_row"]
 
 
 @njit(cache=True, inline="always")
@@ -105,37 +109,78 @@ def reach_row(out: np.ndarray, tb: SearchTables, R: np.ndarray, h: int, key: tup
 
 
 @njit(cache=True, nogil=True)
-def reach_rows(tb: SearchTables, R: np.ndarray, states: np.ndarray) -> None:
-    """Each of ``states`` gets its row ``R[s, :]``: every need at once, as the lanes of the turn search."""
+def reach_rows(tb: SearchTables, R: np.ndarray, states: np.ndarray, most: np.ndarray) -> None:
+    """Each of ``states`` gets its row ``R[s, :]``: the needs ``0 .. most[s]`` at once, as the lanes of the turn
+    search, and 0 beyond (more than the most points still to come cannot be reached)."""
     N = R.shape[1]
-    K = np.empty((NUM_KEEPS, N))
-    T = np.empty((max(tb.BOXV.shape[1], tb.S.shape[1]), N))
+    rows = max(tb.BOXV.shape[1], tb.S.shape[1])
+    Kb, Tb = np.empty(NUM_KEEPS * N), np.empty(rows * N)  # scratch, viewed at each state's width
     out = np.empty(N)
-    needs = np.arange(N)
     lanes = Starts(np.empty(N, dtype=np.int64), np.empty(N, dtype=np.int64), np.empty(N, dtype=np.int64))
+    needs = np.arange(N)
     bits = np.empty(N, dtype=np.int64)
+    Y = tb.Y
+    UY = tb.U * Y
+    for i in range(states.shape[0]):
+        s = states[i]
+        L = most[s] + 1
+        F = s // UY
+        r = s - F * UY
+        lanes.F[:] = F
+        lanes.u[:] = r // Y
+        lanes.y[:] = r - (r // Y) * Y
+        K = Kb[:NUM_KEEPS * L].reshape((NUM_KEEPS, L))
+        reach_hand_values(tb, R, Starts(lanes.F[:L], lanes.u[:L], lanes.y[:L]), needs[:L], K[HAND0:],
+                          Tb[:rows * L].reshape((rows, L)), bits[:L])
+        keep_tree(K, K, K, out[:L])
+        for n in range(L):
+            R[s, n] = out[n]
+        for n in range(L, N):
+            R[s, n] = 0.0
+        R[s, 0] = 1.0  # nothing more needed: reached whatever happens (the search gives 1 too)
+
+
+def sweep_layers(rows: Callable[[np.ndarray], None], layers: list[np.ndarray]) -> None:
+    """Backward induction: ``rows(states)`` for each layer of flat state indices, fullest scorecard first (a layer
+    reads only the layers before it). The states of a layer are independent: they are dealt out among
+    ``numba.get_num_threads()`` threads, whose kernels release the GIL (1.9x on this 2-core machine)."""
+    threads = numba.get_num_threads()
+    with ThreadPoolExecutor(threads) as pool:
+        for states in (s for s in layers if len(s)):
+            list(pool.map(rows, [np.ascontiguousarray(states[t::threads]) for t in range(min(threads, len(states)))]))
+
+
+def reach_layers(tb: SearchTables, R: np.ndarray, layers: list[np.ndarray], most: np.ndarray) -> None:
+    """The reach table's backward induction (:func:`sweep_layers`); ``most[s]``: the most points still to come from
+    s (:func:`most_points_layers`)."""
+    sweep_layers(lambda states: reach_rows(tb, R, states, most), layers)
+
+
+@njit(cache=True, nogil=True)
+def most_points_rows(tb: SearchTables, most: np.ndarray, states: np.ndarray) -> None:
+    """``most[s]`` for each of ``states``: the best, over every hand and every box the rules allow it in, of its
+    points plus the most still to come from the state it leads to (any hand can be rolled)."""
     Y = tb.Y
     UY = tb.U * Y
     for i in range(states.shape[0]):
         s = states[i]
         F = s // UY
         r = s - F * UY
-        lanes.F[:] = F
-        lanes.u[:] = r // Y
-        lanes.y[:] = r - (r // Y) * Y
-        reach_hand_values(tb, R, lanes, needs, K[HAND0:], T, bits)
-        keep_tree(K, K, K, out)
-        for n in range(N):
-            R[s, n] = out[n]
-        R[s, 0] = 1.0  # nothing more needed: reached whatever happens (the search gives 1 too)
+        outcomes = turn_outcomes(tb, (F, r // Y, r - (r // Y) * Y))
+        best = 0
+        for j in range(outcomes.shape[0]):
+            best = max(best, outcomes[j, 1] + most[outcomes[j, 0]])
+        most[s] = best
 
 
-def reach_layers(tb: SearchTables, R: np.ndarray, layers: list[np.ndarray]) -> None:
-    """Backward induction: ``layers`` hold flat state indices, fullest scorecard first; a layer reads only the
-    layers before it."""
+def most_points_layers(tb: SearchTables, size: int, layers: list[np.ndarray]) -> np.ndarray:
+    """``most[s]``, the most points still to come from turn-start state s, exactly (0 where the game is over or no
+    game goes): the bound beyond which the reach and distribution tables hold only zeros."""
+    most = np.zeros(size, dtype=np.int64)
     for states in layers:
         if len(states):
-            reach_rows(tb, R, states)
+            most_points_rows(tb, most, states)
+    return most
 
 
 @njit(cache=True, nogil=True)

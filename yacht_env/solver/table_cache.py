@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import io
 import json
 import os
 import re
@@ -82,29 +83,33 @@ def _header(rules: R.RuleSet, key: str, values: np.ndarray) -> dict[str, object]
         "shape": list(values.shape),
         "dtype": "<f8",
         "nbytes": int(values.nbytes),
-        "sha256": hashlib.sha256(values.tobytes()).hexdigest(),
+        "sha256": hashlib.sha256(values).hexdigest(),  # the buffer itself: no copy
     }
 
 
-def _read_bounded(path: Path, limit: int) -> bytes | None:
+def _read_bounded(path: Path, limit: int) -> bytearray | None:
     """At most ``limit`` bytes of the regular file at ``path`` (``None`` if it is missing, unreadable or not a
     regular file: a folder, a device such as ``/dev/zero``, a pipe). Opened without blocking, so that a pipe
-    cannot hang the reader."""
+    cannot hang the reader. Read in place into one buffer: a table of many GB is held once, not twice."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             return None
-        chunks, left = [], limit
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 24))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        data = bytearray(min(limit, info.st_size))
+        view, got = memoryview(data), 0
+        with io.FileIO(fd, closefd=False) as f:
+            while got < len(data):
+                n = f.readinto(view[got : got + (1 << 24)])
+                if not n:
+                    break
+                got += n
+        view.release()
+        del data[got:]  # a file cut short while it was read
+        return data
     except OSError:
         return None
     finally:
@@ -162,7 +167,7 @@ def save(rules: R.RuleSet, values: np.ndarray, key: str | None = None) -> Path |
         f.write(MAGIC)
         f.write(len(header).to_bytes(_HEADER_LEN_BYTES, "little"))
         f.write(header)
-        f.write(values.tobytes())
+        f.write(values.data)  # no copy of a table of many GB
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -110,15 +110,16 @@ def _run_distribution(args: argparse.Namespace, base: dict[str, Any]) -> int:
 def _run_reach(args: argparse.Namespace, base: dict[str, Any], target: int) -> int:
     from yacht_env.solver.reach import solve_reach
 
+    expected_player = None
+    if args.plot or args.json is not None:  # first: one table of up to 13 GB in memory at a time
+        from yacht_env.solver.distribution import score_distribution
+
+        expected_player = score_distribution(args.rules).at_least()
     with Stopwatch() as sw:
         rs = solve_reach(args.rules)
     p = rs.probability(target)
     result = base | {"objective": "reach", "target": target, "probability": p, "seconds": round(sw.seconds, 6)}
-    expected_player = None
-    if args.plot or args.json is not None:
-        from yacht_env.solver.distribution import distribution_table
-
-        expected_player = distribution_table(args.rules).start.at_least()
+    if expected_player is not None:
         result["expected_score_player_probability"] = float(expected_player[target]) if target < len(
             expected_player) else 0.0
     _emit(result, args.json)
