@@ -348,6 +348,26 @@ def test_play_hint_speaks_of_the_objective() -> None:
     assert any("P(win), estimated" in x for x in out)
 
 
+def test_the_coach_speaks_the_language_of_the_game() -> None:
+    """The coach's hint and a replay's objective notes are in the language asked; the replay's record keeps the
+    objective in English (data)."""
+    from yacht_tools.coach import Coach
+    from yacht_tools.play import play_game
+    from yacht_tools.replay import format_replay, replay_game
+
+    out: list[str] = []
+    lines = iter(["hint", "quit"])
+    play_game("yacht", 1, hint=True, read=lambda _: next(lines), write=out.append, lang="et",
+              coach=Coach("yacht", "reach", 180, lang="et"))
+    hints = [x for x in out if x.startswith("Treener, P(lõpptulemus >= 180): ")]
+    assert len(hints) == 2 and "oodatav" in hints[0] and "expected" not in hints[0] and "Coach" not in "".join(out)
+    record = replay_game("optimal-reach:180", "yacht", 4, coach=Coach("yacht", "reach", 180, lang="el"))
+    text = format_replay(record, lang="el")
+    assert "P(τελικό σκορ >= 180)" in text and "καλύτερη" in text and "P(final >= 180)" not in text
+    assert record["turns"][0]["decisions"][0]["coach"]["objective"] == "P(final >= 180)"
+    assert Coach("yacht", "win", lang="te").what("te") == "P(గెలుపు), అంచనా"
+
+
 def test_objective_agents_play_tournaments() -> None:
     """Both agents at a table of three with the optimal player: every game played, the win shares add up."""
     from yacht_tools.tournament import run_tournament

@@ -7,11 +7,12 @@ probability of reaching T after the move played and after the best move for it. 
 (:mod:`yacht_env.solver.reach`); win probabilities are the estimate :class:`~yacht_agents.objectives.WinAgent`
 plays by (the opponents' exact final-score distributions, the reach table beyond this turn).
 
-The text is English in every language for now (the moves are named in the language asked).
+The text is in the language asked (:mod:`yacht_tools.messages`); a replay records the objective in English, as data.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,7 @@ from yacht_env.render import action_label
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import solve, solve_reach
 from yacht_env.state import GameState
+from yacht_tools.messages import fmt, text
 
 COACH_OBJECTIVES = ("reach", "win")
 """The objectives the coach speaks of (the points objective is the plain hint)."""
@@ -68,15 +70,17 @@ class Coach:
         order = sorted(legal, key=lambda a: (-round(float(probs[a]), 12), -float(expected[a]), int(a)))
         return [Choice(int(a), float(probs[a]), float(expected[a])) for a in order]
 
-    def what(self) -> str:
-        return f"P(final >= {self.target})" if self.objective == "reach" else "P(win), estimated"
+    def what(self, lang: str = "en") -> str:
+        """What the probabilities are of, in ``lang``."""
+        return fmt("reach_what", lang, target=self.target) if self.objective == "reach" else text("win_what", lang)
 
     def hint(self, states: Sequence[GameState], seat: int = 0) -> str:
         """One line: the best few choices with their probabilities and expected final scores."""
-        st = states[seat]
-        parts = [f"{action_label(c.action, st.dice, self.rules, self.lang)}: {c.probability:.4f} "
-                 f"(expected {c.expected:.2f})" for c in self.choices(states, seat)[:SHOWN]]
-        return f"Coach, {self.what()}: " + "; ".join(parts)
+        st, lang = states[seat], self.lang
+        parts = [fmt("coach_choice", lang, action=action_label(c.action, st.dice, self.rules, lang),
+                     probability=f"{c.probability:.4f}", value=f"{c.expected:.2f}")
+                 for c in self.choices(states, seat)[:SHOWN]]
+        return fmt("coach", lang, what=self.what(lang), choices="; ".join(parts))
 
     def decision(self, state: GameState, action: int) -> dict[str, Any]:
         """What a replay records of a decision: the probability after the move played and after the best move."""
@@ -89,6 +93,11 @@ class Coach:
 
 
 def replay_line(record: dict[str, Any], dice: Sequence[int], rules: str | RuleSet, lang: str = "en") -> str:
-    """The text a replay adds to a decision with :meth:`Coach.decision`'s record."""
-    best = action_label(record["best_action_for_objective"], dice, rules, lang)
-    return f"   {{{record['objective']} {record['probability']:.4f}; best {best} {record['best_probability']:.4f}}}"
+    """The text a replay adds to a decision with :meth:`Coach.decision`'s record, in ``lang``."""
+    reach = re.fullmatch(r"P\(final >= (\d+)\)", record["objective"])
+    what = fmt("reach_what", lang, target=reach.group(1)) if reach else (
+        text("win_what", lang) if record["objective"] == "P(win), estimated" else record["objective"])
+    line = fmt("coach_replay", lang, what=what, probability=f"{record['probability']:.4f}",
+               action=action_label(record["best_action_for_objective"], dice, rules, lang),
+               best=f"{record['best_probability']:.4f}")
+    return f"   {{{line}}}"

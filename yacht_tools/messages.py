@@ -11,6 +11,9 @@ from yacht_env.i18n import ENV_TEXT, Catalogue
 
 MESSAGES: dict[str, dict[str, str]] = {
     "en": {
+        "coach": "Coach, {what}: {choices}", "coach_choice": "{action}: {probability} (expected {value})",
+        "reach_what": "P(final >= {target})", "win_what": "P(win), estimated",
+        "coach_replay": "{what} {probability}; best {action} {best}",
         "roll": "Roll", "agent": "Agent", "seed": "Seed", "best": "best", "regret": "regret",
         "final_score": "Final score", "optimal_value": "Optimal play expects",
         "regret_total": "Expected points lost against optimal play",
@@ -35,6 +38,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "hint": "Hint: {action} (expected final score {value})", "bye": "Game left unfinished. Bye.",
     },
     "ms": {
+        "coach": "Jurulatih, {what}: {choices}", "coach_choice": "{action}: {probability} (jangkaan {value})",
+        "reach_what": "P(skor akhir >= {target})", "win_what": "P(menang), anggaran",
+        "coach_replay": "{what} {probability}; terbaik {action} {best}",
         "roll": "Balingan", "agent": "Ejen", "seed": "Benih", "best": "terbaik", "regret": "kerugian",
         "final_score": "Skor akhir", "optimal_value": "Jangkaan permainan optimum",
         "regret_total": "Jangkaan mata yang hilang berbanding permainan optimum",
@@ -60,6 +66,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "hint": "Petunjuk: {action} (jangkaan skor akhir {value})", "bye": "Permainan tidak selesai. Selamat tinggal.",
     },
     "el": {
+        "coach": "Προπονητής, {what}: {choices}", "coach_choice": "{action}: {probability} (αναμενόμενο {value})",
+        "reach_what": "P(τελικό σκορ >= {target})", "win_what": "P(νίκη), εκτίμηση",
+        "coach_replay": "{what} {probability}; καλύτερη {action} {best}",
         "roll": "Ρίψη", "agent": "Πράκτορας", "seed": "Σπόρος", "best": "βέλτιστο", "regret": "απώλεια",
         "final_score": "Τελικό σκορ", "optimal_value": "Αναμενόμενο σκορ βέλτιστου παιχνιδιού",
         "regret_total": "Αναμενόμενοι πόντοι που χάθηκαν έναντι του βέλτιστου παιχνιδιού",
@@ -86,6 +95,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "hint": "Συμβουλή: {action} (αναμενόμενο τελικό σκορ {value})", "bye": "Το παιχνίδι έμεινε ημιτελές. Αντίο.",
     },
     "et": {
+        "coach": "Treener, {what}: {choices}", "coach_choice": "{action}: {probability} (oodatav {value})",
+        "reach_what": "P(lõpptulemus >= {target})", "win_what": "P(võit), hinnang",
+        "coach_replay": "{what} {probability}; parim {action} {best}",
         "roll": "Veeretus", "agent": "Agent", "seed": "Seeme", "best": "parim", "regret": "kaotus",
         "final_score": "Lõpptulemus", "optimal_value": "Optimaalse mängu oodatav tulemus",
         "regret_total": "Oodatav punktikaotus võrreldes optimaalse mänguga",
@@ -110,6 +122,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "hint": "Vihje: {action} (oodatav lõpptulemus {value})", "bye": "Mäng jäi pooleli. Head aega.",
     },
     "te": {
+        "coach": "శిక్షకుడు, {what}: {choices}", "coach_choice": "{action}: {probability} (అంచనా {value})",
+        "reach_what": "P(తుది స్కోర్ >= {target})", "win_what": "P(గెలుపు), అంచనా",
+        "coach_replay": "{what} {probability}; ఉత్తమం {action} {best}",
         "roll": "రోల్", "agent": "ఏజెంట్", "seed": "సీడ్", "best": "ఉత్తమం", "regret": "నష్టం",
         "final_score": "తుది స్కోర్", "optimal_value": "ఉత్తమ ఆటలో అంచనా స్కోర్",
         "regret_total": "ఉత్తమ ఆటతో పోలిస్తే కోల్పోయిన అంచనా పాయింట్లు",
