@@ -206,6 +206,27 @@ def test_the_sweeps_do_not_depend_on_the_thread_count() -> None:
     np.testing.assert_array_equal(tables[0][0], solve_reach("knizia").table)
 
 
+def test_computing_a_table_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path, capsys) -> None:  # noqa: ANN001
+    """A table that takes a while to compute says so on stderr (Yahtzee's take minutes), and is cached."""
+    import functools
+    import time
+
+    from yacht_env.engine import notice
+    from yacht_env.rules import TurnStartLayout
+    from yacht_env.solver import reach as RM
+
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(RM, "SlowNotice", functools.partial(notice.SlowNotice, after=0.0, every=0.05))
+    rs = get_rules("knizia")
+    shape = (TurnStartLayout.of(rs).size, max_score(rs) + 2)
+    RM.cached_table(rs, "reach", lambda: (time.sleep(0.3), np.zeros(shape))[1])
+    err = capsys.readouterr().err
+    assert f"yacht-env: computing the reach table of knizia ({shape[0]:,} x {shape[1]:,}; once, then cached)..." in err
+    assert "yacht-env: still computing the reach table" in err
+    table, _ = RM.cached_table(rs, "reach", lambda: pytest.fail("computed again"))
+    assert table.shape == shape and capsys.readouterr().err == ""
+
+
 def test_reach_action_probabilities_match_their_definition() -> None:
     """A keep's probability is the mean over the roll of the best action afterwards; a box's is the next state's."""
     rs = solve_reach("yacht")

@@ -23,6 +23,7 @@ import numpy as np
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.engine import turn_search as T
 from yacht_env.engine import turn_tables as TT
+from yacht_env.engine.notice import SlowNotice
 from yacht_env.engine.turn_search import Positions
 from yacht_env.engine.turn_tables import turn_arrays
 from yacht_env.objective import max_final_score
@@ -180,7 +181,8 @@ def cached_table(rules: RuleSet, kind: str, compute: Callable[[], np.ndarray], m
     shape = (TurnStartLayout.of(rules).size, max_score(rules) + 2)
     table = _cache.load(rules, shape, key)
     if table is None:
-        table = compute()
+        with SlowNotice(f"computing the {kind} table of {rules.name} ({shape[0]:,} x {shape[1]:,}; once, then cached)"):
+            table = compute()
         _cache.save(rules, table, key)
     return table, time.perf_counter() - t0
 
