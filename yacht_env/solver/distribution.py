@@ -105,10 +105,11 @@ def compute_distribution(solution: Solution) -> np.ndarray:
     return D
 
 
-def _load(rules: RuleSet) -> tuple[np.ndarray, float]:
-    """The table of ``rules`` from the disk cache, else computed and saved; with the seconds it took."""
+def _load(rules: RuleSet, rows: int | None = None) -> tuple[np.ndarray, float]:
+    """The table of ``rules`` (or its first ``rows``) from the disk cache, else computed and saved; with the seconds
+    it took."""
     sol = solve(rules)
-    return cached_table(rules, "distribution", lambda: compute_distribution(sol), (sys.modules[__name__], DK))
+    return cached_table(rules, "distribution", lambda: compute_distribution(sol), (sys.modules[__name__], DK), rows)
 
 
 @lru_cache(maxsize=2)
@@ -125,10 +126,10 @@ def distribution_table(rules: str | RuleSet) -> DistributionTable:
 
 def score_distribution(state_or_rules: GameState | str | RuleSet) -> ScoreDistribution:
     """The exact final-score distribution of a new game of the given rules, or from a given state. For a new game
-    only the start's row is kept (the table, up to 13 GB, is loaded or computed, then let go), so that a caller can
-    hold another table of that size beside it."""
+    only the start's row is read from the cached table (or the table, up to 13 GB, is computed, saved and let go), so
+    that a caller can hold another table of that size beside it."""
     if isinstance(state_or_rules, GameState):
         return distribution_table(state_or_rules.rules).of_state(state_or_rules)
     rs = get_rules(state_or_rules)
     check_table_memory(rs, "the score distribution")
-    return ScoreDistribution(_load(rs)[0][0].copy())
+    return ScoreDistribution(_load(rs, rows=1)[0][0].copy())

@@ -171,19 +171,21 @@ def objective_key(rules: RuleSet, kind: str, modules: tuple[ModuleType, ...] = (
     return h.hexdigest()
 
 
-def cached_table(rules: RuleSet, kind: str, compute: Callable[[], np.ndarray], modules: tuple[ModuleType, ...] = ()
-                 ) -> tuple[np.ndarray, float]:
+def cached_table(rules: RuleSet, kind: str, compute: Callable[[], np.ndarray], modules: tuple[ModuleType, ...] = (),
+                 rows: int | None = None) -> tuple[np.ndarray, float]:
     """An objective's table from the solver's disk cache (:mod:`yacht_env.solver.table_cache`, checked and written
     atomically there), else ``compute()``d and saved; with the seconds it took. ``modules``: the sources the table
-    also depends on."""
+    also depends on. ``rows``: only the first rows are wanted (the rest is let go as soon as it is read or saved)."""
     t0 = time.perf_counter()
     key = objective_key(rules, kind, modules)
     shape = (TurnStartLayout.of(rules).size, max_score(rules) + 2)
-    table = _cache.load(rules, shape, key)
+    table = _cache.load(rules, shape, key, rows)
     if table is None:
         with SlowNotice(f"computing the {kind} table of {rules.name} ({shape[0]:,} x {shape[1]:,}; once, then cached)"):
             table = compute()
         _cache.save(rules, table, key)
+        if rows is not None:
+            table = table[:rows].copy()
     return table, time.perf_counter() - t0
 
 

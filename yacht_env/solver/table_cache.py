@@ -6,8 +6,9 @@ the turn logic and the dice tables) and :data:`SOLVER_VERSION`. The file itself 
 (versions, key, shape, SHA-256 of the payload) and the float64 payload. Anything that does not match (other
 version or key, wrong size, bad checksum, unreadable, not a regular file) makes :func:`load` return ``None``, so the
 caller solves again and :func:`save` replaces the bad file. The reader reads no more than a good file holds (a cache
-path linked to ``/dev/zero`` or to a huge file costs nothing) and caps the header. Writes go to a temporary file
-that is then renamed over the old one (:func:`yacht_env.files.write_atomic`), so a reader never sees half a file.
+path linked to ``/dev/zero`` or to a huge file costs nothing), caps the header, and can keep only a table's first
+rows. Writes go to a temporary file that is then renamed over the old one (:func:`yacht_env.files.write_atomic`), so
+a reader never sees half a file.
 """
 
 from __future__ import annotations
@@ -87,69 +88,77 @@ def _header(rules: R.RuleSet, key: str, values: np.ndarray) -> dict[str, object]
     }
 
 
-def _read_bounded(path: Path, limit: int) -> bytearray | None:
-    """At most ``limit`` bytes of the regular file at ``path`` (``None`` if it is missing, unreadable or not a
-    regular file: a folder, a device such as ``/dev/zero``, a pipe). Opened without blocking, so that a pipe
-    cannot hang the reader. Read in place into one buffer: a table of many GB is held once, not twice."""
+def _open_regular(path: Path) -> int | None:
+    """A read-only descriptor of the regular file at ``path``, or ``None`` (missing, unreadable, or not a regular
+    file: a folder, a device such as ``/dev/zero``, a pipe). Opened without blocking, so that a pipe cannot hang the
+    reader."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError:
         return None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        data = bytearray(min(limit, info.st_size))
-        view, got = memoryview(data), 0
-        with io.FileIO(fd, closefd=False) as f:
-            while got < len(data):
-                n = f.readinto(view[got : got + (1 << 24)])
-                if not n:
-                    break
-                got += n
-        view.release()
-        del data[got:]  # a file cut short while it was read
-        return data
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
     except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def _payload(f: io.FileIO, expected: int, keep: int) -> tuple[bytearray, str] | None:
+    """The first ``keep`` bytes of a payload of ``expected`` bytes and the SHA-256 of all of it, read in chunks (the
+    rest is hashed, not kept), or ``None`` if the file holds fewer or more bytes."""
+    data, scratch = bytearray(keep), bytearray(min(1 << 24, expected + 1))
+    view, spare, h, got = memoryview(data), memoryview(scratch), hashlib.sha256(), 0
+    while True:
+        chunk = view[got : min(keep, got + len(scratch))] if got < keep else spare[: expected + 1 - got]
+        n = f.readinto(chunk) if len(chunk) else 0
+        if not n:
+            break
+        h.update(chunk[:n])
+        got += n
+    view.release()
+    return (data, h.hexdigest()) if got == expected else None
+
+
+def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, rows: int | None = None
+         ) -> np.ndarray | None:
+    """The table of ``rules`` from disk (read-only array of ``shape``), or ``None`` if it is missing or anything
+    about it is off (corrupt, truncated, too long, other version, other rules, not a regular file). With ``rows``,
+    only its first rows are kept (the whole file is still checked): a caller who needs the start of a table of many
+    GB holds only that. The file is read once, in chunks, never past the size a good file has."""
+    key = key or rules_key(rules)
+    expected = int(np.prod(shape)) * 8
+    row_bytes = int(np.prod(shape[1:])) * 8
+    kept = shape[0] if rows is None else min(rows, shape[0])
+    fd = _open_regular(cache_path(rules, key))
+    if fd is None:
+        return None
+    try:
+        with io.FileIO(fd, closefd=False) as f:
+            head = f.read(len(MAGIC) + _HEADER_LEN_BYTES)
+            n = int.from_bytes(head[len(MAGIC):], "little")
+            if not head.startswith(MAGIC) or len(head) != len(MAGIC) + _HEADER_LEN_BYTES or n > MAX_HEADER_BYTES:
+                return None
+            header = json.loads(f.read(n).decode())
+            if (
+                not isinstance(header, dict)
+                or header.get("solver_version") != SOLVER_VERSION
+                or header.get("rules") != rules.name
+                or header.get("key") != key
+                or header.get("dtype") != "<f8"
+                or tuple(header.get("shape", ())) != tuple(shape)
+                or header.get("nbytes") != expected
+            ):
+                return None
+            read = _payload(f, expected, kept * row_bytes)
+        if read is None or read[1] != header.get("sha256"):
+            return None
+        values = np.frombuffer(read[0], dtype="<f8").reshape((kept, *shape[1:]))
+    except (OSError, ValueError, UnicodeDecodeError, TypeError, AttributeError, RecursionError):
         return None
     finally:
         os.close(fd)
-
-
-def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None) -> np.ndarray | None:
-    """The table of ``rules`` from disk (read-only array of ``shape``), or ``None`` if it is missing or anything
-    about it is off (corrupt, truncated, too long, other version, other rules, not a regular file)."""
-    key = key or rules_key(rules)
-    path = cache_path(rules, key)
-    expected = int(np.prod(shape)) * 8
-    data = _read_bounded(path, len(MAGIC) + _HEADER_LEN_BYTES + MAX_HEADER_BYTES + expected + 1)
-    if data is None:
-        return None
-    try:
-        if not data.startswith(MAGIC):
-            return None
-        pos = len(MAGIC)
-        n = int.from_bytes(data[pos : pos + _HEADER_LEN_BYTES], "little")
-        if n > MAX_HEADER_BYTES:
-            return None
-        pos += _HEADER_LEN_BYTES
-        header = json.loads(data[pos : pos + n].decode())
-        payload = memoryview(data)[pos + n :]
-        if (
-            not isinstance(header, dict)
-            or header.get("solver_version") != SOLVER_VERSION
-            or header.get("rules") != rules.name
-            or header.get("key") != key
-            or header.get("dtype") != "<f8"
-            or tuple(header.get("shape", ())) != tuple(shape)
-            or header.get("nbytes") != expected
-            or len(payload) != expected
-            or hashlib.sha256(payload).hexdigest() != header.get("sha256")
-        ):
-            return None
-        values = np.frombuffer(payload, dtype="<f8").reshape(shape)
-    except (ValueError, UnicodeDecodeError, TypeError, AttributeError, RecursionError):
-        return None
     values.setflags(write=False)
     return values
 
