@@ -13,6 +13,7 @@ from yacht_agents.loader import load_agent
 from yacht_env.extras import require
 from yacht_env.files import check_output_paths
 from yacht_env.rules import get_rules
+from yacht_env.solver import score_distribution
 from yacht_tools.cli import options
 from yacht_tools.evaluation import MAX_EPISODES, evaluate
 from yacht_tools.objective_eval import check_objective, run_reach
@@ -56,8 +57,10 @@ def run(args: argparse.Namespace) -> int:
     json_path, plot_path = outputs["--json"], outputs["--plot"]
     if plot_path is not None:
         require("matplotlib", what="--plot")
-    agent = load_agent(args.agent, rules, seed)
     target = check_objective(args.objective, args.target)
+    if target is not None:  # the expected-score player's table is built (or read) and let go before an agent's reach
+        score_distribution(rules)  # table is loaded: Yahtzee's two would take 26 GB together
+    agent = load_agent(args.agent, rules, seed)
     if target is not None:
         result = run_reach(agent, rules, episodes, seed, target, regret=args.regret, progress=options.progress(args),
                            json_path=json_path)
