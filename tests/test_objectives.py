@@ -389,6 +389,19 @@ def test_the_coach_speaks_the_language_of_the_game() -> None:
     assert Coach("yacht", "win", lang="te").what("te") == "P(గెలుపు), అంచనా"
 
 
+def test_the_win_agent_plays_the_same_with_a_fresh_turn_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On rule sets with large tables optimal-win writes its end-of-turn values into a fresh table of zeros each
+    turn (memory only where written) instead of one kept table: the same games either way."""
+    from yacht_agents import objectives
+    from yacht_tools.tournament import run_tournament
+
+    kept = run_tournament(["optimal-win", "optimal"], 30, seed=3, rules="knizia")
+    monkeypatch.setattr(objectives, "FRESH_TABLE_BYTES", 0)
+    fresh = run_tournament(["optimal-win", "optimal"], 30, seed=3, rules="knizia")
+    assert fresh["agents"] == kept["agents"] and fresh["matches"] == kept["matches"]
+    assert objectives.WinAgent("knizia")._Q is None
+
+
 def test_objective_agents_play_tournaments() -> None:
     """Both agents at a table of three with the optimal player: every game played, the win shares add up."""
     from yacht_tools.tournament import run_tournament
