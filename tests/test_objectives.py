@@ -51,6 +51,25 @@ def test_distribution_means_are_the_solver_values(rules: str) -> None:
     assert abs(score_distribution(rules).mean - sol.start_value) < 1e-6
 
 
+def test_the_start_distribution_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new game's distribution is one row of its table, read once per process (yacht eval --objective reach asks
+    for it twice: the Yahtzee table is 13 GB to read through)."""
+    from yacht_env.solver import distribution as DM
+    from yacht_env.solver import table_cache
+
+    reads: list[int | None] = []
+    real = table_cache.load
+    monkeypatch.setattr(table_cache, "load", lambda *a, **k: (reads.append(k.get("rows", a[3] if len(a) > 3 else None)),
+                                                              real(*a, **k))[1])
+    DM._start.cache_clear()
+    first, again = score_distribution("knizia"), score_distribution("knizia")
+    np.testing.assert_array_equal(first.probabilities, again.probabilities)
+    np.testing.assert_array_equal(first.probabilities, distribution_table("knizia").table[0])
+    assert reads.count(1) == 1  # the one-row reads (the others: the solver's table, the whole distribution table)
+    first.probabilities[:] = 0  # a copy: the kept row is not the caller's
+    assert score_distribution("knizia").mean == pytest.approx(solve("knizia").start_value, abs=1e-6)
+
+
 def _dense_policy_distribution(rules: str, F: int, below: dict[int, np.ndarray], N: int) -> np.ndarray:
     """P(x more points) from turn-start state F when every decision is ``Solution.best_action``'s, with the dice
     model and the box scores written in the tests (no kernel of the package)."""

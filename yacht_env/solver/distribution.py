@@ -132,4 +132,11 @@ def score_distribution(state_or_rules: GameState | str | RuleSet) -> ScoreDistri
         return distribution_table(state_or_rules.rules).of_state(state_or_rules)
     rs = get_rules(state_or_rules)
     check_table_memory(rs, "the score distribution")
-    return ScoreDistribution(_load(rs, rows=1)[0][0].copy())
+    return ScoreDistribution(_start(rs).copy())
+
+
+@lru_cache(maxsize=8)
+def _start(rules: RuleSet) -> np.ndarray:
+    """The start's row alone, kept for the process (a few thousand numbers): asked again, as ``yacht eval --objective
+    reach`` does, it is not read from its table again."""
+    return _load(rules, rows=1)[0][0].copy()
