@@ -29,7 +29,8 @@ def _cache_files(folder: Path) -> list[Path]:
 @pytest.mark.slow
 def test_a_truncated_or_bit_flipped_numba_cache_is_recompiled(tmp_path: Path) -> None:
     cache = tmp_path / "numba"
-    env = child_env(NUMBA_CACHE_DIR=str(cache))
+    # no compile-ahead helper: the warm run ends without stopping it, and its files would come after the damage
+    env = child_env(NUMBA_CACHE_DIR=str(cache), YACHT_ENV_COMPILE_AHEAD="0")
 
     def step(code: str = _ENV_STEP) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,

@@ -12,7 +12,6 @@ evaluation) and ``learning_curve.png``. Every file a later run reads is written 
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -26,6 +25,7 @@ from typing import Any, TypeVar
 import yaml
 
 from yacht_env.extras import require
+from yacht_env.file_lock import FileLock
 from yacht_env.files import atomic_path, write_text_atomic
 from yacht_training.config import TrainConfig
 
@@ -48,21 +48,18 @@ class RunLock:
 
     def __init__(self, run_dir: Path) -> None:
         self.path = run_dir / LOCK_FILE
-        self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(self._fd, 32, 0).decode("ascii", "replace").strip() or "?"
-            self.release()
+        self._lock = FileLock(self.path)
+        if not self._lock.acquire():
+            with open(self.path, encoding="ascii", errors="replace") as f:
+                holder = f.read(32).strip() or "?"
             raise ValueError(f"run folder {str(run_dir)!r} is in use by another train.py (pid {holder}); wait for it "
-                             "to end or stop it first") from None
-        os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, f"{os.getpid()}\n".encode(), 0)
+                             "to end or stop it first")
+        assert self._lock.fd is not None
+        os.ftruncate(self._lock.fd, 0)
+        os.pwrite(self._lock.fd, f"{os.getpid()}\n".encode(), 0)
 
     def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # closing the only descriptor releases the flock
-            self._fd = None
+        self._lock.release()
 
     def __enter__(self) -> RunLock:
         return self

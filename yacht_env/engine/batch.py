@@ -17,7 +17,7 @@ import numpy as np
 
 from yacht_env import dice as D
 from yacht_env import observation as O
-from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE
+from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.rules import FIVE_KIND_FACE, RuleSet
 from yacht_env.state import GameState
 
@@ -87,6 +87,17 @@ class StepOutputs(NamedTuple):
     final_obs: np.ndarray
     final_mask: np.ndarray
     final_card: np.ndarray
+
+    @classmethod
+    def empty(cls, mask: np.ndarray, obs_size: int) -> StepOutputs:
+        """Fresh outputs for the games of ``mask`` (N, 32 + C), which the step writes in place (the vector env keeps
+        it); the dtypes the step kernel is compiled for."""
+        n, num_actions = mask.shape
+        num_categories = num_actions - NUM_KEEP_ACTIONS
+        return cls(np.empty((n, obs_size), dtype=np.float32), mask, np.empty(n, dtype=np.float64),
+                   np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_),
+                   np.empty((n, obs_size), dtype=np.float32),  # the kernel zeroes the rows of running games
+                   np.empty((n, num_actions), dtype=np.bool_), np.empty((n, num_categories + 3), dtype=np.int32))
 
 
 @dataclass(frozen=True)

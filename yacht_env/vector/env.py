@@ -177,18 +177,9 @@ class YachtVectorEnv(VectorEnv):
 
     def _step(self, a: np.ndarray) -> tuple[np.ndarray, ...]:
         """Run the step kernel over every game; its fresh output arrays."""
-        n = self.num_envs
-        obs = np.empty((n, self.obs_size), dtype=np.float32)
-        reward = np.empty(n, dtype=np.float64)
-        terminated = np.empty(n, dtype=np.bool_)
-        truncated = np.empty(n, dtype=np.bool_)
-        illegal = np.empty(n, dtype=np.bool_)
-        final_obs = np.empty((n, self.obs_size), dtype=np.float32)  # the kernel zeroes the rows of running games
-        final_mask = np.empty((n, self.num_actions), dtype=np.bool_)
-        final_card = np.empty((n, self.rules.num_categories + 3), dtype=np.int32)
-        K.step_games(a, self._st, self._tb, StepOutputs(obs, self._mask, reward, terminated, truncated, illegal,
-                                                        final_obs, final_mask, final_card))
-        return obs, reward, terminated, truncated, illegal, final_obs, final_mask, final_card
+        out = StepOutputs.empty(self._mask, self.obs_size)
+        K.step_games(a, self._st, self._tb, out)
+        return tuple(v for name, v in out._asdict().items() if name != "mask")
 
     def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
         """One text (``render_mode="ansi"``) or one (480, 640, 3) uint8 picture (``"rgb_array"``) per game, else
