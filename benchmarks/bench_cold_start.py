@@ -6,11 +6,8 @@ Each stage runs in a fresh process with its own empty numba cache (``NUMBA_CACHE
 (``YACHT_ENV_CACHE_DIR``): the first ``gym.make`` of every rule set, each with a reset and a whole random game (the
 goal: at most 2 s in all); the first vector-engine step;
 the first ``solve("yacht")``; the first optimal action; ``yacht eval --agent optimal`` of 100 games; and all of them
-in one process, as a user meets them. Each stage runs cold twice: as users run it (a helper process compiles the
-other big kernels meanwhile, :mod:`yacht_env.engine.compile_ahead`) and with that helper switched off
-(``YACHT_ENV_COMPILE_AHEAD=0``: one process compiles everything); then again with the caches its cold run filled
-(warm). Each row gives the wall time of the stage and the seconds numba spent compiling in it, waiting for the
-helper included (``compile_seconds``).
+in one process, as a user meets them. Then each again with the caches its cold run filled (warm). Each
+row gives the wall time of the stage and the seconds numba spent compiling in it (``compile_seconds``).
 """
 
 from __future__ import annotations
@@ -51,9 +48,8 @@ _REPORT = ("\nimport sys\n"
            "if 'yacht_env.engine.numba_cache' in sys.modules else 0.0)\n")
 
 
-def run(code: str, numba_dir: str, solver_dir: str, ahead: bool = True) -> tuple[float, float]:
-    env = dict(os.environ, NUMBA_CACHE_DIR=numba_dir, YACHT_ENV_CACHE_DIR=solver_dir,
-               YACHT_ENV_COMPILE_AHEAD="1" if ahead else "0")
+def run(code: str, numba_dir: str, solver_dir: str) -> tuple[float, float]:
+    env = dict(os.environ, NUMBA_CACHE_DIR=numba_dir, YACHT_ENV_CACHE_DIR=solver_dir)
     t0 = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", code + _REPORT], env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -75,16 +71,14 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     install = "full install (training extras)" if _installed("stable_baselines3") else "install without extras"
     for name, code in [*STAGES.items(), ("all of them, one process", ALL)]:
-        try:
-            for runs in (("cold, no helper",), ("cold", "warm")):  # fresh caches for each cold run
-                with tempfile.TemporaryDirectory() as nd, tempfile.TemporaryDirectory() as sd:
-                    for cache in runs:
-                        wall, comp = run(code, nd, sd, ahead=cache != "cold, no helper")
-                        rows.append({"stage": name, "cache": cache, "wall_s": wall, "compile_s": comp,
-                                     "install": install})
-                        time.sleep(1.0)  # a helper told to stop at its process's exit is gone before the next run
-        except RuntimeError as e:  # a stage this install cannot run (an extra missing): said, not timed
-            print(f"{name}: failed: {str(e).strip().splitlines()[-1]}", file=sys.stderr)
+        with tempfile.TemporaryDirectory() as nd, tempfile.TemporaryDirectory() as sd:
+            for cache in ("cold", "warm"):
+                try:
+                    wall, comp = run(code, nd, sd)
+                except RuntimeError as e:  # a stage this install cannot run (an extra missing): said, not timed
+                    print(f"{name}: failed: {str(e).strip().splitlines()[-1]}", file=sys.stderr)
+                    break
+                rows.append({"stage": name, "cache": cache, "wall_s": wall, "compile_s": comp, "install": install})
     print(f"{install}; load average {os.getloadavg()[0]:.2f}")
     print("| stage | caches | wall s | of which numba compiling s |")
     print("|---|---|---:|---:|")

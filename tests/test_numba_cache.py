@@ -29,8 +29,7 @@ def _cache_files(folder: Path) -> list[Path]:
 @pytest.mark.slow
 def test_a_truncated_or_bit_flipped_numba_cache_is_recompiled(tmp_path: Path) -> None:
     cache = tmp_path / "numba"
-    # no compile-ahead helper: the warm run ends without stopping it, and its files would come after the damage
-    env = child_env(NUMBA_CACHE_DIR=str(cache), YACHT_ENV_COMPILE_AHEAD="0")
+    env = child_env(NUMBA_CACHE_DIR=str(cache))
 
     def step(code: str = _ENV_STEP) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
@@ -102,3 +101,63 @@ def test_the_cache_folder_follows_numba_cache_dir(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))
     folder = numba_cache._numba_cache_dir(numba_cache.__file__)
     assert folder.parent == tmp_path and folder.name.startswith("engine_")
+
+
+# ==== several processes compile into one cache at once ==============================================================
+
+_SEARCH = {  # two kernels of one module, each compiled by its own process
+    "sweep": ("import numpy as np\nfrom yacht_env.rules import get_rules\n"
+              "from yacht_env.engine import turn_search as TS, turn_tables as TT\n"
+              "a = TT.turn_arrays(get_rules('yacht'))\nz = np.zeros(1, dtype=np.int64)\n"
+              "TS.turn_values(a.tables, np.zeros(1 << 16), TT.Starts(z, z, z), TS.keep_tables(0), np.empty(1))\n"),
+    "decide": ("import numpy as np\nfrom yacht_env.rules import get_rules\n"
+               "from yacht_env.actions import KEEP_MASK_UNIQUE\n"
+               "from yacht_env.engine import turn_search as TS, turn_tables as TT\n"
+               "a = TT.turn_arrays(get_rules('yacht'))\nz = np.zeros(1, dtype=np.int64)\n"
+               "pos = TS.Positions(z, z, z, z, np.full(1, 2, dtype=np.int64))\n"
+               "rule = TT.DecisionRule(np.ascontiguousarray(KEEP_MASK_UNIQUE), False, TT.TIE_TOLERANCE)\n"
+               "TS.decide(a.tables, np.zeros(1 << 16), pos, z, TS.keep_tables(1), rule, np.empty(1, dtype=np.int64),"
+               " np.empty((0, 0)))\n"),
+}
+_REPORT = "from yacht_env.engine.numba_cache import compile_seconds\nprint('COMPILED', compile_seconds())\n"
+
+
+def test_two_processes_compiling_into_one_cache_leave_it_whole(tmp_path: Path) -> None:
+    """Two processes compile two kernels of one module at the same time; each saves and records under the module's
+    lock, so the manifest vouches for both and a third process loads both without compiling or a note."""
+    env = child_env(NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for code in _SEARCH.values()]
+    for p in procs:
+        out, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err[-2000:]
+    [manifest] = (tmp_path / "numba").glob("*/turn_search.cache.json")
+    files = json.loads(manifest.read_text())["files"]
+    assert any("_turn_values_kernel" in n for n in files) and any("_decide_kernel" in n for n in files), files
+    third = subprocess.run([sys.executable, "-c", "".join(_SEARCH.values()) + _REPORT], env=env, capture_output=True,
+                           text=True, timeout=600)
+    assert third.returncode == 0, third.stderr[-2000:]
+    assert float(third.stdout.split("COMPILED")[1]) == 0.0 and "damaged" not in third.stderr, third.stderr
+
+
+def test_the_check_waits_while_another_process_saves(tmp_path: Path) -> None:
+    """The guard checks the files under the module's lock: while another process holds it (saving a kernel and
+    recording it), a process importing the module waits instead of judging a file not yet recorded."""
+    from yacht_env.file_lock import LOCKS_WORK, FileLock
+
+    if not LOCKS_WORK:
+        pytest.skip("no file locks here")
+    env = child_env(NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    code = "import yacht_env.engine.turn_tables\nprint('CHECKED')\n"
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, timeout=300)
+    [lock_path] = (tmp_path / "numba").glob("*/turn_tables.cache.lock")
+    lock = FileLock(lock_path)
+    assert lock.acquire()
+    try:
+        p = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+        with pytest.raises(subprocess.TimeoutExpired):
+            p.wait(timeout=5)
+    finally:
+        lock.release()
+    out, _ = p.communicate(timeout=300)
+    assert p.returncode == 0 and "CHECKED" in out

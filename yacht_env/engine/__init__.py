@@ -1,9 +1,8 @@
 """The compiled engine: the rules and the observation encoder compiled by numba, and the kernels built on them.
 
 - :mod:`.compile`: the pure functions of :mod:`yacht_env.rules` and :mod:`yacht_env.observation`, compiled;
-- :mod:`.numba_cache`: numba's disk cache kept fresh, each kernel compiled by one process at a time, first-use
-  compilation announced and timed apart; :mod:`.compile_ahead`: a helper process compiling the other big kernels of
-  first use meanwhile;
+- :mod:`.numba_cache`: numba's disk cache kept fresh and shared safely between processes, first-use compilation
+  announced and timed apart;
 - :mod:`.batch`, :mod:`.game`, :mod:`.batch_kernels`: N games in arrays and their steps (one thread);
 - :mod:`.pcg64`, :mod:`.sampler`: dice (numpy's PCG64 in numba), random legal actions;
 - :mod:`.notice`: a line on stderr while something slow runs;

@@ -20,31 +20,26 @@ Kept for what it guards, not for speed: it costs 12-17 ms of a warm ``yacht eval
 a folder keyed by the sources' digest would keep it fresh too, but a damaged file would still fail every run
 (``tests/test_faults.py`` holds both behaviours).
 
-One compilation across processes: numba's cache lookups and saves of these kernels go through
-:func:`_load_overload` and :func:`_save_overload`. A process that misses a kernel in the cache takes the kernel's
-lock (a file beside the cache) and holds it until the kernel is saved; another process that misses it meanwhile
-waits for the lock and then loads the kernel instead of compiling it again (two test workers, or the helper of
-:mod:`yacht_env.engine.compile_ahead` and its process). Saving and recording a kernel, and checking the files, hold
-the module's lock, so no process sees a file that is written but not yet in the manifest.
+Several processes may compile into one cache at once (two test workers, two commands on a cold cache). Saving a
+kernel and recording it in the manifest (:func:`_save_overload`), and checking the files, hold the module's lock (a
+file beside the manifest), so no process sees a file that is written but not yet in the manifest, and no two
+processes overwrite each other's records.
 
 A first use compiles: the first compilation of a process is announced once on stderr, and the seconds spent
-compiling (or waiting for another process to compile) are kept (:func:`compile_seconds`, :class:`Stopwatch`) so that
-no reported time counts them.
+compiling are kept (:func:`compile_seconds`, :class:`Stopwatch`) so that no reported time counts them.
 """
 
 from __future__ import annotations
 
 import atexit
-import contextlib
 import hashlib
 import json
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from yacht_env.engine import compile_ahead
 from yacht_env.engine.notice import SlowNotice, say
 from yacht_env.file_lock import FileLock
 from yacht_env.files import write_text_atomic
@@ -134,10 +129,6 @@ class _Guarded:
         and records it, so that no process ever sees a file that is written but not yet in the manifest."""
         return _module_lock(self.folder, self.stem)
 
-    def kernel_lock(self, cache: Any) -> FileLock:
-        """The lock one process holds while it compiles a kernel of the module (``cache``: the kernel's numba cache)."""
-        return FileLock(self.folder / f"{self.stem}.{cache._py_func.__qualname__}.lock")
-
     def record(self) -> None:
         """:meth:`record_locked` under :meth:`lock`."""
         try:
@@ -191,93 +182,40 @@ def _guarded_of(cache: object) -> _Guarded | None:
     return _GUARDED.get(key)
 
 
-class KernelBusy(RuntimeError):
-    """Raised instead of waiting when another process compiles a kernel and this one should not wait for it (the
-    helper of :mod:`yacht_env.engine.compile_ahead` goes on with its next kernel)."""
-
-
-WAIT_FOR_OTHERS = True
-"""Whether a process waits for another that compiles a kernel it needs (then loads it from the cache), or raises
-:class:`KernelBusy`."""
-_WAIT_LIMIT = 600.0  # seconds; after that, compile it here
-_HELD: dict[int, FileLock] = {}  # id(numba cache) -> the kernel lock held while this process compiles it
-
-
-def _load_overload(cache: Any, sig: Any, target_context: Any) -> Any:
-    """numba's cache lookup, with one compilation of a kernel across processes: on a miss, take the kernel's lock;
-    if another process holds it (it is compiling that kernel), wait for it and look again. The lock is held until
-    the kernel is saved (or its compilation failed)."""
-    data = _LOAD(cache, sig, target_context)
-    guarded = _guarded_of(cache) if data is None else None
-    if guarded is None or id(cache) in _HELD:
-        return data
-    lock = guarded.kernel_lock(cache)
-    try:
-        if not lock.acquire():
-            if not WAIT_FOR_OTHERS:
-                raise KernelBusy(cache._py_func.__qualname__)
-            with _WATCH.compiling():
-                lock.acquire(_WAIT_LIMIT)
-    except OSError:  # no lock file here (a read-only folder): compile as if alone
-        return None
-    if not lock.held:  # waited too long: compile it here after all
-        return None
-    data = _LOAD(cache, sig, target_context)  # another process may have saved it since the first look
-    if data is not None:
-        lock.release()
-        return data
-    _HELD[id(cache)] = lock
-    return None
-
-
 def _save_overload(cache: Any, sig: Any, data: Any) -> None:
     """numba's save, and the files it wrote added to the manifest at once, under the module's lock (so that another
-    process started meanwhile finds them vouched for); then the kernel's lock is released."""
+    process started meanwhile finds them vouched for)."""
     guarded = _guarded_of(cache)
+    lock = guarded.lock() if guarded is not None else None
     try:
-        if guarded is None:
-            _SAVE(cache, sig, data)
-            return
-        try:
-            lock = guarded.lock()
-            lock.acquire(_WAIT_LIMIT)
-        except OSError:
-            _SAVE(cache, sig, data)
-            return
-        try:
-            _SAVE(cache, sig, data)
+        if lock is not None:
+            lock.acquire(float("inf"))
+    except OSError:  # a folder where no lock file can be made: numba's own save, recorded at exit
+        lock = None
+    try:
+        _SAVE(cache, sig, data)
+        if lock is not None and guarded is not None:
             guarded.record_locked()
-        finally:
-            lock.release()
     finally:
-        held = _HELD.pop(id(cache), None)
-        if held is not None:
-            held.release()
+        if lock is not None:
+            lock.release()
 
 
-def _release_failed(dispatcher: Any, args: Any) -> None:
-    """After a compilation: if it failed, the kernel's lock is released (no save will come)."""
-    cache = getattr(dispatcher, "_cache", None)
-    if id(cache) in _HELD and tuple(args or ()) not in getattr(dispatcher, "overloads", {}):
-        _HELD.pop(id(cache)).release()
-
-
-def _install() -> tuple[Any, Any]:
-    """Route numba's cache of functions through :func:`_load_overload` and :func:`_save_overload` (for the kernels
-    of guarded modules only; every other function's cache behaves as numba's own)."""
+def _install() -> Any:
+    """Route numba's saves of cached functions through :func:`_save_overload` (it does nothing more for the functions
+    of modules that are not guarded); numba's own save, which it calls."""
     try:
         from numba.core.caching import FunctionCache
-    except ImportError:  # a numba without it: no sharing between processes, files recorded at exit
-        return None, None
-    load, save = FunctionCache.load_overload, FunctionCache.save_overload
-    if not getattr(load, "_yacht_env", False):
-        _load_overload._yacht_env = True  # type: ignore[attr-defined]
-        FunctionCache.load_overload = _load_overload
+    except ImportError:  # a numba without it: the files are recorded at exit
+        return None
+    save = FunctionCache.save_overload
+    if not getattr(save, "_yacht_env", False):
+        _save_overload._yacht_env = True  # type: ignore[attr-defined]
         FunctionCache.save_overload = _save_overload
-    return load, save
+    return save
 
 
-_LOAD, _SAVE = _install()
+_SAVE = _install()
 
 
 def guard_numba_cache(path: str, extra: Iterable[str | None] = ()) -> None:
@@ -313,7 +251,6 @@ def guard_numba_cache(path: str, extra: Iterable[str | None] = ()) -> None:
                                                 {n: _signature(folder / n) for n in kept})
     except OSError:  # a read-only installation
         return
-    compile_ahead.start_if_missing(stem, kept)
     if damaged and not _NOTED:
         _NOTED = True
         _WATCH.announced = _WATCH.just_said = True  # this note says it: no second line when the compilation starts
@@ -342,13 +279,8 @@ class _CompileWatch:
         class Listener(event.Listener):
             def on_start(self, ev: event.Event) -> None:
                 watch._start()
-                data = ev.data if isinstance(ev.data, dict) else {}
-                if _guarded_of(getattr(data.get("dispatcher"), "_cache", None)) is not None:
-                    compile_ahead.start()  # an empty cache: the other big kernels of first use, meanwhile
 
             def on_end(self, ev: event.Event) -> None:
-                data = ev.data if isinstance(ev.data, dict) else {}
-                _release_failed(data.get("dispatcher"), data.get("args"))
                 watch._end()
 
         event.register("numba:compile", Listener())
@@ -366,16 +298,6 @@ class _CompileWatch:
                                       every=_STILL_EVERY, said=said)
             self._notice.__enter__()
         self._depth += 1
-
-    @contextlib.contextmanager
-    def compiling(self) -> Iterator[None]:
-        """A block that waits for another process to compile a kernel: announced and counted as compiling."""
-        self._start()
-        compile_ahead.start()
-        try:
-            yield
-        finally:
-            self._end()
 
     def _end(self) -> None:
         self._depth = max(0, self._depth - 1)
