@@ -15,6 +15,7 @@ as the opponents' states change.
 
 from __future__ import annotations
 
+import mmap
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -89,6 +90,13 @@ def win_shares_by_score(opponents: Sequence[np.ndarray]) -> np.ndarray:
     return (poly / np.arange(1, len(opponents) + 2)[:, None]).sum(axis=0)
 
 
+def fresh_zeros(shape: tuple[int, ...]) -> np.ndarray:
+    """Float64 zeros on fresh anonymous memory (``mmap``), which the kernel maps 4 KiB at a time where written.
+    ``np.zeros`` asks for 2 MiB pages on an array this large, each zeroed whole at its first write."""
+    size = max(int(np.prod(shape)) * np.dtype(np.float64).itemsize, 1)
+    return np.frombuffer(mmap.mmap(-1, size), dtype=np.float64).reshape(shape)
+
+
 FRESH_TABLE_BYTES = 1 << 26
 """:class:`WinAgent`'s table of end-of-turn values is made afresh each turn when it is at least this large: its zeros
 then take memory only where written (Yatzy's optimal-win holds two tables, not three); a smaller one is kept and
@@ -150,7 +158,7 @@ class WinAgent(Agent):
             if len(self._turns) > TURNS_KEPT:
                 self._turns.popitem(last=False)
         succ, cols, vals = rows
-        Q = self._Q if self._Q is not None else np.zeros(self.reach.table.shape)
+        Q = self._Q if self._Q is not None else fresh_zeros(self.reach.table.shape)
         Q[succ, cols] = vals
         return Q
 
