@@ -452,3 +452,23 @@ def test_objective_agents_play_tournaments() -> None:
     stats = res["agents"]
     assert set(stats) == {"optimal-win", "optimal-reach:180", "optimal"}
     assert abs(sum(s["win_rate"] for s in stats.values()) - 1.0) < 1e-9
+
+
+def test_a_table_computed_for_its_start_row_is_let_go_at_once(tmp_path: Path) -> None:
+    """score_distribution(rules) computes the whole table when it is not cached, saves it and keeps one row: the
+    table is freed before it returns, in a fresh process (it sat in a reference cycle there, and a free-Joker
+    Yahtzee reach solve that followed held 13 GB of it beside its own table until the kernel killed it)."""
+    import subprocess
+    import sys
+
+    from conftest import child_env
+
+    code = ("import weakref\nimport yacht_env.solver.distribution as DI\nmade = []\n"
+            "compute = DI.compute_distribution\n"
+            "def tracked(sol):\n    t = compute(sol)\n    made.append(weakref.ref(t))\n    return t\n"
+            "DI.compute_distribution = tracked\nd = DI.score_distribution('knizia')\n"
+            "print('ALIVE', made[0]() is not None, abs(d.probabilities.sum() - 1) < 1e-12)\n")
+    out = subprocess.run([sys.executable, "-c", code], env=child_env(YACHT_ENV_CACHE_DIR=str(tmp_path)),
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "ALIVE False True" in out.stdout, out.stdout

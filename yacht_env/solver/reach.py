@@ -9,6 +9,7 @@ at or beyond it has probability 0.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import inspect
 import os
@@ -186,6 +187,7 @@ def cached_table(rules: RuleSet, kind: str, compute: Callable[[], np.ndarray], m
         _cache.save(rules, table, key)
         if rows is not None:
             table = table[:rows].copy()
+            gc.collect()  # the whole table can sit in a reference cycle: freed now, not at some later collection
     return table, time.perf_counter() - t0
 
 
