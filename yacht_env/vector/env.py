@@ -137,7 +137,7 @@ class YachtVectorEnv(VectorEnv):
                 self._np_random, self._np_random_seed = seeding.np_random(int(seed))
         self._ready = True
         self._last = [None] * self.num_envs
-        obs, *_ = self._step(np.full(self.num_envs, RESET_ACTION, dtype=np.int64))
+        obs = self._step(np.full(self.num_envs, RESET_ACTION, dtype=np.int64)).obs
         if self._reach is not None:
             obs = self._reach.reset(obs)
         return obs, {"action_mask": self._mask.view(np.int8).copy(), "_action_mask": self._all}
@@ -150,7 +150,9 @@ class YachtVectorEnv(VectorEnv):
         c = self.rules.num_categories
         before = self.states() if self.render_mode == "rgb_array" else None
         legal = self.action_masks()[np.arange(self.num_envs), a] if before is not None else None
-        obs, reward, terminated, truncated, illegal, final_obs, final_mask, final_card = self._step(a)
+        out = self._step(a)
+        obs, reward, terminated, truncated = out.obs, out.reward, out.terminated, out.truncated
+        illegal, final_obs, final_mask, final_card = out.illegal, out.final_obs, out.final_mask, out.final_card
         done = terminated | truncated
         if before is not None:  # a game that ended has restarted: its frame shows the new roll
             self._last = [None if done[i] else last_action(st, a[i], legal[i]) for i, st in enumerate(before)]
@@ -175,11 +177,11 @@ class YachtVectorEnv(VectorEnv):
             info["_final_score"] = terminated
         return obs, reward, terminated, truncated, info
 
-    def _step(self, a: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Run the step kernel over every game; its fresh output arrays."""
+    def _step(self, a: np.ndarray) -> StepOutputs:
+        """Run the step kernel over every game; its fresh outputs (``mask`` is the env's own, updated in place)."""
         out = StepOutputs.empty(self._mask, self.obs_size)
         K.step_games(a, self._st, self._tb, out)
-        return tuple(v for name, v in out._asdict().items() if name != "mask")
+        return out
 
     def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
         """One text (``render_mode="ansi"``) or one (480, 640, 3) uint8 picture (``"rgb_array"``) per game, else
