@@ -54,7 +54,7 @@ def step_prange(actions, st, tb, out) -> None:
 
 
 def threads_rows(n: int, seconds: float) -> dict[str, float]:
-    env = YachtVectorEnv(n, rules="yacht")
+    env = YachtVectorEnv(n, rules="yacht", autoreset_mode="same_step")
     env.reset(seed=0)
     sampler = LegalActionSampler(n, seed=0)
 
@@ -66,7 +66,7 @@ def threads_rows(n: int, seconds: float) -> dict[str, float]:
     c = env.rules.num_categories
     bufs = (np.empty((n, env.obs_size), np.float32), np.empty(n), np.empty(n, np.bool_), np.empty(n, np.bool_),
             np.empty(n, np.bool_), np.empty((n, env.obs_size), np.float32), np.empty((n, env.num_actions), np.bool_),
-            np.empty((n, c + 3), np.int32))
+            np.empty((n, c + 3), np.int64))
     numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
 
     def step_pr() -> int:

@@ -61,7 +61,7 @@ def test_reach_from_a_given_state_counts_its_score() -> None:
 
 def test_vector_env_matches_the_single_env() -> None:
     n = 4
-    venv = YachtVectorEnv(n, "knizia", objective="reach", target=150)
+    venv = YachtVectorEnv(n, "knizia", objective="reach", target=150, autoreset_mode="same_step")
     singles = [gym.make("KniziaYacht-v0", objective="reach", target=150) for _ in range(n)]
     obs, info = venv.reset(seed=10)
     sobs = [s.reset(seed=10 + i)[0] for i, s in enumerate(singles)]

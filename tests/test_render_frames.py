@@ -98,7 +98,7 @@ def test_vector_render_is_one_frame_per_game_as_the_single_env_draws_it() -> Non
 
 
 def test_vector_frame_after_an_autoreset_has_no_last_action() -> None:
-    venv = YachtVectorEnv(1, "yacht", render_mode="rgb_array")
+    venv = YachtVectorEnv(1, "yacht", render_mode="rgb_array", autoreset_mode="same_step")
     venv.reset(seed=0)
     done = False
     while not done:

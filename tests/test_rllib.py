@@ -158,7 +158,7 @@ def test_policy_file_loads_as_a_batched_agent_without_ray(tmp_path: Path) -> Non
     agent = load_agent(str(model), "yacht", seed=0)
     from yacht_env.vector.env import YachtVectorEnv
 
-    envs = YachtVectorEnv(16, rules="yacht")
+    envs = YachtVectorEnv(16, rules="yacht", autoreset_mode="same_step")
     obs, _ = envs.reset(seed=0)
     for _ in range(40):
         masks = envs.action_masks()

@@ -153,7 +153,7 @@ def test_learned_agent_batches_legal_actions() -> None:
         agent = load_agent(name, rules, seed=0)
         from yacht_env.vector.env import YachtVectorEnv
 
-        envs = YachtVectorEnv(16, rules=rules)
+        envs = YachtVectorEnv(16, rules=rules, autoreset_mode="same_step")
         obs, info = envs.reset(seed=0)
         for _ in range(40):
             masks = envs.action_masks()

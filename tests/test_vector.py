@@ -89,7 +89,7 @@ def _run_differential(rules: str, n: int, episodes: int, seed0: int, illegal_p: 
                       unique_keeps: bool = True, hunt: bool = False) -> dict[str, int]:
     """Play n games side by side in the vector env and in n YachtEnv's (same seeds, same actions) until every game
     finished ``episodes`` episodes; compare everything at every step. Returns counts of what happened."""
-    vec = YachtVectorEnv(n, rules=rules, max_steps=max_steps, unique_keeps=unique_keeps)
+    vec = YachtVectorEnv(n, rules=rules, max_steps=max_steps, unique_keeps=unique_keeps, autoreset_mode="same_step")
     singles = [YachtEnv(rules, max_steps=max_steps, unique_keeps=unique_keeps) for _ in range(n)]
     seeds = [seed0 + 7919 * i for i in range(n)]
     obs, info = vec.reset(seed=seeds)
@@ -118,16 +118,18 @@ def _run_differential(rules: str, n: int, episodes: int, seed0: int, illegal_p: 
             if st.dice[0] == st.dice[-1] and st.yahtzee_box is not None and actions[i] >= 32:
                 stats["jokers"] += 1
             o, r, te, tr, inf = env.step(int(actions[i]))
-            assert (r, te, tr, inf["illegal_action"]) == (reward[i], term[i], trunc[i], info["illegal_action"][i]), i
-            if te or tr:
-                assert info["_final_obs"][i] and info["_final_info"][i]
+            ended = te or tr  # an ended game's step info is in final_info (SAME_STEP), its top-level entry unset
+            ill = info["final_info"]["illegal_action"][i] if ended else info["illegal_action"][i]
+            assert (r, te, tr, inf["illegal_action"]) == (reward[i], term[i], trunc[i], ill), i
+            if ended:
+                assert info["_final_obs"][i] and info["_final_info"][i] and not info["_illegal_action"][i]
                 assert np.array_equal(_bits(info["final_obs"][i]), _bits(o)), i
                 fi = info["final_info"]
                 assert np.array_equal(fi["action_mask"][i], inf["action_mask"])
                 assert fi["illegal_action"][i] == inf["illegal_action"]
-                assert info["_final_score"][i] == te == fi["_final_score"][i]
+                assert fi.get("_final_score", np.zeros(n, dtype=bool))[i] == te
                 if te:
-                    assert info["final_score"][i] == inf["final_score"] == fi["final_score"][i] == returns[i]
+                    assert inf["final_score"] == fi["final_score"][i] == returns[i]
                     card = {k: int(fi["scorecard"][k][i]) for k in inf["scorecard"]}
                     assert card == inf["scorecard"]
                     stats["bonuses"] += card["yahtzee_bonus"] // 100
@@ -173,8 +175,8 @@ def test_differential_joker_and_bonus(rules: str) -> None:
 
 
 def test_autoreset_same_step_and_final_info() -> None:
-    env = YachtVectorEnv(64, rules="yahtzee")
-    assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    env = YachtVectorEnv(64, rules="yahtzee", autoreset_mode="same_step")
+    assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP == env.autoreset_mode
     obs, info = env.reset(seed=5)
     sampler = LegalActionSampler(64, seed=1)
     returns = np.zeros(64)
@@ -184,23 +186,51 @@ def test_autoreset_same_step_and_final_info() -> None:
         returns += reward
         assert env.observation_space.contains(obs)
         assert info["action_mask"].dtype == np.int8 and info["action_mask"].shape == (64, env.num_actions)
-        assert info["illegal_action"].dtype == np.bool_ and not info["illegal_action"].any()
+        if "illegal_action" in info:
+            assert info["illegal_action"].dtype == np.bool_ and not info["illegal_action"].any()
+            assert np.array_equal(info["_illegal_action"], ~(term | trunc))
         if term.any():
             seen_end += int(term.sum())
             ended = np.flatnonzero(term)
             fo = info["final_obs"]
-            assert fo.shape == obs.shape and fo.dtype == np.float32
+            assert fo.shape == (64,) and fo.dtype == object
             assert np.array_equal(info["_final_obs"], term | trunc)
-            assert not fo[~info["_final_obs"]].any()
+            assert all(x is None for x in fo[~info["_final_obs"]])
             lay = layout("yahtzee")
-            assert (fo[ended, lay["turn"]] == 1.0).all() and not fo[ended, lay["open"]].any()
+            final = np.stack(fo[ended])
+            assert final.dtype == np.float32 and final.shape == (ended.size, obs.shape[1])
+            assert (final[:, lay["turn"]] == 1.0).all() and not final[:, lay["open"]].any()
             assert (obs[ended, lay["turn"]] == 0.0).all() and (obs[ended, lay["open"]] == 1.0).all()
-            assert np.array_equal(info["final_score"][ended], returns[ended])
-            assert not info["final_info"]["action_mask"][ended].any()
+            fi = info["final_info"]
+            assert "final_score" not in info and fi["final_score"].dtype == np.int64
+            assert np.array_equal(fi["final_score"][ended], returns[ended])
+            assert np.array_equal(fi["_scorecard"], term) and fi["scorecard"]["total"].dtype == np.int64
+            assert not fi["action_mask"][ended].any()
             for i in ended:
                 assert env.state(int(i)).turn == 0 and env.state(int(i)).rolls_left == 2
             returns[ended] = 0
     assert seen_end > 64
+
+
+def test_next_step_is_the_default_autoreset() -> None:
+    """Gymnasium's default: the step after a game ends returns its new game (reward 0, flags False)."""
+    env = gym.make_vec("Yacht-v0", 8, vectorization_mode="vector_entry_point")
+    assert env.autoreset_mode is AutoresetMode.NEXT_STEP is env.metadata["autoreset_mode"]
+    env.reset(seed=3)
+    sampler = LegalActionSampler(8, seed=3)
+    ended_before = np.zeros(8, dtype=bool)
+    seen = 0
+    for _ in range(120):
+        obs, reward, term, trunc, info = env.step(sampler(env.unwrapped.action_masks()))
+        if ended_before.any():
+            assert (reward[ended_before] == 0).all() and not (term | trunc)[ended_before].any()
+            assert (obs[ended_before, layout("yacht")["turn"]] == 0.0).all()
+            assert not info.get("_illegal_action", np.zeros(8, dtype=bool))[ended_before].any()
+            seen += int(ended_before.sum())
+        if term.any():
+            assert np.array_equal(info["_final_score"], term) and "final_obs" not in info
+        ended_before = term | trunc
+    assert seen >= 8
 
 
 @pytest.mark.skipif(tuple(int(x) for x in gym.__version__.split(".")[:2]) < (1, 4),
@@ -208,6 +238,22 @@ def test_autoreset_same_step_and_final_info() -> None:
                            "it drops the first reward of every episode after an autoreset (its bug, not ours)")
 def test_gymnasium_vector_wrappers_read_same_step_autoreset() -> None:
     """RecordEpisodeStatistics reads metadata["autoreset_mode"]: its episode returns equal our final scores."""
+    envs = gym.wrappers.vector.RecordEpisodeStatistics(gym.make_vec("Yahtzee-v1", num_envs=32,
+                                                                    autoreset_mode="same_step"))
+    envs.reset(seed=0)
+    sampler = LegalActionSampler(32, seed=0)
+    seen = 0
+    for _ in range(150):
+        _, _, term, _, info = envs.step(sampler(envs.unwrapped.action_masks()))
+        if term.any():
+            assert np.array_equal(info["_episode"], term)
+            assert np.array_equal(info["episode"]["r"][term], info["final_info"]["final_score"][term])
+            seen += int(term.sum())
+    assert seen >= 32
+
+
+
+def test_gymnasium_record_episode_statistics_reads_the_default_next_step_autoreset() -> None:
     envs = gym.wrappers.vector.RecordEpisodeStatistics(gym.make_vec("Yahtzee-v1", num_envs=32))
     envs.reset(seed=0)
     sampler = LegalActionSampler(32, seed=0)
@@ -281,7 +327,7 @@ def test_seeds() -> None:
     assert np.array_equal(d.reset(seed=list(c.seeds))[0], c.reset(seed=list(c.seeds))[0])
 
 
-@pytest.mark.parametrize("bad", [-1, True, 1.5, "7", [1, 2], [1, 2, -3], [1, 2, 3.0], [1, None, 3], {1, 2, 3}])
+@pytest.mark.parametrize("bad", [-1, True, 1.5, "7", [1, 2], [1, 2, -3], [1, 2, 3.0], [1, None, -3], {1, 2, 3}])
 def test_bad_seeds(bad: object) -> None:
     env = YachtVectorEnv(3)
     with pytest.raises(ValueError, match="seed"):
@@ -296,7 +342,7 @@ def test_bad_constructor_args_and_options() -> None:
     with pytest.raises(ValueError, match="max_steps"):
         YachtVectorEnv(2, max_steps=10)
     with pytest.raises(ValueError, match="render_mode"):
-        YachtVectorEnv(2, render_mode="human")
+        YachtVectorEnv(2, render_mode="rgb")
     env = YachtVectorEnv(2)
     with pytest.raises(ValueError, match="options"):
         env.reset(options={"state": "x"})
@@ -421,7 +467,7 @@ def test_sb3_adapter_basics() -> None:
     venv = YachtSB3VecEnv(4, rules="yacht", reward_scale=0.5, seed=7)
     assert is_masking_supported(venv)
     obs = venv.reset()
-    ref = YachtVectorEnv(4, rules="yacht")
+    ref = YachtVectorEnv(4, rules="yacht", autoreset_mode="same_step")
     ref_obs, _ = ref.reset(seed=7)
     assert np.array_equal(obs, ref_obs)
     masks = get_action_masks(venv)
@@ -439,7 +485,7 @@ def test_sb3_adapter_basics() -> None:
             ended += 1
             assert np.array_equal(infos[i]["terminal_observation"], info["final_obs"][i])
             assert infos[i]["TimeLimit.truncated"] is False
-            assert infos[i]["final_score"] == info["final_score"][i]
+            assert infos[i]["final_score"] == info["final_info"]["final_score"][i]
     assert ended >= 4
     assert venv.env_method("state", indices=[1])[0] == ref.state(1)
     assert venv.get_attr("rules") == [ref.rules] * 4

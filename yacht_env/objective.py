@@ -85,24 +85,16 @@ class ReachTracker:
 
 
 class VectorReachTracker:
-    """The reach objective of N games that restart in the step they end (``AutoresetMode.SAME_STEP``)."""
+    """The reach objective of N games, read from the engine's points so far (the sum of their points rewards), so it
+    holds no state of its own and follows every autoreset mode."""
 
-    def __init__(self, objective: Objective, num_envs: int) -> None:
+    def __init__(self, objective: Objective) -> None:
         self.objective = objective
-        self.totals = np.zeros(num_envs)
 
-    def _observe(self, obs: np.ndarray) -> np.ndarray:
-        return np.concatenate([obs, self.objective.need(self.totals)[:, None]], axis=1)
+    def observe(self, obs: np.ndarray, totals: np.ndarray) -> np.ndarray:
+        """The observations ``obs`` (N, D) of games whose scores so far are ``totals``, with the column appended."""
+        return np.concatenate([obs, self.objective.need(totals)[:, None]], axis=1)
 
-    def reset(self, obs: np.ndarray) -> np.ndarray:
-        self.totals[:] = 0.0
-        return self._observe(obs)
-
-    def step(self, obs: np.ndarray, reward: np.ndarray, terminated: np.ndarray, truncated: np.ndarray,
-             final_obs: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """The observations, rewards and (where games ended) final observations of a step."""
-        self.totals += reward
-        hit = (terminated & (self.totals >= self.objective.target)).astype(np.float64)
-        final = None if final_obs is None else self._observe(final_obs)
-        self.totals[terminated | truncated] = 0.0
-        return self._observe(obs), hit, final
+    def reward(self, terminated: np.ndarray, final_totals: np.ndarray) -> np.ndarray:
+        """1.0 for a game that terminated at ``target`` points or more, else 0.0."""
+        return (terminated & (final_totals >= self.objective.target)).astype(np.float64)

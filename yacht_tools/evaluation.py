@@ -131,7 +131,7 @@ def play_vector(agent: Agent, rules: RuleSet, seed: int, n: int, *, tally: Regre
     ids = rules.category_ids
     for start in range(0, n, batch_size):
         b = min(batch_size, n - start)
-        envs = YachtVectorEnv(b, rules=rules)
+        envs = YachtVectorEnv(b, rules=rules, autoreset_mode="same_step")
         obs, _ = envs.reset(seed=game_seeds(seed, start, start + b))
         live = np.ones(b, dtype=np.bool_)
         while live.any():

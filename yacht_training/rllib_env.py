@@ -7,14 +7,14 @@ Two ways to give each env runner its ``num_envs_per_env_runner`` games (``rllib.
 
 - ``engine`` (default): one :class:`YachtRLlibVectorEnv` per env runner, the project's vectorised engine
   (:class:`yacht_env.vector.env.YachtVectorEnv`, numba, all games stepped by one call), made through RLlib's
-  ``gym_env_vectorize_mode="vector_entry_point"``. The engine restarts a finished game within the same step
-  (``AutoresetMode.SAME_STEP``), while RLlib 2.x's ``SingleAgentEnvRunner`` expects ``NEXT_STEP`` autoreset (after
-  a step that ends an episode, the next ``step`` returns the new episode's first observation and its action is
-  ignored): with the engine as it is, the runner would record the new game's first observation as the old game's
-  last, and lose the first action and reward of every new game. The adapter gives RLlib ``NEXT_STEP``: it returns
-  the ending game's last observation (``info["final_obs"]``), and at the next step sends that slot the action
-  ``KEEP_ALL`` (31), which is never legal, so the engine leaves the slot's new game untouched (an illegal action
-  is a no-op: no dice drawn, nothing scored), and returns the new game's first observation with reward 0.
+  ``gym_env_vectorize_mode="vector_entry_point"``. The adapter runs the engine in ``AutoresetMode.SAME_STEP`` (a
+  finished game restarts within the same step), while RLlib 2.x's ``SingleAgentEnvRunner`` expects ``NEXT_STEP``
+  autoreset (after a step that ends an episode, the next ``step`` returns the new episode's first observation and its
+  action is ignored): with the engine as it is, the runner would record the new game's first observation as the old
+  game's last, and lose the first action and reward of every new game. The adapter gives RLlib ``NEXT_STEP``: it
+  returns the ending game's last observation (from ``info["final_obs"]``), and at the next step sends that slot the
+  action ``KEEP_ALL`` (31), which is never legal, so the engine leaves the slot's new game untouched (an illegal
+  action is a no-op: no dice drawn, nothing scored), and returns the new game's first observation with reward 0.
 - ``sync``: gymnasium's ``SyncVectorEnv`` over ``num_envs_per_env_runner`` copies of :class:`YachtRLlibEnv` (the
   single environment with the Dict observation), RLlib's default vectorisation.
 
@@ -78,6 +78,7 @@ class YachtRLlibVectorEnv(VectorEnv):
     def __init__(self, num_envs: int, config: dict[str, Any]) -> None:
         self.config = dict(config)
         self.venv = YachtVectorEnv(num_envs, rules=config.get("rules", "yacht"),
+                                   autoreset_mode=AutoresetMode.SAME_STEP,
                                    unique_keeps=bool(config.get("unique_keeps", True)))
         self.num_envs = self.venv.num_envs
         self.reward_scale = float(config.get("reward_scale", 1.0))
@@ -117,7 +118,9 @@ class YachtRLlibVectorEnv(VectorEnv):
         truncated[pending] = False
         ended = terminated | truncated
         if ended.any():  # show the last observation of the ended games now, their new games at the next step
-            obs = np.where(ended[:, None], info["final_obs"], obs)
+            rows = np.flatnonzero(ended)
+            obs = obs.copy()
+            obs[rows] = np.stack(info["final_obs"][rows])
             mask[ended] = info["final_info"]["action_mask"][ended]
         self._pending = ended
         return self._dict(obs, mask), reward, terminated, truncated, {}

@@ -16,6 +16,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 from yacht_env.rules import RuleSet
@@ -36,7 +37,12 @@ class YachtSB3VecEnv(VecEnv):
 
     def __init__(self, num_envs: int = 8, rules: str | RuleSet = "yacht", reward_scale: float = 1.0,
                  seed: int | None = None, venv: YachtVectorEnv | None = None, **env_kwargs: Any) -> None:
-        self.venv = venv if venv is not None else YachtVectorEnv(num_envs=num_envs, rules=rules, **env_kwargs)
+        if venv is None:
+            venv = YachtVectorEnv(num_envs=num_envs, rules=rules, autoreset_mode=AutoresetMode.SAME_STEP, **env_kwargs)
+        elif venv.autoreset_mode is not AutoresetMode.SAME_STEP:
+            raise ValueError(f"YachtSB3VecEnv needs a YachtVectorEnv with autoreset_mode SAME_STEP (SB3's own "
+                             f"convention), got {venv.autoreset_mode.name}")
+        self.venv = venv
         if not np.isfinite(reward_scale):
             raise ValueError(f"reward_scale must be a finite number, got {reward_scale!r}")
         self.reward_scale = float(reward_scale)
@@ -70,12 +76,12 @@ class YachtSB3VecEnv(VecEnv):
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if "final_obs" in info:
-            final_obs, final_score = info["final_obs"], info["final_score"]
+            final_obs, final_score = info["final_obs"], info["final_info"].get("final_score")
             for i in np.flatnonzero(dones).tolist():
                 d = infos[i]
                 d["terminal_observation"] = final_obs[i]
                 d["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-                if terminated[i]:
+                if terminated[i] and final_score is not None:
                     d["final_score"] = int(final_score[i])
         return obs, (reward * self.reward_scale).astype(np.float32), dones, infos
 

@@ -22,7 +22,7 @@ from yacht_env.rules import FIVE_KIND_FACE, RuleSet
 from yacht_env.state import GameState
 
 # cfg: integer configuration of a batch (one int64 array, so the kernels take few arguments)
-C_NUM_CAT, C_YCAT, C_MAX_STEPS, C_AUTORESET = range(4)
+C_NUM_CAT, C_YCAT, C_MAX_STEPS, C_AUTORESET, C_TIME_LIMIT = range(5)
 MAX_STEPS_LIMIT = 2**31 - 1
 """The largest ``max_steps``: a batch counts the steps of an episode in int32."""
 
@@ -36,6 +36,18 @@ def check_max_steps(max_steps: object, num_categories: int) -> int:
         raise ValueError(f"max_steps must be an int in {least}..{MAX_STEPS_LIMIT} (a legal game takes at most "
                          f"{least} steps), got {max_steps!r}")
     return int(max_steps)
+
+
+def check_time_limit(max_episode_steps: object) -> int | None:
+    """``max_episode_steps`` (Gymnasium's ``TimeLimit``: an episode is truncated once it has taken that many steps,
+    whether or not it also terminated) as an int in ``1..MAX_STEPS_LIMIT``, or None for no limit; else
+    ``ValueError`` saying what is accepted."""
+    if max_episode_steps is None:
+        return None
+    if (isinstance(max_episode_steps, (bool, np.bool_)) or not isinstance(max_episode_steps, (int, np.integer))
+            or not 1 <= max_episode_steps <= MAX_STEPS_LIMIT):
+        raise ValueError(f"max_episode_steps must be None or an int in 1..{MAX_STEPS_LIMIT}, got {max_episode_steps!r}")
+    return int(max_episode_steps)
 
 
 class TableArrays(NamedTuple):
@@ -75,8 +87,9 @@ class GameArrays(NamedTuple):
 
 class StepOutputs(NamedTuple):
     """What a vector step writes, one row per game: the observation and mask as the game then stands, the reward
-    and flags, and for a game that ended (with autoreset) its final observation, mask and scorecard (boxes, upper
-    bonus, five-of-a-kind bonus, total; zeros for the games that go on)."""
+    and flags; for a game that ended and restarted in the step (``SAME_STEP`` autoreset) its final observation and
+    mask (the mask rows of the other games are zeros, their observation rows are left unwritten); for a game that
+    terminated its scorecard (boxes, upper bonus, five-of-a-kind bonus, total; zeros for the other games)."""
 
     obs: np.ndarray
     mask: np.ndarray
@@ -97,12 +110,12 @@ class StepOutputs(NamedTuple):
         return cls(np.empty((n, obs_size), dtype=np.float32), mask, np.empty(n, dtype=np.float64),
                    np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_),
                    np.empty((n, obs_size), dtype=np.float32),  # the kernel zeroes the rows of running games
-                   np.empty((n, num_actions), dtype=np.bool_), np.empty((n, num_categories + 3), dtype=np.int32))
+                   np.empty((n, num_actions), dtype=np.bool_), np.empty((n, num_categories + 3), dtype=np.int64))
 
 
 @dataclass(frozen=True)
 class Tables:
-    """Read-only arrays the kernels read, built once per (rules, unique_keeps, max_steps, autoreset)."""
+    """Read-only arrays the kernels read, built once per (rules, unique_keeps, max_steps, autoreset, time_limit)."""
 
     params: tuple[int, ...]  # RuleSet.params as ints
     cfg: np.ndarray  # int64 configuration, indices C_*
@@ -126,16 +139,19 @@ class Tables:
 
 
 @functools.cache
-def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, autoreset: bool = True) -> Tables:
+def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, autoreset: bool = True,
+                time_limit: int | None = None) -> Tables:
     """The kernels' tables and configuration for a rule set and the env's options (built once per combination and
-    shared: every array is read-only). ``autoreset``: a game that ends starts over in the same step (the vector
-    environment); else it stays over."""
+    shared: every array is read-only). ``autoreset``: a game that ends starts over in the same step (``SAME_STEP``);
+    else it stays over until it is sent :data:`~yacht_env.engine.game.RESET_ACTION`. ``time_limit``: Gymnasium's
+    ``TimeLimit`` (truncated after that many steps even where the game also terminated), None for none."""
     enc = O.encoding_tables(rules)
-    cfg = np.zeros(4, dtype=np.int64)
+    cfg = np.zeros(5, dtype=np.int64)
     cfg[C_NUM_CAT] = rules.num_categories
     cfg[C_YCAT] = rules.five_kind_category
     cfg[C_MAX_STEPS] = max_steps
     cfg[C_AUTORESET] = int(autoreset)
+    cfg[C_TIME_LIMIT] = 0 if time_limit is None else time_limit
     cfg.setflags(write=False)
     return Tables(
         params=tuple(int(p) for p in rules.params),

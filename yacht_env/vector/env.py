@@ -11,7 +11,9 @@ every episode: same dice, float32-identical observations, masks, rewards, flags 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -24,8 +26,8 @@ from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, describe_action, illegal_reason
 from yacht_env.engine import batch_kernels as K
 from yacht_env.engine import pcg64 as P
-from yacht_env.engine.batch import Batch, StepOutputs, check_max_steps, make_tables
-from yacht_env.engine.game import RESET_ACTION
+from yacht_env.engine.batch import Batch, StepOutputs, check_max_steps, check_time_limit, make_tables
+from yacht_env.engine.game import RESET_ACTION, SKIP_ACTION
 from yacht_env.frames import LastAction, check_pillow, draw_frame, last_action
 from yacht_env.i18n import check_lang
 from yacht_env.objective import VectorReachTracker, objective_of
@@ -37,11 +39,30 @@ _MAX_SEED = 2**128  # SeedSequence takes any non-negative int; keep seeds to a s
 
 
 MAX_NUM_ENVS = 1 << 24
-"""The most games one vector environment holds (their state is a few hundred bytes each)."""
+"""The most games one vector environment holds (see :meth:`YachtVectorEnv.memory_per_game` for their memory)."""
+
+_MODE_NAMES = {"nextstep": AutoresetMode.NEXT_STEP, "samestep": AutoresetMode.SAME_STEP,
+               "disabled": AutoresetMode.DISABLED}
+
+
+def autoreset_mode_of(mode: AutoresetMode | str) -> AutoresetMode:
+    """``mode`` as an :class:`~gymnasium.vector.AutoresetMode`: the enum itself, its value (``"NextStep"``) or its
+    name in either case (``"next_step"``, ``"SAME_STEP"``, ``"disabled"``); else ``ValueError`` naming the modes."""
+    if isinstance(mode, AutoresetMode):
+        return mode
+    if isinstance(mode, str) and mode.replace("_", "").lower() in _MODE_NAMES:
+        return _MODE_NAMES[mode.replace("_", "").lower()]
+    raise ValueError(f"autoreset_mode must be an AutoresetMode or one of 'next_step', 'same_step', 'disabled', "
+                     f"got {mode!r}")
+
 
 class YachtVectorEnv(VectorEnv):
     """
     N independent games of solitaire Yacht / Yahtzee held in arrays and stepped at once by numba kernels.
+
+    A drop-in for ``gymnasium.vector.SyncVectorEnv`` over :class:`yacht_env.env.YachtEnv` (``gym.make_vec(id, n,
+    vectorization_mode="sync")``): with the same autoreset mode, step limit and seeds, every observation, reward,
+    flag and info entry is the same, key for key and dtype for dtype (``tests/test_vector_conformance.py``).
 
     ## Spaces
     ``single_action_space`` / ``single_observation_space`` are those of :class:`yacht_env.env.YachtEnv`
@@ -50,49 +71,57 @@ class YachtVectorEnv(VectorEnv):
 
     ## Seeding
     ``reset(seed=s)`` with an int seeds game i with ``s + i`` (as gymnasium's Sync/AsyncVectorEnv and SB3 do);
-    ``reset(seed=[s_0, ..., s_{N-1}])`` seeds each game with its own non-negative int. Game i's dice come from
-    ``PCG64(SeedSequence(s_i))``, the generator ``YachtEnv.reset(seed=s_i)`` makes, reproduced in numba. ``reset()``
-    without a seed continues every game's generator (a first unseeded reset draws random seeds, kept in
-    :attr:`seeds`).
+    ``reset(seed=[s_0, ..., s_{N-1}])`` seeds each game with its own non-negative int (``None`` entries continue
+    that game's dice). Game i's dice come from ``PCG64(SeedSequence(s_i))``, the generator
+    ``YachtEnv.reset(seed=s_i)`` makes, reproduced in numba. ``reset()`` without a seed continues every game's
+    generator (a first unseeded reset draws random seeds, kept in :attr:`seeds`).
 
-    ## Autoreset
-    ``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``: a game that terminates or truncates is reset
-    within the same ``step``; the returned observation and mask are the new game's, and the info carries the
-    ending: ``info["final_obs"]`` (N, D) float32, rows valid where ``info["_final_obs"]``;
-    ``info["final_info"]`` (valid where ``info["_final_info"]``) with ``final_score``, ``scorecard`` (dict of
-    (N,) arrays: each box, ``upper_bonus``, ``yahtzee_bonus``, ``total``; valid where ``final_info["_scorecard"]``,
-    the games that terminated),
-    ``action_mask`` and ``illegal_action`` of the last step; ``info["final_score"]`` (N,) int64, valid where
-    ``info["_final_score"]`` (the games that terminated this step). These keys appear only when a game ended.
+    ## Autoreset (``autoreset_mode``, also in ``metadata["autoreset_mode"]``)
+    - ``NEXT_STEP`` (default, as in every Gymnasium vector env): a game that ended stays as it ended for one step;
+      the next ``step`` ignores its action and starts its new game (reward 0, flags False, only ``action_mask`` in
+      its info).
+    - ``SAME_STEP``: a game that ends restarts within the same ``step``; the returned observation and mask are the
+      new game's, ``info["final_obs"]`` (object array, the ended games' last observations, else None) and
+      ``info["final_info"]`` (the ended games' step info) carry the ending.
+    - ``DISABLED``: nothing restarts by itself; ``reset(options={"reset_mask": m})`` restarts the games where the
+      bool array ``m`` is True (it works in every mode); stepping a game that ended raises ``RuntimeError``.
 
-    ## Info on every step
-    ``info["action_mask"]`` (N, A) int8 and ``info["illegal_action"]`` (N,) bool, each with an all-True ``_`` key
-    as gymnasium's vector infos have. ``action_masks()`` returns the (N, A) bool masks (for MaskablePPO).
+    ## Info
+    As ``SyncVectorEnv`` builds it from the single env's infos, each key with its ``_key`` mask of the games that
+    reported it: ``action_mask`` (N, A) int8 and ``illegal_action`` (N,) bool of the games that stepped;
+    ``final_score`` (N,) int64 and ``scorecard`` (dict of (N,) int64: each box, ``upper_bonus``, ``yahtzee_bonus``,
+    ``total``) of the games that terminated (under ``SAME_STEP`` these are inside ``final_info``).
+    ``action_masks()`` returns the (N, A) bool masks (for MaskablePPO).
 
     ## Arguments
-    ``num_envs``, and the options of :class:`yacht_env.env.YachtEnv`: ``rules``, ``strict`` (an illegal action
-    raises ``ValueError`` naming the game, before any game moves), ``unique_keeps``, ``max_steps``, ``lang`` and
-    ``render_mode`` (``None``, ``"ansi"``: ``render()`` returns one text per game, or ``"rgb_array"``: one picture
-    per game, :mod:`yacht_env.frames`). ``max_episode_steps``, which ``make_vec`` passes when given, overrides
-    ``max_steps``. One thread steps the games.
+    ``num_envs``, ``autoreset_mode``, and the options of :class:`yacht_env.env.YachtEnv`: ``rules``, ``strict``
+    (an illegal action raises ``ValueError`` naming the game, before any game moves), ``unique_keeps``,
+    ``max_steps``, ``lang``, ``objective``, ``target`` and ``render_mode`` (``None``, ``"ansi"``: ``render()``
+    returns one text per game, ``"human"``: every reset and step prints them, or ``"rgb_array"``: one picture per
+    game, :mod:`yacht_env.frames`). ``max_episode_steps`` (which ``make_vec`` passes when given) is Gymnasium's
+    ``TimeLimit``: any positive length; a game is truncated once it has taken that many steps, also where it
+    terminated at that step. One thread steps the games; one env is not to be stepped from two threads at once
+    (that raises ``RuntimeError``).
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4,
+                "autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, num_envs: int = 1, rules: str | RuleSet = "yacht", render_mode: str | None = None,
                  strict: bool = False, unique_keeps: bool = True, max_steps: int = 256, lang: str = "en",
                  max_episode_steps: int | None = None, objective: str = "points",
-                 target: int | None = None) -> None:
+                 target: int | None = None, autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP) -> None:
         if (isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1
                 or num_envs > MAX_NUM_ENVS):
             raise ValueError(f"num_envs must be an int in 1..{MAX_NUM_ENVS:,}, got {num_envs!r}")
         self.rules = get_rules(rules)
-        if max_episode_steps is not None:
-            max_steps = max_episode_steps
+        self.autoreset_mode = autoreset_mode_of(autoreset_mode)
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         c = self.rules.num_categories
         max_steps = check_max_steps(max_steps, c)
+        self.max_episode_steps = check_time_limit(max_episode_steps)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi', 'rgb_array'")
+            raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi', 'human', 'rgb_array'")
         if render_mode == "rgb_array":
             check_pillow()
         self.num_envs = int(num_envs)
@@ -106,76 +135,163 @@ class YachtVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(self.num_actions)
         self.single_observation_space = spaces.Box(0.0, O.high(self.rules), dtype=np.float32)
         self.objective = objective_of(self.rules, objective, target)
-        self._reach = None if self.objective is None else VectorReachTracker(self.objective, self.num_envs)
+        self._reach = None if self.objective is None else VectorReachTracker(self.objective)
         if self.objective is not None:
             self.single_observation_space = self.objective.space(self.single_observation_space)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self._t = make_tables(self.rules, self.unique_keeps, self.max_steps)
+        self._same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
+        self._t = make_tables(self.rules, self.unique_keeps, self.max_steps, self._same_step, self.max_episode_steps)
         self._b = Batch.empty(self.num_envs, c)
         self._st, self._tb = self._b.arrays(), self._t.arrays()
         self._mask = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)
-        self._all = np.ones(self.num_envs, dtype=np.bool_)
-        self._all.setflags(write=False)
+        self._ended = np.zeros(self.num_envs, dtype=np.bool_)  # games that ended at the last step (not restarted)
+        self._kept_obs: np.ndarray | None = None  # DISABLED: the last observations, for a partial reset
         self._category_ids = tuple(self.rules.category_ids)
         self.seeds: np.ndarray | None = None
         """The per-game seeds of the last seeded reset (object array of ints), or None before it."""
         self._ready = False
+        self._busy = threading.Lock()  # held by reset and step: a second thread raises instead of tearing a game
         self._last: list[LastAction | None] = [None] * self.num_envs  # each game's last action, for rgb_array
 
     # ---- Gymnasium API ---------------------------------------------------------------------------------------
-    def reset(self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
+    def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
               ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start a new game in every slot. See the class docstring for the seeds."""
-        if options is not None and (not isinstance(options, dict) or options):
-            raise ValueError(f"YachtVectorEnv.reset takes no options (None or {{}}), got {options!r}")
-        seeds = self._resolve_seeds(seed)
-        if seeds is not None:
-            self._b.rng[:] = P.seed_states(seeds)
-            self.seeds = np.array(seeds, dtype=object)
-            if isinstance(seed, (int, np.integer)):
-                self._np_random, self._np_random_seed = seeding.np_random(int(seed))
-        self._ready = True
-        self._last = [None] * self.num_envs
-        obs = self._step(np.full(self.num_envs, RESET_ACTION, dtype=np.int64)).obs
-        if self._reach is not None:
-            obs = self._reach.reset(obs)
-        return obs, {"action_mask": self._mask.view(np.int8).copy(), "_action_mask": self._all}
+        """Start a new game in every slot, or with ``options={"reset_mask": m}`` in the slots where ``m`` is True
+        (the others keep their game and show it again). See the class docstring for the seeds."""
+        chosen = self._reset_mask(options)
+        with self._one_thread():
+            seeds = self._resolve_seeds(seed, chosen)
+            if seeds is not None:
+                self._seed(seeds)
+                if isinstance(seed, (int, np.integer)):
+                    self._np_random, self._np_random_seed = seeding.np_random(int(seed))
+            if chosen is None:
+                obs = self._step(np.full(self.num_envs, RESET_ACTION, dtype=np.int64)).obs
+                self._ended[:] = False
+                self._last = [None] * self.num_envs
+            else:
+                obs = self._restart(chosen)
+            self._ready = True
+            if self._kept_obs is not None or self.autoreset_mode is AutoresetMode.DISABLED:
+                self._kept_obs, obs = obs, obs.copy()
+            if self._reach is not None:
+                obs = self._reach.observe(obs, self._b.total)
+            mask8 = self._mask.view(np.int8).copy()
+            if chosen is None:
+                info = {"action_mask": mask8, "_action_mask": np.ones(self.num_envs, dtype=np.bool_)}
+            else:
+                mask8[~chosen] = 0
+                info = {"action_mask": mask8, "_action_mask": chosen.copy()}
+        if self.render_mode == "human":
+            self.render()
+        return obs, info
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step every game; finished games restart in the same step (``AutoresetMode.SAME_STEP``)."""
+        """Step every game (see the class docstring for what happens to the games that ended)."""
         if not self._ready:
             raise RuntimeError("call reset() before step()")
-        a = self._check_actions(actions)
-        c = self.rules.num_categories
-        before = self.states() if self.render_mode == "rgb_array" else None
-        legal = self.action_masks()[np.arange(self.num_envs), a] if before is not None else None
-        out = self._step(a)
+        with self._one_thread():
+            restarting = None  # NEXT_STEP: the games that ended at the last step, started over in this one
+            if self.autoreset_mode is AutoresetMode.NEXT_STEP and self._ended.any():
+                restarting = self._ended.copy()
+            elif self.autoreset_mode is AutoresetMode.DISABLED and self._ended.any():
+                i = int(np.flatnonzero(self._ended)[0])
+                raise RuntimeError(f"game {i} has ended and autoreset_mode is DISABLED: restart it first with "
+                                   f"reset(options={{'reset_mask': mask}})")
+            a = self._check_actions(actions, restarting)
+            if restarting is not None:
+                a[restarting] = RESET_ACTION
+            before = self.states() if self.render_mode == "rgb_array" else None
+            legal = self._mask[np.arange(self.num_envs), np.maximum(a, 0)] if before is not None else None
+            out = self._step(a)
+            result = self._results(out, restarting)
+            if before is not None and legal is not None:
+                self._remember(before, a, legal, result[2] | result[3], restarting)
+        if self.render_mode == "human":
+            self.render()
+        return result
+
+    def _results(self, out: StepOutputs, restarting: np.ndarray | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """What ``step`` returns, laid out as ``SyncVectorEnv`` lays out the single envs' results."""
+        n = self.num_envs
         obs, reward, terminated, truncated = out.obs, out.reward, out.terminated, out.truncated
-        illegal, final_obs, final_mask, final_card = out.illegal, out.final_obs, out.final_mask, out.final_card
         done = terminated | truncated
-        if before is not None:  # a game that ended has restarted: its frame shows the new roll
-            self._last = [None if done[i] else last_action(st, a[i], legal[i]) for i, st in enumerate(before)]
+        any_done = bool(done.any())
+        total = self.rules.num_categories + 2  # the total's column in the scorecards
+        if self._kept_obs is not None:
+            self._kept_obs, obs = obs, obs.copy()
         if self._reach is not None:
-            obs, reward, final_obs = self._reach.step(obs, reward, terminated, truncated, final_obs)
-        info: dict[str, Any] = {"action_mask": self._mask.view(np.int8).copy(), "_action_mask": self._all,
-                                "illegal_action": illegal, "_illegal_action": self._all}
-        if done.any():
-            final_score = final_card[:, c + 2].astype(np.int64)
-            card: dict[str, Any] = {cid: final_card[:, k] for k, cid in enumerate(self._category_ids)}
-            card.update(upper_bonus=final_card[:, c], yahtzee_bonus=final_card[:, c + 1], total=final_score)
-            info["final_obs"] = final_obs
-            info["_final_obs"] = done
-            info["final_info"] = {
-                "final_score": final_score, "_final_score": terminated,
-                "scorecard": card, "_scorecard": terminated,
-                "action_mask": final_mask.view(np.int8), "_action_mask": done,
-                "illegal_action": illegal, "_illegal_action": done,
-            }
-            info["_final_info"] = done
-            info["final_score"] = final_score
-            info["_final_score"] = terminated
+            obs = self._reach.observe(obs, self._b.total)
+            reward = self._reach.reward(terminated, out.final_card[:, total])
+        info: dict[str, Any] = {"action_mask": self._mask.view(np.int8).copy(),
+                                "_action_mask": np.ones(n, dtype=np.bool_)}
+        if self._same_step:
+            stepped = ~done if any_done else None  # the ended games' step info goes into final_info
+        else:
+            stepped = None if restarting is None else ~restarting
+        if stepped is None:
+            info["illegal_action"], info["_illegal_action"] = out.illegal, np.ones(n, dtype=np.bool_)
+        elif stepped.any():
+            info["illegal_action"], info["_illegal_action"] = out.illegal & stepped, stepped
+        if not self._same_step:
+            self._ended = done
+        if not any_done:
+            pass
+        elif self._same_step:
+            rows = np.flatnonzero(done).tolist()
+            final_obs = out.final_obs
+            if self._reach is not None:
+                final_obs = self._reach.observe(final_obs, out.final_card[:, total])
+            kept = np.full(n, None, dtype=object)
+            for i in rows:
+                kept[i] = final_obs[i]
+            final = {"action_mask": out.final_mask.view(np.int8), "_action_mask": done.copy(),
+                     "illegal_action": out.illegal & done, "_illegal_action": done.copy()}
+            self._add_scorecards(final, out.final_card, terminated, truncated)
+            info["final_obs"], info["_final_obs"] = kept, done.copy()
+            info["final_info"], info["_final_info"] = final, done
+        else:
+            self._add_scorecards(info, out.final_card, terminated, truncated)
         return obs, reward, terminated, truncated, info
+
+    def _add_scorecards(self, info: dict[str, Any], final_card: np.ndarray, terminated: np.ndarray,
+                        truncated: np.ndarray) -> None:
+        """``final_score`` and ``scorecard`` of the games that terminated (what the single env's info holds at the
+        end), int64 as ``SyncVectorEnv`` batches Python ints, zeros elsewhere."""
+        if not terminated.any():
+            return
+        c = self.rules.num_categories
+        card = final_card  # int64, fresh from this step
+        if truncated.any():  # the card of a game that was truncated and not terminated is not reported
+            card[truncated & ~terminated] = 0
+        names = (*self._category_ids, "upper_bonus", "yahtzee_bonus", "total")
+        scorecard: dict[str, Any] = {}
+        for k, name in enumerate(names):
+            scorecard[name], scorecard[f"_{name}"] = card[:, k], terminated.copy()
+        info["final_score"], info["_final_score"] = card[:, c + 2].copy(), terminated.copy()
+        info["scorecard"], info["_scorecard"] = scorecard, terminated.copy()
+
+    def _remember(self, before: list[GameState], a: np.ndarray, legal: np.ndarray, done: np.ndarray,
+                  restarting: np.ndarray | None) -> None:
+        """Each game's last action for its ``rgb_array`` frame: none for a game that started over."""
+        started = done if self._same_step else restarting
+        self._last = [None if started is not None and started[i] else last_action(st, int(a[i]), bool(legal[i]))
+                      for i, st in enumerate(before)]
+
+    def _restart(self, chosen: np.ndarray) -> np.ndarray:
+        """Restart the games of ``chosen``; the observations of all games (the others' as they were)."""
+        obs = self._kept_obs
+        if obs is None:  # not kept (only DISABLED, where every end needs this, keeps them): shown anew
+            obs = np.empty((self.num_envs, self.obs_size), dtype=np.float32)
+            K.show_games(self._st, self._tb, obs, self._mask)
+        out = StepOutputs.empty(self._mask, self.obs_size)._replace(obs=obs)
+        K.step_games(np.where(chosen, RESET_ACTION, SKIP_ACTION).astype(np.int64), self._st, self._tb, out)
+        self._ended[chosen] = False
+        for i in np.flatnonzero(chosen).tolist():
+            self._last[i] = None
+        return obs
 
     def _step(self, a: np.ndarray) -> StepOutputs:
         """Run the step kernel over every game; its fresh outputs (``mask`` is the env's own, updated in place)."""
@@ -183,14 +299,29 @@ class YachtVectorEnv(VectorEnv):
         K.step_games(a, self._st, self._tb, out)
         return out
 
+    @contextmanager
+    def _one_thread(self) -> Iterator[None]:
+        if not self._busy.acquire(blocking=False):
+            raise RuntimeError("this YachtVectorEnv is being reset or stepped by another thread: one env is used "
+                               "from one thread at a time (make one env per thread)")
+        try:
+            yield
+        finally:
+            self._busy.release()
+
     def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
-        """One text (``render_mode="ansi"``) or one (480, 640, 3) uint8 picture (``"rgb_array"``) per game, else
-        None."""
+        """One text (``render_mode="ansi"``) or one (480, 640, 3) uint8 picture (``"rgb_array"``) per game;
+        ``"human"`` prints the texts and returns None; None without a render mode."""
         if self.render_mode is None or not self._ready:
             return None
         if self.render_mode == "rgb_array":
             return tuple(draw_frame(self.state(i), self._last[i]) for i in range(self.num_envs))
-        return tuple(render_text(self.state(i), self.lang) for i in range(self.num_envs))
+        texts = tuple(render_text(self.state(i), self.lang) for i in range(self.num_envs))
+        if self.render_mode == "human":
+            for i, text in enumerate(texts):
+                print(f"game {i}:\n{text}" if self.num_envs > 1 else text)
+            return None
+        return texts
 
     # ---- masks and states ----------------------------------------------------------------------------------
     def action_masks(self) -> np.ndarray:
@@ -242,7 +373,25 @@ class YachtVectorEnv(VectorEnv):
             raise RuntimeError("call reset() first")
         return int(i)
 
-    def _resolve_seeds(self, seed: Any) -> list[int] | None:
+    def _reset_mask(self, options: Any) -> np.ndarray | None:
+        """The games a reset restarts: None for all, else the checked ``options["reset_mask"]``."""
+        if options is None or (isinstance(options, dict) and not options):
+            return None
+        if not isinstance(options, dict) or set(options) != {"reset_mask"}:
+            raise ValueError(f"YachtVectorEnv.reset takes options None, {{}} or {{'reset_mask': (N,) bool array}}, "
+                             f"got {options!r}")
+        m = options["reset_mask"]
+        if not isinstance(m, np.ndarray) or m.dtype != np.bool_ or m.shape != (self.num_envs,):
+            raise ValueError(f"options['reset_mask'] must be a numpy bool array of shape ({self.num_envs},), got "
+                             f"{type(m).__name__} {getattr(m, 'dtype', '')} {getattr(m, 'shape', '')}".rstrip())
+        if not m.any():
+            raise ValueError("options['reset_mask'] must be True for at least one game")
+        if not self._ready:
+            raise RuntimeError("call reset() without a reset_mask first: the other games have no game to keep")
+        return m.copy()
+
+    def _resolve_seeds(self, seed: Any, chosen: np.ndarray | None) -> list[int | None] | None:
+        """The seed of each game this reset seeds (None: it continues its dice), or None if it seeds none."""
         n = self.num_envs
         if seed is None:
             if self.seeds is None:
@@ -251,18 +400,40 @@ class YachtVectorEnv(VectorEnv):
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
             if not 0 <= seed < _MAX_SEED - n:
                 raise ValueError(f"seed must be a non-negative int (game i gets seed + i), got {seed!r}")
-            return [int(seed) + i for i in range(n)]
-        if isinstance(seed, (str, bytes)) or not isinstance(seed, (Sequence, np.ndarray)):
-            raise ValueError(f"seed must be None, a non-negative int or a sequence of {n} of them, got {seed!r}")
-        seeds = list(seed)
-        if len(seeds) != n:
-            raise ValueError(f"seed sequence must have one seed per game ({n}), got {len(seeds)}")
-        for j, s in enumerate(seeds):
-            if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)) or not 0 <= s < _MAX_SEED:
-                raise ValueError(f"seed[{j}] must be a non-negative int, got {s!r}")
-        return [int(s) for s in seeds]
+            seeds: list[int | None] = [int(seed) + i for i in range(n)]
+        else:
+            if isinstance(seed, (str, bytes)) or not isinstance(seed, (Sequence, np.ndarray)):
+                raise ValueError(f"seed must be None, a non-negative int or a sequence of {n} of them (or None), "
+                                 f"got {seed!r}")
+            seeds = list(seed)
+            if len(seeds) != n:
+                raise ValueError(f"seed sequence must have one seed per game ({n}), got {len(seeds)}")
+            for j, s in enumerate(seeds):
+                if s is not None and (isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer))
+                                      or not 0 <= s < _MAX_SEED):
+                    raise ValueError(f"seed[{j}] must be a non-negative int or None, got {s!r}")
+            seeds = [None if s is None else int(s) for s in seeds]
+        if chosen is not None:
+            seeds = [s if chosen[i] else None for i, s in enumerate(seeds)]
+        if self.seeds is None:  # a first reset: the games without a seed get a random one
+            fresh = np.random.default_rng().integers(0, 2**63, size=n, dtype=np.int64)
+            seeds = [int(fresh[i]) if s is None else s for i, s in enumerate(seeds)]
+        return seeds
 
-    def _check_actions(self, actions: Any) -> np.ndarray:
+    def _seed(self, seeds: list[int | None]) -> None:
+        """Seed the generator of each game with an int in ``seeds`` (the others keep theirs)."""
+        rows = [i for i, s in enumerate(seeds) if s is not None]
+        if not rows:
+            return
+        self._b.rng[rows] = P.seed_states([seeds[i] for i in rows])
+        if self.seeds is None:
+            self.seeds = np.full(self.num_envs, None, dtype=object)
+        for i in rows:
+            self.seeds[i] = seeds[i]
+
+    def _check_actions(self, actions: Any, skip: np.ndarray | None) -> np.ndarray:
+        """The actions as int64, checked: in the action space, and legal if ``strict``; the games of ``skip`` (which
+        start over instead) are not checked, as ``SyncVectorEnv`` never hands their action to a game."""
         a = np.asarray(actions)
         if a.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
@@ -271,7 +442,11 @@ class YachtVectorEnv(VectorEnv):
         if a.dtype.kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
             raise ValueError(f"actions must be integers in 0..{self.num_actions - 1}, got {a.max()}")
         a = np.ascontiguousarray(a, dtype=np.int64)
-        outside = np.flatnonzero((a < 0) | (a >= self.num_actions))
+        bad = (a < 0) | (a >= self.num_actions)
+        if skip is not None:
+            bad &= ~skip
+            a = np.where(skip, 0, a)  # a copy: the caller's array is never written
+        outside = np.flatnonzero(bad)
         if outside.size:
             i = int(outside[0])
             raise ValueError(f"action {int(a[i])} of game {i} is outside the action space: "
@@ -279,7 +454,10 @@ class YachtVectorEnv(VectorEnv):
         if not self.strict:
             return a
         # the held mask is the current games' legal actions (the kernels write it with every step)
-        illegal = np.flatnonzero(~self._mask[np.arange(self.num_envs), a])
+        wrong = ~self._mask[np.arange(self.num_envs), a]
+        if skip is not None:
+            wrong &= ~skip
+        illegal = np.flatnonzero(wrong)
         if illegal.size:
             i = int(illegal[0])
             st = self.state(i)
@@ -287,4 +465,3 @@ class YachtVectorEnv(VectorEnv):
             raise ValueError(f"game {i}: action {act} ({describe_action(act, st)}) is illegal: "
                              f"{illegal_reason(st, act, self.unique_keeps)}")
         return a
-
