@@ -222,7 +222,8 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
         return 130
     result.update(agent=chosen, training_timesteps=model.num_timesteps, training_wall_s=rf.training_seconds(run_dir))
     rf.write_json(run_dir / "eval.json", result)
-    rf.plot_learning_curve(evals, run_dir / "learning_curve.png", f"MaskablePPO on {cfg.rules}")
+    rf.plot_learning_curve(evals, run_dir / "learning_curve.png", f"MaskablePPO on {cfg.rules}", final=result,
+                           final_steps=model.num_timesteps, periodic_games=cfg.eval.episodes)
     print(f"{cfg.rules}: {chosen} scores {result['mean']:.2f} ± {result['ci95'][1] - result['mean']:.2f} over "
           f"{result['episodes']:,} games = {result['percent_of_optimal']:.2f}% of optimal ({optimal:.4f})")
     return 0
