@@ -227,7 +227,7 @@ def test_browser_steps_through_a_game_with_the_keyboard(browser: Any, capsys: py
     record = json.loads(cli(capsys, *argv, "--format", "json"))
     page = tmp_path / "game.html"
     cli(capsys, *argv, "--format", "html", "--output", str(page))
-    end = step_through(browser, page, record)
+    step_through(browser, page, record)
     assert end_scores(browser) == [[record["agent"], f"{record['final_score']} points", f"{record['regret']:.2f}"]]
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys

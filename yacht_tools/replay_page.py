@@ -8,8 +8,9 @@ keeps in the colour ``kept``), the agent's action (``agent``), the optimal actio
 dice would score in each open box, and the running total against the optimal player's expectation (the expected
 final score under optimal play from the position, ``best_value``), by turn. The value bars start at a round number
 below the lowest value, not at zero (so that a point's difference shows), and the page says where. The end screen
-gives each player's final score and expected points lost, and links to the game's three costliest decisions. The numbers are the record's, printed with two
-decimals as the text replay prints them; colours are those of :mod:`yacht_env.palette`.
+gives each player's final score and expected points lost, and links to the game's three costliest decisions. The
+numbers are the record's, printed with two decimals as the text replay prints them; colours are those of
+:mod:`yacht_env.palette`.
 """
 
 from __future__ import annotations
