@@ -20,6 +20,7 @@ from yacht_agents.loader import SHIPPED_MODELS_DIR, load_agent
 from yacht_env.files import write_text_atomic
 from yacht_env.rules import RULESETS
 from yacht_tools.evaluation import evaluate
+from yacht_tools.progress import progress_bar
 
 
 def agent_specs(rules: str) -> list[str]:
@@ -42,15 +43,17 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     rows: list[dict[str, Any]] = []
-    for rules in args.rules:
-        for spec in agent_specs(rules):
+    sweep = [(rules, spec) for rules in args.rules for spec in agent_specs(rules)]
+    with progress_bar(len(sweep), "agents table", "row") as bar:  # each row's games have a bar of their own
+        for rules, spec in sweep:
             res = evaluate(load_agent(spec, rules, seed=args.seed), rules, args.episodes, args.seed, progress=True)
             info = training_info(spec)
             rows.append({"rules": rules, "agent": spec, "mean": res["mean"], "ci95": res["ci95"],
                          "percent_of_optimal": res["percent_of_optimal"],
                          "regret_per_decision": res.get("mean_regret"), "regret_per_game": res.get("regret_per_game"),
                          "training_wall_s": info.get("training_wall_s"), "episodes": res["episodes"]})
-            print(f"{rules:8s} {spec:12s} {res['mean']:8.2f}", file=sys.stderr)
+            bar.write(f"{rules:8s} {spec:12s} {res['mean']:8.2f}", file=sys.stderr)
+            bar.update(1)
 
     print(f"| rules | agent | mean ({args.episodes:,} games) | 95% interval | % of optimal | "
           "mean regret / decision | training time |")

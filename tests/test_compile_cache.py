@@ -79,6 +79,20 @@ def test_a_second_run_of_every_command_compiles_nothing(tmp_path: Path) -> None:
     assert "compiling" not in second_err, second_err[-3000:]
 
 
+def test_a_cold_cache_announces_compiling_once_per_command(tmp_path: Path) -> None:
+    """``yacht eval`` on an empty numba cache compiles the turn search, the solver's and the vector engine's kernels:
+    one announcement (what, and that it is once per machine, where the cache is), then only "still" lines."""
+    env = _caches(tmp_path)
+    p = subprocess.run([sys.executable, "-m", "yacht_tools.cli", "eval", "--agent", "greedy", "--episodes", "10",
+                        "--no-progress"], env=env, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    compiling = [line for line in p.stderr.splitlines() if "compiling" in line]
+    announced = [line for line in compiling if not line.startswith("yacht-env: still compiling numba kernels: ")]
+    assert len(announced) == 1, p.stderr
+    assert "once per machine" in announced[0] and str(tmp_path / "numba") in announced[0], announced
+    assert "starting with the turn search" in announced[0] or "starting with the vector engine" in announced[0]
+
+
 def test_the_single_environment_imports_no_numba_and_plays_a_game(tmp_path: Path) -> None:
     code = ("import sys, gymnasium as gym, yacht_env\n"
             "for env_id in yacht_env.ENV_IDS.values():\n"

@@ -57,7 +57,7 @@ def test_a_truncated_or_bit_flipped_numba_cache_is_recompiled(tmp_path: Path) ->
     assert again.stdout == warm.stdout  # the same observations
     note, *progress = again.stderr.splitlines()  # one note, then at most the "still compiling" lines of a slow machine
     assert "damaged or unknown file(s)" in note and "Traceback" not in again.stderr
-    assert all(line.startswith("yacht-env: still compiling numba kernels (") for line in progress), progress
+    assert all(line.startswith("yacht-env: still compiling numba kernels: ") for line in progress), progress
     third = step()  # the files compiled again are trusted again: loaded without a note
     assert third.returncode == 0 and third.stdout == warm.stdout and "damaged" not in third.stderr
 

@@ -284,6 +284,65 @@ def test_bad_options_fail_clearly(capsys: pytest.CaptureFixture[str], argv: list
     assert err.startswith("yacht play: error: ") and message in err and len(err.strip().splitlines()) == 1
 
 
+def test_a_bare_keep_says_it_rerolls_all_five() -> None:
+    read, out = scripted(["k", "keep 9"])
+    play_game("yacht", 3, read=read, write=out.append)
+    assert out.count("Keeping none: rerolling all five dice.") == 1
+    rng = np.random.default_rng(3)
+    st = reroll(new_game("yacht", rng), [], rng)
+    assert f"Dice: {render_dice(st)}   Rolls left: 1" in "\n".join(out[out.index("Keeping none: rerolling all five "
+                                                                               "dice."):])
+    read, out = scripted(["k " + " ".join(map(str, new_game("yacht", np.random.default_rng(3)).dice[:1]))])
+    play_game("yacht", 3, read=read, write=out.append)
+    assert "Keeping none: rerolling all five dice." not in out, "said only of a bare keep"
+
+
+def _zero_and_better(rules: str = "yacht") -> tuple[int, GameState, int, int]:
+    """A seed whose first dice score 0 in some box (k) while another (best) scores more; that box and the best."""
+    for seed in range(200):
+        st = new_game(rules, np.random.default_rng(seed))
+        zero = [k for k in st.legal_categories() if st.points(k) == 0]
+        if zero:
+            best = max(st.legal_categories(), key=lambda j: (st.points(j), -j))
+            return seed, st, zero[0], best
+    raise AssertionError("no such seed")
+
+
+def test_scoring_0_where_another_box_scores_more_is_confirmed() -> None:
+    seed, st, k, best = _zero_and_better()
+    zero_name, best_name = category_name(YACHT_IDS[k]), category_name(YACHT_IDS[best])
+    question = (f"{zero_name} scores 0 now; {best_name} would score {st.points(best)}. Score 0 in {zero_name}? "
+                "[y/N] ")
+    # "n" (or anything but y/yes): not scored, the same dice again; then "y": scored
+    read, out = scripted([f"s {k + 1}", "n", f"s {k + 1}", "Y"])
+    res = play_game("yacht", seed, read=read, write=out.append, confirm=True)
+    assert out.count(question) == 2 and "Not scored: choose again." in out
+    assert out[out.index("Not scored: choose again.") + 1] == PROMPT, "the prompt again, the turn unchanged"
+    assert f"You: 0 in {zero_name}, total 0" in out and not res["finished"]
+    assert res["states"][0].scores[k] == 0
+    # a box that scores something, or confirm=False (--no-confirm): no question
+    read, out = scripted([f"s {best + 1}"])
+    play_game("yacht", seed, read=read, write=out.append, confirm=True)
+    assert not any("[y/N]" in line for line in out)
+    read, out = scripted([f"s {k + 1}"])
+    res = play_game("yacht", seed, read=read, write=out.append, confirm=False)
+    assert not any("[y/N]" in line for line in out) and res["states"][0].scores[k] == 0
+
+
+def test_no_question_where_no_other_box_scores_more() -> None:
+    from yacht_tools.play import zero_question
+
+    seed, st, k, best = _zero_and_better()
+    assert zero_question(st, best) is None and zero_question(st, k) is not None
+    assert zero_question(st, k, "et").endswith("[y/N] ")
+    rng, last = np.random.default_rng(0), st
+    for j in range(len(YACHT_IDS)):
+        if j != k:
+            last, _ = score_category(last, j, rng)
+    only = GameState("yacht", st.dice, 0, last.scores)  # the same dice, every other box filled
+    assert zero_question(only, k) is None, "no other box: nothing to ask"
+
+
 # ---- through a real pseudo-terminal -----------------------------------------------------------------------------
 
 
@@ -291,7 +350,7 @@ def test_full_game_through_a_terminal() -> None:
     seed = 4
     rng = np.random.default_rng(seed)  # what YachtEnv.reset(seed=4) installs
     st = new_game("yacht", rng)
-    child = spawn("--rules", "yacht", "--seed", str(seed))
+    child = spawn("--rules", "yacht", "--seed", str(seed), "--no-confirm")  # the boxes in order, 0 or not
     try:
         child.expect_exact(PROMPT)
         first = child.before.replace("\r\n", "\n")
@@ -336,7 +395,7 @@ def test_full_game_through_a_terminal() -> None:
 
 def test_vs_and_hint_through_a_terminal() -> None:
     seed = 6
-    child = spawn("--rules", "yacht", "--seed", str(seed), "--vs", "greedy", "--hint")
+    child = spawn("--rules", "yacht", "--seed", str(seed), "--vs", "greedy", "--hint", "--no-confirm")
     rng = np.random.default_rng(seed)
     me, them = new_game("yacht", rng), new_game("yacht", rng)
     agent = GreedyAgent("yacht")
@@ -363,6 +422,31 @@ def test_vs_and_hint_through_a_terminal() -> None:
     else:
         winner, top = ("You", me.total) if me.total > them.total else ("greedy", them.total)
         assert f"Winner: {winner} with {top}." in end
+
+
+def test_play_asks_before_a_0_unless_no_confirm() -> None:
+    seed, st, k, best = _zero_and_better()
+    child = spawn("--rules", "yacht", "--seed", str(seed))
+    try:
+        child.expect_exact(PROMPT)
+        child.sendline(f"s {k + 1}")
+        child.expect_exact("[y/N] ")
+        assert f"{category_name(YACHT_IDS[k])} scores 0 now" in child.before
+        assert "Not scored: choose again." in answer(child, "")
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    child = spawn("--rules", "yacht", "--seed", str(seed), "--no-confirm")
+    try:
+        child.expect_exact(PROMPT)
+        out = answer(child, f"s {k + 1}")
+        assert "[y/N]" not in out and f"You: 0 in {category_name(YACHT_IDS[k])}, total 0" in out
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
 
 
 def test_ctrl_d_and_quit_exit_cleanly() -> None:

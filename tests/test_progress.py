@@ -89,3 +89,45 @@ def test_training_reports_progress_when_piped(quick_lines: None, tmp_path: Path,
     assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "runs")]) == 0
     done = _lines(capsys.readouterr().err, "td", "step")
     assert done[-1][0] >= 300 and done[-1][1] == 300
+
+
+def test_a_bar_run_past_its_total_ends_at_100_percent(quick_lines: None) -> None:
+    buf = io.StringIO()
+    with progress_bar(50_000, "ppo", "step", file=buf) as bar:
+        bar.update(40_960)
+        bar.update(16_384)  # a whole rollout past the total
+    lines = buf.getvalue().splitlines()
+    assert "?" not in lines[-1] and re.match(r"ppo: 100% 57344/57344 step \[.*step/s\]", lines[-1]), lines
+    assert "<00:" in lines[1]  # the time left is shown once the rate is known
+
+
+def test_the_ppo_bar_ends_at_the_end_of_its_last_rollout() -> None:
+    from yacht_training.sb3_ppo import rollout_end
+
+    assert rollout_end(0, 50_000, 8192) == 57_344  # seven rollouts: learn() stops at the first past the total
+    assert rollout_end(0, 1024, 256) == 1024
+    assert rollout_end(512, 1000, 256) == 1024  # resumed at step 512
+    assert rollout_end(2048, 1024, 256) == 2048  # nothing left to learn
+
+
+def test_ppo_training_reports_progress_to_100_percent(quick_lines: None, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    import train
+
+    cfg = {"rules": "yacht", "total_timesteps": 300, "n_envs": 8, "checkpoint_freq": 512, "torch_threads": 1,
+           "policy": {"net_arch": [16]}, "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1},
+           "eval": {"freq": 512, "episodes": 5, "final_episodes": 5}}
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "runs")]) == 0
+    err = capsys.readouterr().err
+    assert "total_timesteps 300 rounded up to whole rollouts of 256 steps: 512" in err
+    done = _lines(err, "maskable_ppo", "step")
+    assert done[-1] == (512, 512) and "100%" in [ln for ln in err.splitlines() if "maskable_ppo:" in ln][-1]
+
+
+def test_reach_evaluation_reports_progress_when_piped(quick_lines: None, capsys: pytest.CaptureFixture[str]) -> None:
+    from yacht_tools.objective_eval import evaluate_reach
+
+    evaluate_reach("greedy", "yacht", 6, 150, seed=0, regret=False, progress=True)
+    assert _lines(capsys.readouterr().err, "greedy on yacht", "game")[-1] == (6, 6)

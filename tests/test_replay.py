@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
 
@@ -137,6 +138,39 @@ def test_text_replay_in_other_languages(capsys: pytest.CaptureFixture[str], lang
     for cid in get_rules("yahtzee").category_ids:
         assert category_name(cid, lang, "yahtzee") in out
     assert "Final score" not in out and "Turn 1/" not in out
+
+
+@pytest.mark.parametrize("lang", ["en", "ms", "el", "et", "te"])
+def test_every_number_of_a_text_replay_says_what_it_is(capsys: pytest.CaptureFixture[str], lang: str) -> None:
+    """Each decision line is a roll, dice, a move, for a score ``= points  Total T``, and a bracket of one of the
+    two forms; a legend above the first turn names each of them (in the replay's language)."""
+    from yacht_tools.messages import text
+
+    code, out, _ = run_cli(capsys, "--agent", "greedy", "--seed", "3", "--lang", lang)
+    assert code == 0
+    lines = out.splitlines()
+    first_turn = next(i for i, line in enumerate(lines) if line.startswith(text("turn", lang) + " 1/"))
+    legend = "\n".join(lines[1:first_turn])
+    best, regret, total, roll = (re.escape(text(k, lang)) for k in ("best", "regret", "total", "roll"))
+    assert f"[{text('best', lang)} (V)]" in legend
+    assert f"[{text('best', lang)}: M (V); {text('regret', lang)} R]" in legend
+    assert "= " in legend and "V" in legend and "R" in legend
+    decision = re.compile(rf"  {roll} [123]: [1-6]( [1-6]){{4}}   -> [^=\[]+?( = \d+   {total} \d+)?"
+                          rf"(   \[{best} \(\d+\.\d\d\)\]|   \[{best}: [^(]+ \(\d+\.\d\d\); {regret} \d+\.\d\d\])")
+    decision_lines = [line for line in lines[first_turn:] if line.startswith("  " + text("roll", lang))]
+    assert len(decision_lines) >= 12
+    for line in decision_lines:
+        assert decision.fullmatch(line), line
+    assert sum(text("turn", lang) in line for line in lines[:first_turn]) == 0, "the legend comes first"
+
+
+def test_a_tournament_replay_has_a_legend(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "--agents", "greedy", "optimal", "--seed", "0", "--match", "0", "--game", "0")
+    assert code == 0
+    head, legend, brackets = out.splitlines()[:3]
+    assert legend.startswith("Each line: roll, dice -> move; a score shows = the points it adds and the total so far")
+    assert brackets.startswith("[best: M; regret R]: M was the optimal move")
+    assert "[best: " in out.split(brackets, 1)[1]
 
 
 @pytest.mark.parametrize(("argv", "message"), [

@@ -196,6 +196,12 @@ def step_through(driver: Any, page: Path, record: dict[str, Any]) -> dict[str, A
     return got
 
 
+def end_scores(driver: Any) -> list[list[str]]:
+    """The rows of the end screen's table after its head: player, final score, expected points lost."""
+    return driver.execute_script("return [...document.querySelectorAll('#end-scores tr')].slice(1)"
+                                 ".map(r => [...r.children].map(c => c.textContent))")
+
+
 def kept_faces(d: dict[str, Any]) -> list[int] | None:
     m = re.fullmatch(r"keep((?: \d)*)", d["move"])
     return [int(x) for x in m.group(1).split()] if m else None
@@ -221,9 +227,8 @@ def test_browser_steps_through_a_game_with_the_keyboard(browser: Any, capsys: py
     record = json.loads(cli(capsys, *argv, "--format", "json"))
     page = tmp_path / "game.html"
     cli(capsys, *argv, "--format", "html", "--output", str(page))
-    end = step_through(browser, page, record)
-    assert f"{record['agent']}: {record['final_score']}" in end["end"]
-    assert f"{record['regret']:.2f}" in end["end"]
+    step_through(browser, page, record)
+    assert end_scores(browser) == [[record["agent"], f"{record['final_score']} points", f"{record['regret']:.2f}"]]
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
@@ -246,8 +251,8 @@ def test_browser_steps_through_a_tournament_game(browser: Any, capsys: pytest.Ca
     page = tmp_path / "table.html"
     cli(capsys, *argv, "--format", "html", "--output", str(page))
     end = step_through(browser, page, record)
-    for name, total in zip(record["players"], record["final_scores"]):
-        assert f"{name}: {total}" in end["end"]
+    assert [row[:2] for row in end_scores(browser)] == [[name, f"{total} points"] for name, total in
+                                                         zip(record["players"], record["final_scores"])]
     assert "Winner: " + ", ".join(record["winners"]) in end["end"]
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
@@ -256,3 +261,82 @@ def test_browser_steps_through_a_tournament_game(browser: Any, capsys: pytest.Ca
     heads = browser.execute_script("return [...document.querySelectorAll('#cards thead th')].map(t => t.textContent)")
     assert heads[1:] == [record["players"][0], "Now", record["players"][1]], "both cards, the player to act first"
     keep_screenshot(browser, "yacht-tournament-game.png", capsys)
+
+
+_BARS = """
+const box = id => document.getElementById(id).getBoundingClientRect();
+const axis = document.getElementById('bars-axis');
+return {floor: Number(axis.dataset.floor), top: Number(axis.dataset.top),
+  caption: document.getElementById('bars-floor').textContent,
+  scale: [...axis.querySelectorAll('.scale span')].map(s => s.textContent),
+  bars: [...document.querySelectorAll('#bars .bar')].map(b => [Number(b.dataset.value),
+    b.querySelector('.fill').getBoundingClientRect().width / b.querySelector('.track').getBoundingClientRect().width]),
+  turns: [...document.querySelectorAll('#chart text.turn')].map(t => t.textContent),
+  x: document.getElementById('chart-x').textContent, y: document.getElementById('chart-y').textContent,
+  chart_fits: box('chart').height > 0 && [...document.querySelectorAll('#chart text')].every(t => {
+    const r = t.getBoundingClientRect(), c = box('chart');
+    return r.left >= c.left - 1 && r.right <= c.right + 1 && r.top >= c.top - 1 && r.bottom <= c.bottom + 1; })};
+"""
+
+_END = """
+const t = id => document.getElementById(id).textContent;
+return {title: t('values-title'), bars_legend_shown: !document.getElementById('values-legend').hidden,
+  costliest: [...document.querySelectorAll('#costliest li')].map(li => [Number(li.dataset.step), li.dataset.regret,
+    li.textContent]),
+  links: [...document.querySelectorAll('#costliest a')].map(a => a.getAttribute('href')),
+  fits: ['end-scores', 'costliest'].every(id => {
+    const r = document.getElementById(id).getBoundingClientRect();
+    const p = document.getElementById(id).closest('section').getBoundingClientRect();
+    return r.width > 0 && r.left >= p.left && r.right <= p.right; })};
+"""
+
+
+def test_browser_labels_the_bars_and_the_chart_and_links_the_costliest_decisions(
+        browser: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The value bars say where they start (not at zero), and their lengths are their values above it; the
+    running-total chart has its turns and its axes named; the end screen lists the three costliest decisions,
+    each a link that shows it."""
+    argv = ["--agent", "greedy", "--rules", "yahtzee", "--seed", "7"]
+    record = json.loads(cli(capsys, *argv, "--format", "json"))
+    page = tmp_path / "game.html"
+    cli(capsys, *argv, "--format", "html", "--output", str(page))
+    browser.get(page.as_uri())
+    decs = decisions(record)
+    for i in (0, 1, len(decs) - 1):
+        browser.get(page.as_uri() + f"#decision-{i + 1}")
+        browser.refresh()
+        assert browser.execute_script(_READ)["step"] == str(i), "a #decision-K address opens decision K"
+        got = browser.execute_script(_BARS)
+        values = [v for v, _ in got["bars"]]
+        assert got["top"] == pytest.approx(max(values)) and got["scale"] == [str(int(got["floor"])),
+                                                                             f"{max(values):.2f}"]
+        if got["floor"] > 0:
+            assert got["floor"] < min(values) and f"start at {int(got['floor'])} points, not at 0" in got["caption"]
+        else:
+            assert got["caption"] == "The bars start at 0 points."
+        for v, width in got["bars"]:
+            assert width == pytest.approx((v - got["floor"]) / (got["top"] - got["floor"]), abs=0.01)
+        turns = [str(t) for t in range(1, 14)] + ["end"]
+        assert got["turns"] == turns and got["x"].startswith("turn") and got["y"] == "points" and got["chart_fits"]
+    keep_screenshot(browser, "yahtzee-greedy-seed7-last-decision.png", capsys)
+    browser.execute_script("document.getElementById('progress').scrollIntoView()")
+    keep_screenshot(browser, "yahtzee-greedy-seed7-chart.png", capsys)
+    browser.execute_script("window.scrollTo(0, 0)")
+
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    ActionChains(browser).send_keys(Keys.END).perform()
+    end = browser.execute_script(_END)
+    costly = sorted(range(len(decs)), key=lambda i: (-round(decs[i]["regret"], 2), i))[:3]
+    assert end["title"] == "The costliest decisions" and not end["bars_legend_shown"] and end["fits"]
+    assert [[step, regret] for step, regret, _ in end["costliest"]] == [[i, f"{decs[i]['regret']:.2f}"]
+                                                                       for i in costly]
+    assert end["links"] == [f"#decision-{i + 1}" for i in costly]
+    first, when = decs[costly[0]], page_data(record)["steps"][costly[0]]
+    assert f"turn {when['turn']}, roll {first['roll']}" in end["costliest"][0][2]
+    keep_screenshot(browser, "yahtzee-greedy-seed7-end.png", capsys)
+    browser.find_element("css selector", "#costliest a").click()
+    shown = browser.execute_script(_READ)
+    assert shown["step"] == str(costly[0]) and shown["regret"] == f"{first['regret']:.2f}"
+    assert browser.execute_script(_BARS)["turns"], "the decision's view is whole again"

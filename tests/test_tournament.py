@@ -13,7 +13,7 @@ from yacht_agents.random_agent import RandomAgent
 from yacht_env import multiplayer as MP
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_tools.cli import main
-from yacht_tools.tournament import game_seed, play_match, run_tournament, wilson_interval
+from yacht_tools.tournament import format_report, game_seed, play_match, run_tournament, wilson_interval
 
 
 class FirstOpen(Agent):
@@ -172,3 +172,48 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
         assert main(["tournament", *argv, "--no-progress"]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("yacht tournament: error:") and msg in err and "\n" not in err
+
+
+def test_short_names_of_model_files() -> None:
+    from yacht_tools.tournament import short_names
+
+    got = short_names(["runs/yacht/seed0/best_model.zip", "runs/yacht/seed1/best_model.zip", "greedy",
+                       "agents/models/td-yacht.pt", "optimal-reach:180"])
+    assert got == {"runs/yacht/seed0/best_model.zip": "seed0/best_model",
+                   "runs/yacht/seed1/best_model.zip": "seed1/best_model", "greedy": "greedy",
+                   "agents/models/td-yacht.pt": "td-yacht", "optimal-reach:180": "optimal-reach:180"}
+    assert short_names(["m/a.zip", "m/a.zip#2"]) == {"m/a.zip": "a", "m/a.zip#2": "a#2"}  # the same file twice
+    assert short_names(["a/greedy.pt", "greedy"]) == {"a/greedy.pt": "a/greedy", "greedy": "greedy"}
+    assert short_names(["greedy.pt", "greedy"]) == {"greedy.pt": "greedy.pt", "greedy": "greedy"}, "whole if need be"
+
+
+def test_model_paths_are_listed_once_and_the_tables_fit_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Two runs' best_model.pt, a shipped model and greedy: short names in the tables, each path once above them,
+    and no line of the report wider than an 80-column terminal (the head-to-head in blocks of columns)."""
+    pytest.importorskip("torch")
+    monkeypatch.setenv("COLUMNS", "80")
+    shipped = Path(__file__).resolve().parents[1] / "agents" / "models" / "td-yacht.pt"
+    paths = []
+    for seed in (0, 1):
+        folder = tmp_path / "runs" / "yacht_td" / f"seed{seed}"
+        folder.mkdir(parents=True)
+        paths.append(str(folder / "best_model.pt"))
+        Path(paths[-1]).write_bytes(shipped.read_bytes())
+    assert main(["tournament", "--agents", *paths, "greedy", str(shipped), "--games", "2", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    for p in [*paths, str(shipped)]:
+        assert out.count(p) == 1, f"{p} is named once, above the tables"
+    agents_at, table_at = lines.index("Agents:"), next(i for i, ln in enumerate(lines) if ln.startswith("agent "))
+    listed = [ln.split() for ln in lines[agents_at + 1:table_at] if ln.strip()]
+    assert listed == [["seed0/best_model", paths[0]], ["seed1/best_model", paths[1]], ["td-yacht", str(shipped)]]
+    listing = set(range(agents_at + 1, table_at))
+    too_wide = [ln for i, ln in enumerate(lines) if len(ln) > 80 and i not in listing]
+    assert not too_wide, "\n".join(too_wide)
+    rows = {ln.split()[0] for ln in lines[table_at + 1:table_at + 5]}
+    assert rows == {"seed0/best_model", "seed1/best_model", "greedy", "td-yacht"}
+    head = [ln.split() for ln in lines[table_at:] if ln.startswith(" " * 10)]
+    assert sorted(sum(head, [])) == sorted(rows), "every column once, over the blocks"
+    wide = format_report(run_tournament([*paths, "greedy", str(shipped)], games=2), width=200)
+    assert sum(ln.startswith(" " * 10) for ln in wide.splitlines()) == 1, "a wide terminal: one block"

@@ -11,6 +11,17 @@ from yacht_env.i18n import ENV_TEXT, Catalogue
 
 MESSAGES: dict[str, dict[str, str]] = {
     "en": {
+        "replay_legend": "Each line: roll, dice -> move; a score shows = the points it adds and the total so far.",
+        "replay_legend_best": ("[{best} (V)]: the move was optimal, V is the expected final score of optimal play from "
+                               "there\n[{best}: M (V); {regret} R]: M was optimal with expected final score V, and "
+                               "the move played lost R expected points."),
+        "table_legend_best": ("[{best}: M; {regret} R]: M was the optimal move, and the move played lost R expected "
+                              "points."),
+        "replay_legend_coach": ("{{...}}: the objective's probability after the move played; best: the move that "
+                                "maximises it, and its probability."),
+        "keep_none": "Keeping none: rerolling all five dice.",
+        "confirm_zero": "{category} scores 0 now; {better} would score {points}. Score 0 in {category}? [y/N] ",
+        "not_scored": "Not scored: choose again.",
         "coach": "Coach, {what}: {choices}", "coach_choice": "{action}: {probability} (expected {value})",
         "reach_what": "P(final >= {target})", "win_what": "P(win), estimated",
         "coach_replay": "{what} {probability}; best {action} {best}",
@@ -38,6 +49,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "hint": "Hint: {action} (expected final score {value})", "bye": "Game left unfinished. Bye.",
     },
     "ms": {
+        "replay_legend": ("Setiap baris: balingan, dadu -> langkah; pemarkahan menunjukkan = mata yang ditambah dan "
+                          "jumlah setakat ini."),
+        "replay_legend_best": ("[{best} (V)]: langkah itu optimum, V ialah jangkaan skor akhir permainan optimum dari "
+                               "situ\n[{best}: M (V); {regret} R]: M optimum dengan jangkaan skor akhir V, dan langkah "
+                               "yang dimainkan kehilangan jangkaan R mata."),
+        "table_legend_best": ("[{best}: M; {regret} R]: M ialah langkah optimum, dan langkah yang dimainkan kehilangan "
+                              "jangkaan R mata."),
+        "replay_legend_coach": ("{{...}}: kebarangkalian objektif selepas langkah yang dimainkan; terbaik: langkah "
+                                "yang memaksimumkannya, dan kebarangkaliannya."),
+        "keep_none": "Tiada yang disimpan: membaling semula kelima-lima dadu.",
+        "confirm_zero": ("{category} memberi 0 sekarang; {better} akan memberi {points}. Isi 0 dalam {category}? "
+                         "[y/N] "),
+        "not_scored": "Tidak diisi: pilih semula.",
         "coach": "Jurulatih, {what}: {choices}", "coach_choice": "{action}: {probability} (jangkaan {value})",
         "reach_what": "P(skor akhir >= {target})", "win_what": "P(menang), anggaran",
         "coach_replay": "{what} {probability}; terbaik {action} {best}",
@@ -66,6 +90,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "hint": "Petunjuk: {action} (jangkaan skor akhir {value})", "bye": "Permainan tidak selesai. Selamat tinggal.",
     },
     "el": {
+        "replay_legend": ("Κάθε γραμμή: ρίψη, ζάρια -> κίνηση· μια καταχώριση δείχνει = τους πόντους που προσθέτει "
+                          "και το σύνολο ως τώρα."),
+        "replay_legend_best": ("[{best} (V)]: η κίνηση ήταν βέλτιστη, V το αναμενόμενο τελικό σκορ του βέλτιστου "
+                               "παιχνιδιού από εκεί\n[{best}: M (V); {regret} R]: η M ήταν βέλτιστη με αναμενόμενο "
+                               "τελικό σκορ V, και η κίνηση που παίχτηκε έχασε R αναμενόμενους πόντους."),
+        "table_legend_best": ("[{best}: M; {regret} R]: η M ήταν η βέλτιστη κίνηση, και η κίνηση που παίχτηκε έχασε R "
+                              "αναμενόμενους πόντους."),
+        "replay_legend_coach": ("{{...}}: η πιθανότητα του στόχου μετά την κίνηση που παίχτηκε· καλύτερη: η κίνηση "
+                                "που τη μεγιστοποιεί, και η πιθανότητά της."),
+        "keep_none": "Δεν κρατάς κανένα: ξαναρίχνεις και τα πέντε ζάρια.",
+        "confirm_zero": ("Η κατηγορία {category} δίνει 0 τώρα· η {better} θα έδινε {points}. Να μπει 0 στην "
+                         "{category}; [y/N] "),
+        "not_scored": "Δεν καταχωρίστηκε: διάλεξε ξανά.",
         "coach": "Προπονητής, {what}: {choices}", "coach_choice": "{action}: {probability} (αναμενόμενο {value})",
         "reach_what": "P(τελικό σκορ >= {target})", "win_what": "P(νίκη), εκτίμηση",
         "coach_replay": "{what} {probability}; καλύτερη {action} {best}",
@@ -95,6 +132,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "hint": "Συμβουλή: {action} (αναμενόμενο τελικό σκορ {value})", "bye": "Το παιχνίδι έμεινε ημιτελές. Αντίο.",
     },
     "et": {
+        "replay_legend": ("Iga rida: veeretus, täringud -> käik; kategooria täitmisel = lisatud punktid ja senine "
+                          "kogusumma."),
+        "replay_legend_best": ("[{best} (V)]: käik oli optimaalne, V on optimaalse mängu oodatav lõpptulemus sealt "
+                               "edasi\n[{best}: M (V); {regret} R]: M oli optimaalne oodatava lõpptulemusega V ja "
+                               "mängitud käik kaotas R oodatavat punkti."),
+        "table_legend_best": ("[{best}: M; {regret} R]: M oli optimaalne käik ja mängitud käik kaotas R oodatavat "
+                              "punkti."),
+        "replay_legend_coach": ("{{...}}: eesmärgi tõenäosus pärast mängitud käiku; parim: käik, mis selle "
+                                "maksimeerib, ja selle tõenäosus."),
+        "keep_none": "Midagi ei hoita: veeretad kõiki viit täringut uuesti.",
+        "confirm_zero": "{category} annab praegu 0; {better} annaks {points}. Kas panna {category} alla 0? [y/N] ",
+        "not_scored": "Ei täidetud: vali uuesti.",
         "coach": "Treener, {what}: {choices}", "coach_choice": "{action}: {probability} (oodatav {value})",
         "reach_what": "P(lõpptulemus >= {target})", "win_what": "P(võit), hinnang",
         "coach_replay": "{what} {probability}; parim {action} {best}",
@@ -122,6 +171,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "hint": "Vihje: {action} (oodatav lõpptulemus {value})", "bye": "Mäng jäi pooleli. Head aega.",
     },
     "te": {
+        "replay_legend": "ప్రతి లైన్: రోల్, డైస్ -> ఎత్తుగడ; స్కోర్ చేస్తే = కలిపిన పాయింట్లు, ఇప్పటి వరకు మొత్తం.",
+        "replay_legend_best": ("[{best} (V)]: ఎత్తుగడ ఉత్తమమైనది, V అక్కడి నుంచి ఉత్తమ ఆట యొక్క అంచనా తుది స్కోర్\n"
+                               "[{best}: M (V); {regret} R]: M ఉత్తమమైనది, దాని అంచనా తుది స్కోర్ V, ఆడిన ఎత్తుగడ R "
+                               "అంచనా పాయింట్లు కోల్పోయింది."),
+        "table_legend_best": ("[{best}: M; {regret} R]: M ఉత్తమ ఎత్తుగడ, ఆడిన ఎత్తుగడ R అంచనా పాయింట్లు "
+                              "కోల్పోయింది."),
+        "replay_legend_coach": ("{{...}}: ఆడిన ఎత్తుగడ తర్వాత లక్ష్యం యొక్క సంభావ్యత; ఉత్తమం: దాన్ని గరిష్ఠం చేసే "
+                                "ఎత్తుగడ, దాని సంభావ్యత."),
+        "keep_none": "ఏదీ ఉంచుకోలేదు: ఐదు డైస్‌లనూ మళ్లీ వేస్తున్నారు.",
+        "confirm_zero": "{category} ఇప్పుడు 0 ఇస్తుంది; {better} {points} ఇస్తుంది. {category}లో 0 నింపాలా? [y/N] ",
+        "not_scored": "నింపలేదు: మళ్లీ ఎంచుకోండి.",
         "coach": "శిక్షకుడు, {what}: {choices}", "coach_choice": "{action}: {probability} (అంచనా {value})",
         "reach_what": "P(తుది స్కోర్ >= {target})", "win_what": "P(గెలుపు), అంచనా",
         "coach_replay": "{what} {probability}; ఉత్తమం {action} {best}",

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 from yacht_agents.loader import as_agent
 from yacht_env.engine.numba_cache import Stopwatch
@@ -20,6 +19,7 @@ from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import ReachSolution, score_distribution, solve_reach
 from yacht_env.state import GameState
 from yacht_tools.evaluation import MAX_EPISODES, play_python
+from yacht_tools.progress import progress_bar
 from yacht_tools.regret import DECISIONS, RegretTally
 from yacht_tools.report import write_json
 from yacht_tools.seeds import check_episodes, check_seed
@@ -76,7 +76,7 @@ def evaluate_reach(agent: Any, rules: str | RuleSet, episodes: int, target: int,
     agent = as_agent(agent, rs, seed)
     tally = RegretTally(rs, n) if regret else None
     values = ReachValues(reach, int(target))
-    with tqdm(total=n, disable=not progress, unit="game", desc=f"{agent.name} on {rs.name}") as bar, \
+    with progress_bar(n, f"{agent.name} on {rs.name}", "game", enabled=progress) as bar, \
             Stopwatch() as sw:
         finals = play_python(agent, rs, seed, n, tally=tally, solution=values if regret else None, progress=bar)
     hits = int((finals.totals >= target).sum())

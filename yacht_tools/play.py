@@ -6,9 +6,10 @@ Before each decision it shows the dice, the rolls left and the scorecard, with a
 and the points each open category would add now. Commands (also listed by ``help``):
 
 - ``keep <faces>`` (``k``): keep those dice and reroll the others, e.g. ``keep 5 5 6``, ``k 556``; ``keep`` alone
-  rerolls all five;
+  rerolls all five, and says so;
 - ``score <category>`` (``s``): fill a category, given by its menu number, its id (``full_house``) or its name in
-  the chosen language or in English (a unique prefix is enough: ``s full``);
+  the chosen language or in English (a unique prefix is enough: ``s full``); a 0 where another box would score
+  more is asked about first (``[y/N]``), unless ``--no-confirm``;
 - ``hint``: the solver's optimal move and its expected final score (shown before every decision with ``--hint``);
 - ``show``, ``help``, ``quit`` (``q``; Ctrl-D too).
 
@@ -183,6 +184,20 @@ def hint_line(state: GameState, solution: Solution, lang: str = "en") -> str:
     return fmt("hint", lang, action=move, value=f"{float(values[best]):.2f}")
 
 
+def zero_question(state: GameState, k: int, lang: str = "en") -> str | None:
+    """The question to ask before scoring box ``k``: None unless it scores 0 now while another box that may be
+    scored would score more (the question names the best of them)."""
+    if state.points(k) != 0:
+        return None
+    others = [j for j in state.legal_categories() if j != k]
+    best = max(others, key=lambda j: (state.points(j), -j), default=None)  # the first of the best
+    if best is None or state.points(best) <= 0:
+        return None
+    ids, rules = state.ruleset.category_ids, state.rules
+    return fmt("confirm_zero", lang, category=category_name(ids[k], lang, rules),
+               better=category_name(ids[best], lang, rules), points=state.points(best))
+
+
 # ---- the game ---------------------------------------------------------------------------------------------------
 
 
@@ -199,9 +214,10 @@ class HumanPlayer(Agent):
     batched = False
 
     def __init__(self, rules: RuleSet, names: Sequence[str], lang: str, hint: bool, read: Callable[[str], str],
-                 write: Callable[[str], None]) -> None:
+                 write: Callable[[str], None], confirm: bool = False) -> None:
         super().__init__(rules)
         self.names, self.lang, self.hint, self.read, self.write = list(names), lang, hint, read, write
+        self.confirm = confirm  # ask before a 0 in a box where another box would score more
         self.solution: Solution | None = None
         self.coach: Coach | None = None  # the hint speaks of this objective (yacht_tools.coach) when set
 
@@ -244,16 +260,30 @@ class HumanPlayer(Agent):
                 except ValueError as e:
                     write(str(e))
             elif cmd == "keep":
+                if not arg:
+                    write(text("keep_none", lang))
                 return D.pattern_for_faces(st.dice, arg)
             elif cmd == "score":
+                question = zero_question(st, int(arg), lang) if self.confirm else None
+                if question is not None:
+                    try:
+                        sure = self.read(question).strip().casefold() in ("y", "yes")
+                    except EOFError:
+                        write("")
+                        raise _Quit from None
+                    if not sure:
+                        write(text("not_scored", lang))
+                        continue
                 return NUM_KEEP_ACTIONS + int(arg)
 
 
 def play_game(rules: str | RuleSet = "yacht", seed: int = 0, *, lang: str = "en", hint: bool = False,
               opponent: Agent | None = None, read: Callable[[str], str] | None = None,
-              write: Callable[[str], None] | None = None, coach: Coach | None = None) -> dict[str, Any]:
+              write: Callable[[str], None] | None = None, coach: Coach | None = None,
+              confirm: bool = False) -> dict[str, Any]:
     """Play one game with a person reading commands through ``read(prompt)`` (default :func:`input`) and showing
-    text through ``write(text)`` (default: print and flush). Returns ``{"finished", "totals", "states",
+    text through ``write(text)`` (default: print and flush). ``confirm``: ask before a 0 in a box where another
+    would score more (``yacht play`` does, unless ``--no-confirm``). Returns ``{"finished", "totals", "states",
     "names"}``; ``finished`` is False when the player quit (``quit`` or end of input)."""
     rs = get_rules(rules)
     lang = check_lang(lang)
@@ -265,7 +295,7 @@ def play_game(rules: str | RuleSet = "yacht", seed: int = 0, *, lang: str = "en"
     n = 1 if opponent is None else 2
     you = text("you", lang)
     names = [you] if opponent is None else [you, opponent.name if opponent.name != you else f"{opponent.name} 2"]
-    human = HumanPlayer(rs, names, lang, hint, read, write)
+    human = HumanPlayer(rs, names, lang, hint, read, write, confirm=confirm)
     human.coach = coach
     table = Table(tuple(new_game(rs, rng) for _ in range(n)), rng)  # seat order, as multiplayer.new_table
 

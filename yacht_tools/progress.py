@@ -3,7 +3,9 @@
 On a terminal: tqdm's bar, redrawn in place. Where stderr is not a terminal (piped, captured, a log file), tqdm's
 redraws would be carriage returns in one endless line, or nothing at all: there it writes a plain line every
 :data:`LINE_INTERVAL_S` seconds instead, after :data:`DELAY_S` seconds of quiet (a short run writes nothing).
-``yacht eval``, ``yacht tournament`` and ``train.py`` report through :func:`progress_bar`.
+``yacht eval``, ``yacht tournament`` and ``train.py`` report through :func:`progress_bar`. Every bar has a total: a
+run that goes past it (PPO learns in whole rollouts) moves the total with it, so that a bar ends at 100%, never at
+tqdm's ``0% 57344/?``.
 """
 
 from __future__ import annotations
@@ -41,6 +43,17 @@ class LineWriter:
         self.file.flush()
 
 
+class Bar(tqdm):
+    """tqdm whose total grows to the count when the count passes it: the percentage, the rate and the time left stay
+    shown, and a finished run reads 100% (tqdm itself drops a passed total and shows ``?`` and 0%)."""
+
+    def update(self, n: float | None = 1) -> bool | None:
+        """Advance by ``n``; past the total, the total becomes the new count."""
+        if self.total is not None and n is not None and self.n + n > self.total:
+            self.total = self.n + n
+        return super().update(n)
+
+
 def _isatty(file: Any) -> bool:
     try:
         return bool(file.isatty())
@@ -49,14 +62,14 @@ def _isatty(file: Any) -> bool:
 
 
 def progress_bar(total: int | None, desc: str | None = None, unit: str = "it", enabled: bool = True,
-                 file: TextIO | None = None, **kwargs: Any) -> tqdm:
+                 file: TextIO | None = None, **kwargs: Any) -> Bar:
     """A tqdm bar over ``total`` ``unit`` on ``file`` (stderr): redrawn in place on a terminal, else a line every
     :data:`LINE_INTERVAL_S` s once :data:`DELAY_S` s have passed. ``enabled=False``: a bar that shows nothing.
     Other keyword arguments go to tqdm (``initial``, ``leave``...)."""
     if not enabled:
-        return tqdm(total=total, desc=desc, unit=unit, disable=True, **kwargs)
+        return Bar(total=total, desc=desc, unit=unit, disable=True, **kwargs)
     file = file if file is not None else sys.stderr
     if _isatty(file):
-        return tqdm(total=total, desc=desc, unit=unit, file=file, dynamic_ncols=True, **kwargs)
-    return tqdm(total=total, desc=desc, unit=unit, file=LineWriter(file), mininterval=LINE_INTERVAL_S,
+        return Bar(total=total, desc=desc, unit=unit, file=file, dynamic_ncols=True, **kwargs)
+    return Bar(total=total, desc=desc, unit=unit, file=LineWriter(file), mininterval=LINE_INTERVAL_S,
                 delay=DELAY_S, bar_format=LINE_FORMAT, **{**kwargs, "leave": True})

@@ -29,7 +29,7 @@ from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import solution_or_none
 from yacht_env.state import GameState, scorecard
 from yacht_tools.coach import Coach, replay_line
-from yacht_tools.messages import text
+from yacht_tools.messages import fmt, text
 from yacht_tools.seeds import check_seed
 
 FORMATS = ("text", "json", "html")
@@ -147,6 +147,19 @@ def _num(x: float) -> str:
     return f"{x:.2f}"
 
 
+def legend_lines(lang: str, regret: bool, coach: bool = False, table: bool = False) -> list[str]:
+    """What the numbers of a text replay are, once above its first line: the points and total of a score, and
+    (``regret``) the bracketed optimal move, expected final score and regret; (``coach``) the braced probabilities.
+    ``table``: the brackets of a tournament game's replay (no expected score)."""
+    out = [text("replay_legend", lang)]
+    if regret:
+        words = {"best": text("best", lang), "regret": text("regret", lang)}
+        out.append(fmt("table_legend_best", lang, **words) if table else fmt("replay_legend_best", lang, **words))
+    if coach:
+        out.append(fmt("replay_legend_coach", lang))
+    return out
+
+
 def format_replay(record: dict[str, Any], lang: str | None = None) -> str:
     """The record of :func:`replay_game` as text: each roll, each decision (with the optimal one and the regret
     where known), each score with the running total, then the final scorecard."""
@@ -154,6 +167,9 @@ def format_replay(record: dict[str, Any], lang: str | None = None) -> str:
     rs = get_rules(record["rules"])
     final = GameState.from_dict(record["final_state"])
     lines = [f"{rs.title} - {text('agent', lang)}: {record['agent']} - {text('seed', lang)}: {record['seed']}"]
+    decisions = [d for t in record["turns"] for d in t["decisions"]]
+    lines += legend_lines(lang, regret=any(d["regret"] is not None for d in decisions),
+                          coach=any(d.get("coach") for d in decisions))
     for t in record["turns"]:
         lines.append(f"{text('turn', lang)} {t['turn']}/{rs.num_categories}")
         for d in t["decisions"]:

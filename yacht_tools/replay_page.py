@@ -6,8 +6,11 @@ It takes the record of :func:`yacht_tools.replay.replay_game` (one player) or of
 keeps in the colour ``kept``), the agent's action (``agent``), the optimal action (``best``), the regret
 (``regret``), the solver's value of every legal action as a bar chart, every player's scorecard with the points the
 dice would score in each open box, and the running total against the optimal player's expectation (the expected
-final score under optimal play from the position, ``best_value``). The numbers are the record's, printed with two
-decimals as the text replay prints them; colours are those of :mod:`yacht_env.palette`.
+final score under optimal play from the position, ``best_value``), by turn. The value bars start at a round number
+below the lowest value, not at zero (so that a point's difference shows), and the page says where. The end screen
+gives each player's final score and expected points lost, and links to the game's three costliest decisions. The
+numbers are the record's, printed with two decimals as the text replay prints them; colours are those of
+:mod:`yacht_env.palette`.
 """
 
 from __future__ import annotations
@@ -80,6 +83,21 @@ def _step(d: dict[str, Any], states: list[GameState], rs: RuleSet, names: list[s
     }
 
 
+COSTLIEST = 3
+"""How many of the game's costliest decisions the end screen lists."""
+
+
+def _costliest(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The game's :data:`COSTLIEST` decisions that lost the most expected points (regret above zero), costliest
+    first (the earlier of a tie first): the step to link to, who, when, the move and the optimal one, the regret."""
+    lost = [(float(s["regret"]), i) for i, s in enumerate(steps) if s["regret"] is not None and float(s["regret"]) > 0]
+    lost.sort(key=lambda ri: (-ri[0], ri[1]))
+    return [{"step": i, "player": steps[i]["player"], "turn": steps[i]["turn"], "roll": steps[i]["roll"],
+             "dice": steps[i]["dice"], "move": steps[i]["move"], "best_move": steps[i]["best_move"],
+             "value": steps[i]["value"], "best_value": steps[i]["best_value"], "regret": steps[i]["regret"]}
+            for _, i in lost[:COSTLIEST]]
+
+
 def _two(x: float | None) -> str | None:
     return None if x is None else f"{x:.2f}"
 
@@ -98,6 +116,7 @@ def page_data(record: dict[str, Any], lang: str | None = None) -> dict[str, Any]
         if sums[s] is not None and d["regret"] is not None:
             sums[s] += d["regret"]
         steps.append(_step(d, states, rs, names, lang, sums[s]))
+    costliest = _costliest(steps)
     finals_rows = [_card(st, False, lang) for st in finals]
     totals = [st.total for st in finals]
     winners = [names[i] for i, t in enumerate(totals) if t == max(totals)]
@@ -107,7 +126,7 @@ def page_data(record: dict[str, Any], lang: str | None = None) -> dict[str, Any]
         "optimal_value": _two(record.get("optimal_value")), "optimal": record.get("optimal_value"),
         "steps": steps,
         "end": {"cards": finals_rows, "totals": totals, "winners": winners,
-                "regret": [_two(x) for x in sums]},
+                "regret": [_two(x) for x in sums], "costliest": costliest},
         "words": {k: text(k, lang) for k in ("turn", "roll", "dice", "total", "regret", "best", "agent", "seed",
                                               "rolls_left", "final_score", "optimal_value", "regret_total",
                                               "game_over", "category")},

@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from yacht_env.extras import require
-from yacht_env.files import atomic_path, write_text_atomic
+from yacht_env.files import write_text_atomic
 from yacht_env.rules import get_rules
+from yacht_tools.plots import figure, legend_below, save
 from yacht_tools.regret import DECISIONS
 
 _DECISION_NAMES = {"first_keep": "after roll 1", "second_keep": "after roll 2", "score": "after roll 3"}
@@ -75,35 +75,32 @@ def format_report(result: dict[str, Any]) -> str:
 
 def plot_scores(result: dict[str, Any], path: str | Path, optimal_scores: Sequence[int] | None = None) -> None:
     """Save a PNG: the histogram of ``result['scores']`` over the optimal player's scores on the same seeds, and,
-    where the result has the regret, where the points are lost (per game, by turn and by decision).
+    where the result has the regret, where the points are lost (per game, by turn and by decision)."""
+    save(scores_figure(result, optimal_scores), path)
 
-    Uses matplotlib's Agg canvas directly (no pyplot, no global backend change)."""
-    require("matplotlib", what="--plot")
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
+def scores_figure(result: dict[str, Any], optimal_scores: Sequence[int] | None = None) -> Any:
+    """The matplotlib figure of :func:`plot_scores`; its numbers are printed as :func:`format_report` prints them,
+    its legends lie below the axes (nothing covers a bar)."""
     if optimal_scores is None:
         optimal_scores = (result.get("optimal_same_seeds") or {}).get("scores")
     with_regret = "regret_by_turn" in result
-    fig = Figure(figsize=(13 if with_regret else 8, 4.5))
-    FigureCanvasAgg(fig)
+    fig = figure((13 if with_regret else 8, 5))
     axes = fig.subplots(1, 2, width_ratios=[1.3, 1]) if with_regret else [fig.add_subplot()]
     _histogram(axes[0], result, optimal_scores)
     if with_regret:
         ax = axes[1]
         turns = np.arange(1, len(result["regret_by_turn"]) + 1)
-        ax.bar(turns, result["regret_by_turn"], color="C1")
+        ax.bar(turns, result["regret_by_turn"], color="C1", label="expected points lost in the turn, per game")
         ax.set_xlabel("turn")
-        ax.set_ylabel("expected points lost per game")
+        ax.set_ylabel("expected points lost per game (points)")
         by = result["regret_by_decision"]
-        text = "\n".join(f"{_DECISION_NAMES[d]}: {by[d]:.3f}" for d in DECISIONS)
-        ax.text(0.02, 0.97, f"by decision\n{text}", transform=ax.transAxes, va="top", fontsize=9,
-                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "0.7"})
-        ax.set_title(f"where the points go: {result['regret_per_game']:.2f} per game")
+        by_decision = " / ".join(f"{by[d]:.3f}" for d in DECISIONS)
+        ax.set_title(f"where the points go: {result['regret_per_game']:.3f} per game\n"
+                     f"by decision (after roll 1 / 2 / 3): {by_decision}")
         ax.set_xticks(turns)
-    fig.tight_layout()
-    with atomic_path(path, user_path=True) as tmp:  # a failed or killed save leaves any earlier picture whole
-        fig.savefig(str(tmp), format="png", dpi=100)
+        legend_below(ax)
+    return fig
 
 
 def _histogram(ax: Any, result: dict[str, Any], optimal_scores: Sequence[int] | None) -> None:
@@ -113,16 +110,16 @@ def _histogram(ax: Any, result: dict[str, Any], optimal_scores: Sequence[int] | 
     bins = np.arange(width * (int(both.min()) // width), int(both.max()) + 2 * width, width)
     if optimal_scores is not None:
         opt = np.asarray(optimal_scores)
-        ax.hist(opt, bins=bins, color="0.75", label=f"optimal (mean {opt.mean():.1f})")
+        ax.hist(opt, bins=bins, color="0.75", label=f"optimal player on these seeds (mean {opt.mean():.2f})")
     ax.hist(scores, bins=bins, histtype="step", linewidth=1.8, color="C0",
-            label=f"{result.get('agent', 'agent')} (mean {scores.mean():.1f})")
+            label=f"{result.get('agent', 'agent')} (mean {scores.mean():.2f}, dashed)")
     ax.axvline(scores.mean(), color="C0", linestyle="--", linewidth=1)
     if result.get("optimal_value"):
         ax.axvline(result["optimal_value"], color="C3", linestyle=":", linewidth=1.2,
-                   label=f"optimal expected {result['optimal_value']:.1f}")
+                   label=f"optimal expected {result['optimal_value']:.4f}")
     title = get_rules(result["rules"]).title if "rules" in result else ""
-    ax.set_title(f"{title}: final scores, {scores.size} games")
-    ax.set_xlabel("final score")
+    ax.set_title(f"{title}: final scores, {scores.size:,} games")
+    ax.set_xlabel(f"final score (points; bins of {width})")
     ax.set_ylabel("games")
-    ax.legend()
+    legend_below(ax, ncols=2)
 

@@ -30,7 +30,7 @@ from yacht_env.solver import solution_or_none
 from yacht_env.state import GameState, parse
 from yacht_tools.games import Table, play_tables
 from yacht_tools.messages import text
-from yacht_tools.replay import decision_record
+from yacht_tools.replay import decision_record, legend_lines
 from yacht_tools.seeds import agent_seed, check_int, game_seed
 from yacht_tools.tournament import _make_agents as make_agents
 
@@ -99,6 +99,7 @@ def format_table_replay(record: dict[str, Any], lang: str | None = None) -> str:
     rs = get_rules(record["rules"])
     lines = [f"{rs.title} - {', '.join(record['players'])} - {text('seed', lang)}: {record['seed']} "
              f"(match {record['match']}, game {record['game']})"]
+    lines += legend_lines(lang, regret=any(d["regret"] is not None for d in record["decisions"]), table=True)
     for d in record["decisions"]:
         head = (f"{d['player']}  {text('turn', lang)} {d['turn']}  {text('roll', lang)} {d['roll']}: "
                 f"{' '.join(map(str, d['dice']))}   -> {action_label(d['action'], d['dice'], rs, lang)}")

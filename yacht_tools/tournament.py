@@ -27,7 +27,10 @@ decide for many games at once.
 from __future__ import annotations
 
 import itertools
+import re
+import shutil
 from collections.abc import Sequence
+from pathlib import PurePath
 from typing import Any
 
 import numpy as np
@@ -171,45 +174,96 @@ def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0
 # ---- report -------------------------------------------------------------------------------------------------------
 
 
-def format_report(result: dict[str, Any]) -> str:
-    """The tournament as text: one row per agent, then head-to-head."""
-    names = list(result["agents"])
+_MODEL_SUFFIXES = (".zip", ".pt")
+_REPEAT = re.compile(r"(.*?)(#\d+)?")
+
+
+def _is_path(name: str) -> bool:
+    return "/" in name or "\\" in name or name.lower().endswith(_MODEL_SUFFIXES)
+
+
+def short_names(names: Sequence[str]) -> dict[str, str]:
+    """A short name for each agent name of a report: a model file's stem (``best_model`` for
+    ``runs/yacht/seed0/best_model.zip``), with as many of its folders as tell it from the others
+    (``seed0/best_model``, ``seed1/best_model``); other names as they are. A ``#2`` suffix (the same agent twice)
+    stays on."""
+    parts = {}
+    for n in names:
+        base, repeat = _REPEAT.fullmatch(n).groups()  # type: ignore[union-attr]
+        if _is_path(base):
+            p = PurePath(base.replace("\\", "/"))
+            parts[n] = ([*p.parent.parts, p.stem], repeat or "")
+    def tail(n: str, depth: int) -> str:  # the file stem and depth - 1 of its folders
+        segments, repeat = parts[n]
+        return "/".join(segments[-depth:]) + repeat
+
+    short = {n: n for n in names}
+    for n, (segments, _) in parts.items():
+        depth = 1
+        while depth < len(segments) and any(
+                (tail(m, depth) if m in parts else m) == tail(n, depth) for m in names if m != n):
+            depth += 1
+        short[n] = tail(n, depth)
+    taken = list(short.values())
+    return {n: name if taken.count(name) == 1 else n for n, name in short.items()}  # no tail tells it apart: whole
+
+
+def format_report(result: dict[str, Any], width: int | None = None) -> str:
+    """The tournament as text: one row per agent, then head-to-head. Model files are shown by short names
+    (:func:`short_names`) in the tables, their paths listed once above them; the head-to-head table is cut into
+    blocks of columns that fit ``width`` (default: the terminal's width, 80 where it is unknown)."""
+    width = width or shutil.get_terminal_size((80, 24)).columns
+    full = list(result["agents"])
+    short = short_names(full)
+    names = [short[n] for n in full]
+    stats = {short[n]: s for n, s in result["agents"].items()}
     w = max(8, *(len(n) for n in names)) + 2
     p = result["players"]
     lines = [f"Tournament: {result['rules']}, {p} players, {result['games']} games per match, "
-             f"{len(result['matches'])} matches, seed {result['seed']} (win rate: ties shared; a coin flip wins "
-             f"{1 / p:.3f})", ""]
-    lines.append(f"{'agent':<{w}}{'games':>7}{'wins':>7}{'draws':>7}{'losses':>7}{'win rate':>10}"
-                 f"{'95% CI':>18}{'mean score':>12}{'std':>8}")
-    order = sorted(names, key=lambda n: (-result["agents"][n]["win_rate"], names.index(n)))
+             f"{len(result['matches'])} matches, seed {result['seed']}",
+             f"W/D/L: games won, drawn, lost; win rate: ties shared (a coin flip wins {1 / p:.3f})", ""]
+    if any(short[n] != n for n in full):
+        lines += ["Agents:"] + [f"  {short[n]:<{w}}{n}" for n in full if short[n] != n] + [""]
+    order = sorted(names, key=lambda n: (-stats[n]["win_rate"], names.index(n)))
+    wdl = {n: f"{stats[n]['wins']}/{stats[n]['draws']}/{stats[n]['losses']}" for n in names}
+    cw = max(len("W/D/L"), *(len(x) for x in wdl.values())) + 2
+    lines.append(f"{'agent':<{w}}{'games':>6}{'W/D/L':>{cw}}{'win rate':>9}{'95% CI':>16}{'mean score':>11}{'std':>7}")
     for n in order:
-        s = result["agents"][n]
+        s = stats[n]
         lo, hi = s["win_rate_ci95"]
-        lines.append(f"{n:<{w}}{s['games']:>7}{s['wins']:>7}{s['draws']:>7}{s['losses']:>7}{s['win_rate']:>10.3f}"
-                     f"{f'[{lo:.3f}, {hi:.3f}]':>18}{s['mean_score']:>12.2f}{s['score_std']:>8.2f}")
+        lines.append(f"{n:<{w}}{s['games']:>6}{wdl[n]:>{cw}}{s['win_rate']:>9.3f}{f'[{lo:.3f}, {hi:.3f}]':>16}"
+                     f"{s['mean_score']:>11.2f}{s['score_std']:>7.2f}")
     lines.append("")
+    matches = [{"agents": [short[a] for a in m["agents"]], "stats": {short[a]: st for a, st in m["stats"].items()}}
+               for m in result["matches"]]
     if p == 2:
-        lines.append("Head-to-head: win rate of the row agent against the column agent (mean scores row-column)")
-        cell = max(18, w)
-        lines.append(" " * w + "".join(f"{n:>{cell}}" for n in order))
+        lines += ["Head-to-head: the row agent's win rate against the column agent,",
+                  "in brackets the mean scores (row-column)"]
+        cell = max(17, max(len(n) for n in names) + 2)
         pair: dict[tuple[str, str], tuple[float, float, float]] = {}
-        for m in result["matches"]:
+        for m in matches:
             a, b = m["agents"]
             sa, sb = m["stats"][a], m["stats"][b]
             pair[a, b] = (sa["win_rate"], sa["mean_score"], sb["mean_score"])
             pair[b, a] = (sb["win_rate"], sb["mean_score"], sa["mean_score"])
-        for r in order:
-            row = []
-            for c in order:
-                if (r, c) in pair:
-                    wr, ms, mo = pair[r, c]
-                    row.append(f"{wr:.3f} ({ms:.0f}-{mo:.0f})")
-                else:
-                    row.append("-")
-            lines.append(f"{r:<{w}}" + "".join(f"{x:>{cell}}" for x in row))
+        per = max(1, (width - w) // cell)  # columns a block holds
+        for first in range(0, len(order), per):
+            cols = order[first:first + per]
+            lines.append(" " * w + "".join(f"{c:>{cell}}" for c in cols))
+            for r in order:
+                row = []
+                for c in cols:
+                    if (r, c) in pair:
+                        wr, ms, mo = pair[r, c]
+                        row.append(f"{wr:.3f} ({ms:.0f}-{mo:.0f})")
+                    else:
+                        row.append("-")
+                lines.append(f"{r:<{w}}" + "".join(f"{x:>{cell}}" for x in row))
+            if first + per < len(order):
+                lines.append("")
     else:
         lines.append("Matches: win rate (mean score) of each agent")
-        for m in result["matches"]:
+        for m in matches:
             parts = [f"{n} {m['stats'][n]['win_rate']:.3f} ({m['stats'][n]['mean_score']:.1f})" for n in m["agents"]]
             lines.append("  " + " | ".join(parts))
     return "\n".join(lines)

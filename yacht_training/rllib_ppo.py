@@ -332,7 +332,8 @@ def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progr
                   training_wall_s=ts.training_seconds(run_dir), env_runners=r.num_env_runners,
                   envs_per_env_runner=r.num_envs_per_env_runner)
     ts.write_json(run_dir / "eval.json", result)
-    ts.plot_learning_curve(evals, run_dir / "learning_curve.png", f"RLlib PPO (masked MLP) on {rs.name}")
+    ts.plot_learning_curve(evals, run_dir / "learning_curve.png", f"RLlib PPO (masked MLP) on {rs.name}",
+                           final=result, final_steps=counters["timesteps"], periodic_games=cfg.eval.episodes)
     half = result["ci95"][1] - result["mean"]
     print(f"{rs.name}: {chosen} scores {result['mean']:.2f} ± {half:.2f} over {result['episodes']:,} games = "
           f"{result['percent_of_optimal']:.2f}% of optimal ({result['optimal_value']:.4f})")

@@ -24,9 +24,9 @@ from typing import Any, TypeVar
 
 import yaml
 
-from yacht_env.extras import require
 from yacht_env.file_lock import FileLock
-from yacht_env.files import atomic_path, write_text_atomic
+from yacht_env.files import write_text_atomic
+from yacht_tools.plots import figure, legend_below, save
 from yacht_training.config import TrainConfig
 
 EVALS_FILE = "evaluations.json"
@@ -198,30 +198,51 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
     write_text_atomic(path, json.dumps(data, indent=1))
 
 
-def plot_learning_curve(evals: list[dict[str, Any]], path: Path, title: str) -> None:
-    """Percent of optimal over training steps, as a PNG (skipped, with a note, without matplotlib)."""
+def plot_learning_curve(evals: list[dict[str, Any]], path: Path, title: str, final: dict[str, Any] | None = None,
+                        final_steps: int | None = None, periodic_games: int | None = None) -> None:
+    """Percent of optimal over training steps, as a PNG (skipped, with a note, without matplotlib): the periodic
+    evaluations, and the final evaluation (``final``, at ``final_steps``) as a point of its own, since it is
+    measured on other games (see :func:`learning_curve_figure`)."""
     try:
-        require("matplotlib", what="the learning curve")
+        fig = learning_curve_figure(evals, title, final, final_steps, periodic_games)
     except ModuleNotFoundError as e:
         print(f"train.py: {e}", file=sys.stderr)
         return
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    save(fig, path, user_path=False)
 
-    fig = Figure(figsize=(7, 4))
-    FigureCanvasAgg(fig)
+
+def learning_curve_figure(evals: list[dict[str, Any]], title: str, final: dict[str, Any] | None = None,
+                          final_steps: int | None = None, periodic_games: int | None = None) -> Any:
+    """The learning curve's matplotlib figure. The periodic evaluations play the same ``periodic_games`` seeded
+    games each time; the final one (an :func:`~yacht_tools.evaluation.evaluate` result, with its 95% interval)
+    plays games never seen before, so the two differ by more than training: the legend says which games each point
+    was measured on, and gives the numbers as ``train.py`` prints them. The legend lies below the axes."""
+    fig = figure((8, 5), what="the learning curve")
     ax = fig.add_subplot()
+    games = f"{periodic_games:,} games" if periodic_games else "games"
+    handles = []
     if evals:
-        ax.plot([e["timesteps"] for e in evals], [e["percent_of_optimal"] for e in evals], marker="o")
-    ax.axhline(100.0, color="grey", linestyle="--", linewidth=1, label="optimal play")
-    ax.set_xlabel("environment steps")
-    ax.set_ylabel("mean score, % of optimal")
+        last = evals[-1]["percent_of_optimal"]
+        (curve,) = ax.plot([e["timesteps"] for e in evals], [e["percent_of_optimal"] for e in evals], marker="o",
+                           markersize=4, label=f"periodic evaluation: the same {games} each time (last {last:.2f}%)")
+        handles.append(curve)
+    if final is not None and final_steps is not None:
+        pct, optimal = final["percent_of_optimal"], final.get("optimal_value")
+        err = None
+        if optimal and "ci95" in final:
+            lo, hi = (100.0 * v / optimal for v in final["ci95"])
+            err = [[pct - lo], [hi - pct]]
+        dot = ax.errorbar([final_steps], [pct], yerr=err, fmt="*", markersize=11, color="C3", capsize=4,
+                          label=f"final evaluation: {final['episodes']:,} unseen games, {pct:.2f}% (95% interval)")
+        handles.append(dot)
+    line = ax.axhline(100.0, color="grey", linestyle="--", linewidth=1, label="optimal play: 100%")
+    handles.append(line)
+    ax.set_xlabel("training steps (decisions played)")
+    ax.set_ylabel("mean final score (% of optimal play)")
     ax.set_title(title)
-    ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=100, format="png")
+    legend_below(ax, handles)
+    return fig
 
 
 def training_seconds(run_dir: Path) -> float:

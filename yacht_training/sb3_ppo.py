@@ -143,8 +143,11 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
 
         def _on_training_start(self) -> None:
             self.good = _finite_snapshot(model)
-            self.bar = progress_bar(cfg.total_timesteps, cfg.algo, "step", enabled=progress,
-                                    initial=self.num_timesteps)
+            end = rollout_end(self.num_timesteps, cfg.total_timesteps, model.n_steps * model.n_envs)
+            if end != cfg.total_timesteps and progress:
+                print(f"total_timesteps {cfg.total_timesteps:,} rounded up to whole rollouts of "
+                      f"{model.n_steps * model.n_envs:,} steps: {end:,}", file=sys.stderr)
+            self.bar = progress_bar(end, cfg.algo, "step", enabled=progress, initial=self.num_timesteps)
             self.next_eval = (self.num_timesteps // cfg.eval.freq + 1) * cfg.eval.freq
             self.next_ckpt = (self.num_timesteps // cfg.checkpoint_freq + 1) * cfg.checkpoint_freq
 
@@ -219,10 +222,19 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
         return 130
     result.update(agent=chosen, training_timesteps=model.num_timesteps, training_wall_s=rf.training_seconds(run_dir))
     rf.write_json(run_dir / "eval.json", result)
-    rf.plot_learning_curve(evals, run_dir / "learning_curve.png", f"MaskablePPO on {cfg.rules}")
+    rf.plot_learning_curve(evals, run_dir / "learning_curve.png", f"MaskablePPO on {cfg.rules}", final=result,
+                           final_steps=model.num_timesteps, periodic_games=cfg.eval.episodes)
     print(f"{cfg.rules}: {chosen} scores {result['mean']:.2f} ± {result['ci95'][1] - result['mean']:.2f} over "
           f"{result['episodes']:,} games = {result['percent_of_optimal']:.2f}% of optimal ({optimal:.4f})")
     return 0
+
+
+def rollout_end(start: int, total: int, rollout: int) -> int:
+    """The step at which SB3's ``learn`` stops: from ``start``, whole rollouts of ``rollout`` steps until ``total`` is
+    reached or passed (the progress bar's end, so that it ends at 100%)."""
+    if start >= total:
+        return start
+    return start + -(-(total - start) // rollout) * rollout
 
 
 class LearningClock:

@@ -235,7 +235,8 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
     result.update(training_timesteps=counters["timesteps"], training_games=counters["games"],
                   training_seconds=counters["train_seconds"])
     ts.write_json(run_dir / "eval.json", result)
-    ts.plot_learning_curve(evals, run_dir / "learning_curve.png", f"TD expectimax on {rs.name}")
+    ts.plot_learning_curve(evals, run_dir / "learning_curve.png", f"TD expectimax on {rs.name}", final=result,
+                           final_steps=counters["timesteps"], periodic_games=cfg.eval.episodes)
     half = result["ci95"][1] - result["mean"]
     print(f"{rs.name}: {result['agent']} scores {result['mean']:.2f} ± {half:.2f} over {result['episodes']:,} games "
           f"= {result['percent_of_optimal']:.2f}% of optimal ({result['optimal_value']:.4f}); trained "

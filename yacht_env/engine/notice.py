@@ -32,9 +32,11 @@ class SlowNotice:
     ``every`` seconds with the time so far, from a daemon thread (the block may hold the GIL only briefly at a time,
     as numba's compiler and the nogil kernels do)."""
 
-    def __init__(self, what: str, after: float = 2.0, every: float = 5.0, said: bool = False) -> None:
-        """``said``: ``what`` was already announced, so every line is a "still ..." line."""
-        self.what, self.after, self.every, self.said = what, after, every, said
+    def __init__(self, what: str, after: float = 2.0, every: float = 5.0, said: bool = False,
+                 before: float = 0.0) -> None:
+        """``said``: ``what`` was already announced, so every line is a "still ..." line; ``before``: seconds spent
+        on it before this block, counted in the "so far" of those lines."""
+        self.what, self.after, self.every, self.said, self.before = what, after, every, said, before
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -48,15 +50,18 @@ class SlowNotice:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
 
+    def _so_far(self) -> float:
+        return self.before + time.perf_counter() - self._t0
+
     def _run(self) -> None:
         if self._stop.wait(self.after):
             return
         if self.said:
-            say(f"still {self.what} ({time.perf_counter() - self._t0:.0f} s so far)")
+            say(f"still {self.what} ({self._so_far():.0f} s so far)")
         else:
             say(f"{self.what}...")
         while not self._stop.wait(self.every):
-            say(f"still {self.what} ({time.perf_counter() - self._t0:.0f} s so far)")
+            say(f"still {self.what} ({self._so_far():.0f} s so far)")
 
 
 __all__ = ["QUIET_ENV", "SlowNotice", "quiet", "say"]

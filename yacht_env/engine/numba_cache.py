@@ -25,8 +25,9 @@ kernel and recording it in the manifest (:func:`_save_overload`), and checking t
 file beside the manifest), so no process sees a file that is written but not yet in the manifest, and no two
 processes overwrite each other's records.
 
-A first use compiles: the first compilation of a process is announced once on stderr, and the seconds spent
-compiling are kept (:func:`compile_seconds`, :class:`Stopwatch`) so that no reported time counts them.
+A first use compiles: the first compilation of a process is announced once on stderr (what it compiles, and that it
+happens once per machine), a long one says "still compiling" every few seconds, and the seconds spent compiling are
+kept (:func:`compile_seconds`, :class:`Stopwatch`) so that no reported time counts them.
 """
 
 from __future__ import annotations
@@ -253,7 +254,7 @@ def guard_numba_cache(path: str, extra: Iterable[str | None] = ()) -> None:
         return
     if damaged and not _NOTED:
         _NOTED = True
-        _WATCH.announced = _WATCH.just_said = True  # this note says it: no second line when the compilation starts
+        _WATCH.announced = True  # this note says it: no second line when the compilation starts
         print(f"yacht-env: numba's cache of the kernels had {damaged} damaged or unknown file(s) in {folder} "
               "(dropped): compiling those kernels again...", file=sys.stderr, flush=True)
 
@@ -261,9 +262,39 @@ def guard_numba_cache(path: str, extra: Iterable[str | None] = ()) -> None:
 # ---- first use: compiling is announced once and its time kept apart ------------------------------------------------
 
 
+_KERNELS_OF = {
+    "yacht_env.engine.batch_kernels": "the vector engine", "yacht_env.engine.game": "the vector engine",
+    "yacht_env.engine.batch": "the vector engine", "yacht_env.engine.pcg64": "the random number generator",
+    "yacht_env.engine.sampler": "the dice sampler", "yacht_env.engine.rule_tables": "the rule tables",
+    "yacht_env.engine.self_play": "TD self-play", "yacht_env.engine.turn_search": "the turn search",
+    "yacht_env.engine.turn_successors": "the turn search", "yacht_env.engine.turn_tables": "the turn search",
+    "yacht_env.engine.state_search": "the turn search",
+}
+"""What a module's kernels are for, in the words of the compile announcement."""
+
+
+def kernels_of(module: str) -> str:
+    """What the kernels of ``module`` are for, e.g. ``"the vector engine"`` (the solver's modules: ``"the solver"``;
+    any other: the module's name)."""
+    if module.startswith("yacht_env.solver"):
+        return "the solver"
+    return _KERNELS_OF.get(module, module)
+
+
+def _compiled(ev: Any) -> tuple[str, Path | None]:
+    """What the compilation of numba event ``ev`` is for, and where numba caches it (None if unknown)."""
+    try:
+        f = ev.data["dispatcher"].py_func
+        return kernels_of(f.__module__), _numba_cache_dir(f.__code__.co_filename)
+    except (AttributeError, KeyError, TypeError):
+        return "numba kernels", None
+
+
 class _CompileWatch:
-    """A numba event listener: announces the first compilation of the process on stderr, once, and adds up the
-    seconds spent compiling (outermost compilations only), so that reported times can leave them out."""
+    """A numba event listener: announces the first compilation of the process on stderr, once (what it compiles,
+    and that it happens once per machine: numba caches the kernels), and adds up the seconds spent compiling
+    (outermost compilations only), so that reported times can leave them out. A long compilation later says
+    "still compiling" with what it compiles, never a second announcement."""
 
     def __init__(self) -> None:
         from numba.core import event
@@ -273,29 +304,28 @@ class _CompileWatch:
         self._depth = 0
         self._t0 = 0.0
         self._notice: SlowNotice | None = None
-        self.just_said = False  # a line was just printed about the compilation that starts next
         watch = self
 
         class Listener(event.Listener):
             def on_start(self, ev: event.Event) -> None:
-                watch._start()
+                watch._start(ev)
 
             def on_end(self, ev: event.Event) -> None:
                 watch._end()
 
         event.register("numba:compile", Listener())
 
-    def _start(self) -> None:
+    def _start(self, ev: Any = None) -> None:
         if self._depth == 0:
             self._t0 = time.perf_counter()
-            said = self.just_said or not self.announced
+            what, folder = _compiled(ev)
             if not self.announced:
                 self.announced = True
-                say("compiling the numba kernels this needs (first use only; later runs load them from numba's "
-                    "cache)...")
-            self.just_said = False
-            self._notice = SlowNotice("compiling numba kernels", after=_STILL_EVERY if said else 2.0,
-                                      every=_STILL_EVERY, said=said)
+                where = f"numba caches them in {folder}" if folder is not None else "numba caches them"
+                say(f"compiling the numba kernels this command needs, starting with {what}: once per machine "
+                    f"({where}; later commands load them)...")
+            self._notice = SlowNotice(f"compiling numba kernels: {what}", after=_STILL_EVERY, every=_STILL_EVERY,
+                                      said=True, before=self.seconds)
             self._notice.__enter__()
         self._depth += 1
 

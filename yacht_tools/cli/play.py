@@ -1,6 +1,6 @@
 """``yacht play``: a person plays in the terminal, alone or against an agent (:mod:`yacht_tools.play`).
 
-    yacht play --rules yacht [--seed N] [--hint] [--agent optimal|greedy|random|MODEL] [--lang xx]
+    yacht play --rules yacht [--seed N] [--hint] [--no-confirm] [--agent optimal|greedy|random|MODEL] [--lang xx]
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     options.add_seed(p, default=None, help_="fix the dice with this seed (default: random)")
     p.add_argument("--hint", action="store_true", help="show the optimal move and its expected value before each "
                                                        "decision (exact solver)")
+    p.add_argument("--no-confirm", action="store_true",
+                   help="score a 0 without asking, also where another box would score more")
     options.add_agent(p, default=None, help_="play against this agent (--vs is the same flag)", aliases=("--vs",))
     options.add_objective(p, win=True)
     options.add_lang(p)
@@ -55,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
     coach = play_coach(args, rules, lang)
     print(f"{rules.title} - {text('seed', lang)}: {seed} - help, quit", flush=True)
     try:
-        play_game(rules, seed, lang=lang, hint=args.hint, opponent=opponent, coach=coach)
+        play_game(rules, seed, lang=lang, hint=args.hint, opponent=opponent, coach=coach,
+                  confirm=not args.no_confirm)
     except KeyboardInterrupt:
         print(f"\n{text('bye', lang)}", flush=True)
         return 130

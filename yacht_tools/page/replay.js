@@ -6,6 +6,7 @@ const SVG = "http://www.w3.org/2000/svg";
 const PIPS = {1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2]], 4: [[0, 0], [0, 2], [2, 0], [2, 2]],
   5: [[0, 0], [0, 2], [1, 1], [2, 0], [2, 2]], 6: [[0, 0], [0, 2], [1, 0], [1, 2], [2, 0], [2, 2]]};
 let at = 0;
+const VALUES_TITLE = document.getElementById("values-title").textContent;
 
 function el(tag, attrs, text) {
   const e = document.createElement(tag);
@@ -40,7 +41,7 @@ function drawBars(step) {
   if (!step.bars) { box.appendChild(el("p", {class: "legend"}, "no solver values for this game")); return; }
   const vs = step.bars.map(b => b.v);
   const hi = Math.max(...vs), lo = Math.min(...vs);
-  const floor = lo - Math.max(1, (hi - lo) * 0.08);
+  const floor = barFloor(lo, hi);
   for (const b of step.bars) {
     const cls = ["bar"];
     if (b.action === step.action) cls.push("agent");
@@ -54,6 +55,26 @@ function drawBars(step) {
     row.appendChild(el("span", {class: "num value"}, b.value));
     box.appendChild(row);
   }
+  // the scale under the bars: where they start (not at zero) and where the longest ends
+  const axis = el("div", {class: "bars-axis", id: "bars-axis", "data-floor": floor, "data-top": hi.toFixed(2)});
+  axis.appendChild(el("span", {}, ""));
+  const scale = el("span", {class: "scale"});
+  scale.appendChild(el("span", {}, floor));
+  scale.appendChild(el("span", {}, hi.toFixed(2)));
+  axis.appendChild(scale);
+  axis.appendChild(el("span", {}, "points"));
+  box.appendChild(axis);
+  box.appendChild(el("p", {class: "legend", id: "bars-floor"}, floor === 0 ? "The bars start at 0 points." :
+    "The bars start at " + floor + " points, not at 0, so that small differences show: a bar's length is its " +
+    "value above " + floor + "."));
+}
+
+// A round number of points below the lowest value where the bars start; 0 when the values are far from equal.
+function barFloor(lo, hi) {
+  if (lo < 0.25 * hi) return 0;
+  const span = Math.max(hi - lo, 1);
+  const unit = span <= 5 ? 1 : span <= 20 ? 5 : span <= 50 ? 10 : 50;
+  return Math.max(0, Math.floor((lo - 0.08 * span) / unit) * unit);
 }
 
 function drawCards(cards, step) {
@@ -91,36 +112,103 @@ function drawCards(cards, step) {
 
 function series(seat) {
   const pts = [];
-  D.steps.forEach((s, i) => { if (s.seat === seat) pts.push({i: i, total: s.total, expected: s.expected}); });
-  pts.push({i: N, total: D.end.totals[seat], expected: D.end.totals[seat]});
+  D.steps.forEach((s, i) => {
+    if (s.seat === seat) pts.push({i: i, total: s.total, expected: s.expected, turn: s.turn});
+  });
+  pts.push({i: N, total: D.end.totals[seat], expected: D.end.totals[seat], turn: null});
   return pts;
 }
 
+// The running total and the expected final score of one player, one point per decision, the turns marked below.
 function drawChart(seat) {
   const c = document.getElementById("chart");
   c.replaceChildren();
   const pts = series(seat);
   const top = Math.max(D.optimal || 0, ...pts.map(p => Math.max(p.total, p.expected || 0))) * 1.05 || 1;
-  const X = k => 44 + 1146 * k / Math.max(1, pts.length - 1);
-  const Y = v => 200 - 188 * v / top;
-  for (let v = 0; v <= top; v += 50) {
-    c.appendChild(svg("line", {x1: 44, x2: 1190, y1: Y(v), y2: Y(v), stroke: "var(--line)", "stroke-width": 1}));
-    const t = svg("text", {x: 38, y: Y(v) + 4, "text-anchor": "end"});
-    t.textContent = v;
+  const L = 64, R = 1190, B = 200;
+  const X = k => L + (R - L) * k / Math.max(1, pts.length - 1);
+  const Y = v => B - 188 * v / top;
+  const label = (x, y, text, attrs) => {
+    const t = svg("text", Object.assign({x: x, y: y}, attrs || {}));
+    t.textContent = text;
     c.appendChild(t);
+  };
+  for (let v = 0; v <= top; v += 50) {
+    c.appendChild(svg("line", {x1: L, x2: R, y1: Y(v), y2: Y(v), stroke: "var(--line)", "stroke-width": 1}));
+    label(L - 6, Y(v) + 4, v, {"text-anchor": "end"});
   }
+  pts.forEach((q, k) => {  // a tick and the turn's number at its first decision, "end" at the end
+    if (k > 0 && q.turn !== null && q.turn === pts[k - 1].turn) return;
+    c.appendChild(svg("line", {x1: X(k), x2: X(k), y1: B, y2: B + 6, stroke: "var(--muted)", "stroke-width": 1}));
+    label(X(k), B + 19, q.turn === null ? "end" : q.turn, {"text-anchor": q.turn === null ? "end" : "middle",
+                                                            class: "turn"});
+  });
+  label((L + R) / 2, B + 42, D.words.turn.toLowerCase() + " (one point per decision)",
+        {"text-anchor": "middle", class: "axis-title", id: "chart-x"});
+  label(16, B / 2, "points", {"text-anchor": "middle", class: "axis-title", id: "chart-y",
+                              transform: "rotate(-90 16 " + B / 2 + ")"});
   if (D.optimal !== null) {
-    c.appendChild(svg("line", {x1: 44, x2: 1190, y1: Y(D.optimal), y2: Y(D.optimal), stroke: "var(--best)",
+    c.appendChild(svg("line", {x1: L, x2: R, y1: Y(D.optimal), y2: Y(D.optimal), stroke: "var(--best)",
       "stroke-dasharray": "6 4", "stroke-width": 1.5}));
   }
   const line = (key, colour) => {
-    const p = pts.filter(q => q[key] !== null).map((q, k) => X(pts.indexOf(q)) + "," + Y(q[key])).join(" ");
+    const p = pts.filter(q => q[key] !== null).map(q => X(pts.indexOf(q)) + "," + Y(q[key])).join(" ");
     c.appendChild(svg("polyline", {points: p, fill: "none", stroke: colour, "stroke-width": 2}));
   };
   line("total", "var(--ink)");
   if (D.optimal !== null) line("expected", "var(--best)");
   const k = pts.findIndex(q => q.i === at);
-  if (k >= 0) c.appendChild(svg("line", {x1: X(k), x2: X(k), y1: 8, y2: 200, stroke: "var(--agent)", "stroke-width": 2}));
+  if (k >= 0) c.appendChild(svg("line", {x1: X(k), x2: X(k), y1: 8, y2: B, stroke: "var(--agent)", "stroke-width": 2}));
+}
+
+// The end screen: each player's final score and expected points lost, and the costliest decisions with links.
+function drawEnd() {
+  const box = document.getElementById("end");
+  const table = el("table", {id: "end-scores"});
+  const head = el("tr");
+  for (const h of ["", "score", D.end.regret[0] !== null ? D.words.regret_total : null]) {
+    if (h !== null) head.appendChild(el("th", {class: h ? "num" : ""}, h));
+  }
+  table.appendChild(head);
+  D.players.forEach((p, s) => {
+    const tr = el("tr", {class: D.end.winners.includes(p) && D.players.length > 1 ? "winner" : ""});
+    tr.appendChild(el("th", {}, p));
+    tr.appendChild(el("td", {class: "num"}, D.end.totals[s] + " points"));
+    if (D.end.regret[s] !== null) tr.appendChild(el("td", {class: "num regret"}, D.end.regret[s]));
+    table.appendChild(tr);
+  });
+  const lines = [table];
+  if (D.players.length > 1) lines.push(el("p", {}, "Winner: " + D.end.winners.join(", ")));
+  if (D.optimal_value !== null) {
+    lines.push(el("p", {class: "muted"}, D.words.optimal_value + " " + D.optimal_value +
+      " points from the start of a game."));
+  }
+  box.replaceChildren(...lines);
+  document.getElementById("values-title").textContent = "The costliest decisions";
+  const list = document.getElementById("bars");
+  if (D.end.regret[0] === null) {
+    list.replaceChildren(el("p", {class: "legend"}, "no solver values for this game: no decision's cost is known"));
+    return;
+  }
+  if (!D.end.costliest.length) {
+    list.replaceChildren(el("p", {}, "No decision lost expected points: every one was optimal."));
+    return;
+  }
+  const ol = el("ol", {id: "costliest"});
+  for (const d of D.end.costliest) {
+    const li = el("li", {"data-step": d.step, "data-regret": d.regret});
+    const a = el("a", {href: "#decision-" + (d.step + 1)}, (D.players.length > 1 ? d.player + ", " : "") +
+      D.words.turn.toLowerCase() + " " + d.turn + ", " + D.words.roll.toLowerCase() + " " + d.roll + " (decision " +
+      (d.step + 1) + ")");
+    a.addEventListener("click", e => { e.preventDefault(); show(d.step); });
+    li.appendChild(a);
+    li.appendChild(el("div", {class: "lost"}, d.regret + " expected points lost"));
+    li.appendChild(el("div", {class: "agent"}, "played: " + d.move + " (" + d.value + ")"));
+    li.appendChild(el("div", {class: "best"}, "optimal: " + d.best_move + " (" + d.best_value + ")"));
+    ol.appendChild(li);
+  }
+  list.replaceChildren(ol, el("p", {class: "legend"}, "In parentheses: the expected final score after the move. " +
+    "A link shows that decision."));
 }
 
 function show(k) {
@@ -134,13 +222,8 @@ function show(k) {
   if (end) {
     setText("position", D.words.game_over + " (" + N + " decisions)");
     setText("who", D.words.final_score);
-    const lines = D.players.map((p, s) => p + ": " + D.end.totals[s] +
-      (D.end.regret[s] !== null ? "  (" + D.words.regret_total + " " + D.end.regret[s] + ")" : ""));
-    if (D.players.length > 1) lines.push("Winner: " + D.end.winners.join(", "));
-    if (D.optimal_value !== null) lines.push(D.words.optimal_value + ": " + D.optimal_value);
-    const box = document.getElementById("end");
-    box.replaceChildren(...lines.map(t => el("div", {}, t)));
-    document.getElementById("bars").replaceChildren(el("p", {class: "legend"}, D.words.game_over));
+    drawEnd();
+    document.getElementById("values-legend").hidden = true;
     drawCards(D.end.cards, null);
     drawChart(0);
     return;
@@ -164,6 +247,8 @@ function show(k) {
   setText("expected", s.best_value);
   setText("optimal", D.optimal_value);
   setText("regret-sum", s.regret_sum);
+  document.getElementById("values-title").textContent = VALUES_TITLE;
+  document.getElementById("values-legend").hidden = false;
   drawBars(s);
   drawCards(s.cards, s);
   drawChart(s.seat);
@@ -185,4 +270,10 @@ document.addEventListener("keydown", e => {
   e.preventDefault();
   show(to);
 });
-show(0);
+// "#decision-K" (a link of the end screen, or a bookmark) shows decision K
+const fromHash = () => {
+  const m = /^#decision-(\d+)$/.exec(location.hash);
+  return m ? Number(m[1]) - 1 : null;
+};
+window.addEventListener("hashchange", () => { if (fromHash() !== null) show(fromHash()); });
+show(fromHash() === null ? 0 : fromHash());

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -70,9 +71,22 @@ def _shown(default: object) -> str:
 
 
 def _section(title: str, parser: argparse.ArgumentParser) -> str:
-    rows = [(f"`{f.names}`", f"`{f.value}`" if f.value else "", f"`{f.default}`" if f.default else "", f.help)
-            for f in flags(parser)]
-    return f"## `{title}`\n\n{parser.description or ''}\n\n" + table(["flag", "value", "default", "meaning"], rows)
+    """A subcommand's heading, description and table of flags. Each flag name is a code span of its own, and the
+    table sits in a ``cli-flags`` block whose style (``docs/stylesheets/extra.css``) keeps those spans whole on
+    one line: a narrow column wraps between two names, never inside one (``--distributio n``)."""
+    rows = [(", ".join(f"`{n}`" for n in f.names.split(", ")), f"`{f.value}`" if f.value else "",
+             f"`{f.default}`" if f.default else "", _code_flags(f.help)) for f in flags(parser)]
+    return (f"## `{title}`\n\n<div class=\"cli-flags\" markdown>\n\n{_code_flags(parser.description or '')}\n\n"
+            + table(["flag", "value", "default", "meaning"], rows) + "\n</div>\n")
+
+
+_FLAG = re.compile(r"(?<![\w`-])(--[a-z][a-z0-9-]*)")
+
+
+def _code_flags(text: str) -> str:
+    """``text`` with each ``--flag`` outside code spans made a code span (kept whole on one line by the style)."""
+    parts = text.split("`")
+    return "`".join(p if i % 2 else _FLAG.sub(r"`\1`", p) for i, p in enumerate(parts))
 
 
 def cli_reference() -> str:
