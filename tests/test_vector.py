@@ -90,7 +90,7 @@ def _run_differential(rules: str, n: int, episodes: int, seed0: int, illegal_p: 
     """Play n games side by side in the vector env and in n YachtEnv's (same seeds, same actions) until every game
     finished ``episodes`` episodes; compare everything at every step. Returns counts of what happened."""
     vec = YachtVectorEnv(n, rules=rules, max_steps=max_steps, unique_keeps=unique_keeps, autoreset_mode="same_step")
-    singles = [YachtEnv(rules, max_steps=max_steps, unique_keeps=unique_keeps) for _ in range(n)]
+    singles = [YachtEnv(rules, max_steps=max_steps, unique_keeps=unique_keeps, engine="python") for _ in range(n)]
     seeds = [seed0 + 7919 * i for i in range(n)]
     obs, info = vec.reset(seed=seeds)
     first = [e.reset(seed=s) for e, s in zip(singles, seeds)]

@@ -34,21 +34,20 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import json
 import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from yacht_env.engine.cache_manifest import (
+    MANIFEST_SUFFIX,
+    _read_manifest,
+    _write_manifest,
+    source_digest,
+)
 from yacht_env.engine.notice import SlowNotice, say
 from yacht_env.file_lock import FileLock
-from yacht_env.files import write_text_atomic
-
-_PACKAGE = Path(__file__).resolve().parents[1]
-MANIFEST_SUFFIX = ".cache.json"
-_MANIFEST_VERSION = 1
-_MAX_MANIFEST_BYTES = 1 << 20
 
 
 def _numba_cache_dir(path: str) -> Path:
@@ -65,17 +64,6 @@ def _numba_cache_dir(path: str) -> Path:
     except Exception:  # a numba without these internals: its default place
         pass
     return Path(path).parent / "__pycache__"
-
-
-def source_digest(extra: Iterable[str | None] = ()) -> str:
-    """SHA-256 of every Python source of the ``yacht_env`` package (and of the files ``extra``): what compiled
-    kernels can contain."""
-    h = hashlib.sha256()
-    for src in [*sorted(str(p) for p in _PACKAGE.rglob("*.py")), *extra]:
-        if src:
-            h.update(src.encode())
-            h.update(Path(src).read_bytes())
-    return h.hexdigest()
 
 
 def _cache_files(folder: Path, stem: str) -> list[Path]:
@@ -95,27 +83,6 @@ def _signature(path: Path) -> tuple[int, int, int]:
     """What changes when numba replaces a file (it writes a new one and renames it over the old)."""
     st = path.stat()
     return st.st_ino, st.st_size, st.st_mtime_ns
-
-
-def _read_manifest(path: Path) -> dict[str, object] | None:
-    """The manifest at ``path``, or ``None`` if it is missing or not one (torn, edited, another version)."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(_MAX_MANIFEST_BYTES + 1)
-        data = json.loads(raw.decode("utf-8")) if len(raw) <= _MAX_MANIFEST_BYTES else None
-    except (OSError, ValueError, RecursionError):
-        return None
-    if (not isinstance(data, dict) or data.get("version") != _MANIFEST_VERSION
-            or not isinstance(data.get("sources"), str) or not isinstance(data.get("files"), dict)
-            or not all(isinstance(k, str) and isinstance(v, str) for k, v in data["files"].items())):
-        return None
-    return data
-
-
-def _write_manifest(path: Path, sources: str, files: dict[str, str]) -> None:
-    text = json.dumps({"version": _MANIFEST_VERSION, "sources": sources, "files": dict(sorted(files.items()))},
-                      indent=1)
-    write_text_atomic(path, text + "\n")
 
 
 class _Guarded:
