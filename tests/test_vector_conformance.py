@@ -224,3 +224,67 @@ def test_torchrl_check_env_specs(mode: AutoresetMode) -> None:
     check_env_specs(env)
     rollout = env.rollout(60, break_when_any_done=False)
     assert rollout.batch_size[0] == 4
+
+
+# ---- resources and threads ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules, mode", [("yacht", "next_step"), ("yatzy", "disabled")])
+def test_memory_per_game_is_what_a_stepping_loop_takes(rules: str, mode: str) -> None:
+    """The peak memory of a loop over 2**17 games, measured in a fresh process, is what memory_per_game says."""
+    import subprocess
+    import sys
+
+    code = ("import resource, numpy as np\n"
+            "from yacht_env.vector import YachtVectorEnv, LegalActionSampler\n"
+            f"n = 1 << 17\nr0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            f"env = YachtVectorEnv(n, rules={rules!r}, autoreset_mode={mode!r}); s = LegalActionSampler(n, 0)\n"
+            "env.reset(seed=0)\n"
+            "for _ in range(6):\n"
+            "    _, _, te, tr, _ = env.step(s(env.action_masks()))\n"
+            f"    if {mode!r} == 'disabled' and (te | tr).any(): env.reset(options={{'reset_mask': te | tr}})\n"
+            "r1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "print((r1 - r0) * 1024 / n, env.memory_per_game()['total'])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    measured, said = map(float, out.stdout.split())
+    assert 0.8 <= measured / said <= 1.3, (measured, said)
+
+
+def test_games_that_cannot_fit_are_refused_up_front(monkeypatch: pytest.MonkeyPatch) -> None:
+    from yacht_env.vector import env as V
+
+    monkeypatch.setattr(V, "available_bytes", lambda: 10**9)
+    with pytest.raises(ValueError, match=r"16,777,216 games need about 2\d\.\d GB .* more than the 1\.0 GB"):
+        YachtVectorEnv(1 << 24)
+    YachtVectorEnv(1000)
+
+
+def test_one_env_stepped_from_two_threads_raises() -> None:
+    """The kernels release the GIL: a second thread stepping the same env is refused, not allowed to tear games."""
+    import threading
+
+    from yacht_env.env import YachtEnv
+
+    for env, act in ((YachtVectorEnv(4096, autoreset_mode="same_step"), None), (YachtEnv("yacht"), 0)):
+        env.reset(seed=0)
+        errors: list[BaseException] = []
+        ok = threading.Event()
+
+        def hammer(env: Any = env, act: Any = act) -> None:
+            try:
+                for _ in range(300):
+                    env.step(env.action_masks().argmax(axis=-1) if act is None else act)
+            except RuntimeError as e:
+                errors.append(e)
+                ok.set()
+            except ValueError:
+                pass
+
+        threads = [threading.Thread(target=hammer) for _ in range(4)]
+        env._busy.acquire()  # another thread is inside a step: every other caller must be refused
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        env._busy.release()
+        assert errors and "another thread" in str(errors[0])

@@ -30,6 +30,7 @@ from yacht_env.engine.batch import Batch, StepOutputs, check_max_steps, check_ti
 from yacht_env.engine.game import RESET_ACTION, SKIP_ACTION
 from yacht_env.frames import LastAction, check_pillow, draw_frame, last_action
 from yacht_env.i18n import check_lang
+from yacht_env.memory import available_bytes
 from yacht_env.objective import VectorReachTracker, objective_of
 from yacht_env.render import render_text
 from yacht_env.rules import RuleSet, get_rules
@@ -39,7 +40,8 @@ _MAX_SEED = 2**128  # SeedSequence takes any non-negative int; keep seeds to a s
 
 
 MAX_NUM_ENVS = 1 << 24
-"""The most games one vector environment holds (see :meth:`YachtVectorEnv.memory_per_game` for their memory)."""
+"""The most games one vector environment holds (see :meth:`YachtVectorEnv.memory_per_game` for their memory: a
+constructor refuses up front what the machine's free memory cannot hold)."""
 
 _MODE_NAMES = {"nextstep": AutoresetMode.NEXT_STEP, "samestep": AutoresetMode.SAME_STEP,
                "disabled": AutoresetMode.DISABLED}
@@ -125,6 +127,7 @@ class YachtVectorEnv(VectorEnv):
         if render_mode == "rgb_array":
             check_pillow()
         self.num_envs = int(num_envs)
+        self._check_memory()
         self.render_mode = render_mode
         self.strict = bool(strict)
         self.unique_keeps = bool(unique_keeps)
@@ -358,12 +361,31 @@ class YachtVectorEnv(VectorEnv):
         return self._b.steps.astype(np.int64)
 
     def memory_per_game(self) -> dict[str, float]:
-        """Bytes per game: the game state, and the arrays a step returns (obs, masks, rewards, flags, final obs,
-        final masks and scorecards)."""
-        n, c, a, d = self.num_envs, self.rules.num_categories, self.num_actions, self.obs_size
-        state = (self._b.nbytes + self._mask.nbytes) / n
-        step_out = d * 4 + a + 8 + 3 + d * 4 + a + (c + 3) * 4 + 8 + a  # + int8 mask copy in info
-        return {"state": state, "step_outputs": float(step_out), "total": state + step_out}
+        """Bytes per game, as a stepping loop holds them at its peak: ``state`` (the game, its held mask and, under
+        ``DISABLED``, its kept observation), ``step_outputs`` (what one step allocates: observations, final
+        observations, masks, scorecards, rewards, flags, the info's arrays and the checked actions) and ``total``,
+        the state and two steps' outputs (a step makes its arrays while the caller still holds the previous
+        step's) and the caller's copy of the masks with its actions."""
+        return self._memory_per_game(self.rules, self.autoreset_mode, self.obs_size)
+
+    @staticmethod
+    def _memory_per_game(rules: RuleSet, mode: AutoresetMode, d: int) -> dict[str, float]:
+        c = rules.num_categories
+        a = NUM_KEEP_ACTIONS + c
+        disabled = mode is AutoresetMode.DISABLED  # kept observations, and a partial reset's copy of them
+        state = 2 + 1 + 4 + 2 * c + 2 + 2 + 4 + 4 + 32 + a + 1 + (4 * d if disabled else 0)
+        step = 4 * d + 4 * d + a + 8 * (c + 3) + 8 + 3 + a + (c + 8) + 8 + 8 + ((4 * d + a) if disabled else 0)
+        caller = a + 8
+        return {"state": float(state), "step_outputs": float(step), "total": float(state + 2 * step + caller)}
+
+    def _check_memory(self) -> None:
+        """``ValueError`` before anything is allocated if the games would not fit in the machine's free memory."""
+        free = available_bytes()
+        per_game = self._memory_per_game(self.rules, self.autoreset_mode, O.size(self.rules))["total"]
+        if free is not None and self.num_envs * per_game > free:
+            raise ValueError(f"{self.num_envs:,} games need about {self.num_envs * per_game / 1e9:.1f} GB "
+                             f"({per_game / 1024:.1f} KiB a game while stepping), more than the "
+                             f"{free / 1e9:.1f} GB of free memory here; use fewer games")
 
     # ---- checks --------------------------------------------------------------------------------------------
     def _check_index(self, i: Any) -> int:
