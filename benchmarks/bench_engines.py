@@ -146,12 +146,13 @@ def _env_bytes(make: Callable[[], gym.Env]) -> float:
     return _bytes_per_object(made, n=100)
 
 
-def bench_single(rules: str, seconds: float, through_make: bool) -> Row:
+def bench_single(rules: str, seconds: float, through_make: bool, engine: str = "auto") -> Row:
+    """The single env with ``engine`` (the default ``auto`` is what ``gym.make(id)`` gives)."""
     if through_make:
-        make: Callable[[], gym.Env] = lambda: gym.make(RULE_IDS[rules])  # noqa: E731
+        make: Callable[[], gym.Env] = lambda: gym.make(RULE_IDS[rules], engine=engine)  # noqa: E731
         name = f'YachtEnv via gymnasium.make("{RULE_IDS[rules]}")'
     else:
-        make = lambda: YachtEnv(rules)  # noqa: E731
+        make = lambda: YachtEnv(rules, engine=engine)  # noqa: E731
         name = "YachtEnv (raw)"
     env = make()
     # the warm-up covers the steps after which engine="auto" moves to the compiled kernel
@@ -266,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         for rules in args.rules:
             rows.append(bench_single(rules, args.seconds, through_make=False))
             rows.append(bench_single(rules, args.seconds, through_make=True))
+            rows.append(bench_single(rules, args.seconds, through_make=True, engine="python"))
             rows.append(bench_vector(rules, args.num_envs, args.seconds))
             rows.append(bench_vector(rules, 1, args.seconds))
             if not args.no_sb3:

@@ -230,22 +230,22 @@ def guard_numba_cache(path: str, extra: Iterable[str | None] = ()) -> None:
 
 
 _KERNELS_OF = {
-    "yacht_env.engine.batch_kernels": "the vector engine", "yacht_env.engine.game": "the vector engine",
-    "yacht_env.engine.batch": "the vector engine", "yacht_env.engine.pcg64": "the random number generator",
-    "yacht_env.engine.sampler": "the dice sampler", "yacht_env.engine.rule_tables": "the rule tables",
-    "yacht_env.engine.self_play": "TD self-play", "yacht_env.engine.turn_search": "the turn search",
-    "yacht_env.engine.turn_successors": "the turn search", "yacht_env.engine.turn_tables": "the turn search",
-    "yacht_env.engine.state_search": "the turn search",
+    "batch_kernels": "the vector engine", "game": "the vector engine", "batch": "the vector engine",
+    "one_game": "the vector engine", "pcg64": "the random number generator", "sampler": "the dice sampler",
+    "rule_tables": "the rule tables", "self_play": "TD self-play", "turn_search": "the turn search",
+    "turn_successors": "the turn search", "turn_tables": "the turn search", "state_search": "the turn search",
 }
-"""What a module's kernels are for, in the words of the compile announcement."""
+"""What the kernels of a module of :mod:`yacht_env.engine` (by its last name) are for, in the words of the compile
+announcement."""
 
 
 def kernels_of(module: str) -> str:
     """What the kernels of ``module`` are for, e.g. ``"the vector engine"`` (the solver's modules: ``"the solver"``;
     any other: the module's name)."""
-    if module.startswith("yacht_env.solver"):
+    if module.split(".")[:2] == [__package__.split(".")[0], "solver"]:
         return "the solver"
-    return _KERNELS_OF.get(module, module)
+    package, _, name = module.rpartition(".")
+    return _KERNELS_OF.get(name, module) if package == __package__ else module
 
 
 def _compiled(ev: Any) -> tuple[str, Path | None]:
