@@ -28,7 +28,7 @@ from gymnasium import spaces
 from stable_baselines3.common.policies import BasePolicy
 from stable_baselines3.common.save_util import load_from_zip_file
 
-from yacht_agents.nets import check_finite, one_line, torch_load_reason
+from yacht_agents.nets import check_weights, one_line, torch_load_reason
 from yacht_agents.sb3_policies import ACTIVATIONS, FEATURE_EXTRACTORS, OPTIMIZERS, POLICY_REGISTRY, Ref, short_repr
 
 
@@ -172,7 +172,7 @@ def _weights(arc: _Zip, limits: ZipLimits) -> dict[str, dict[str, Any]]:
         raise ValueError(f"{arc.source} has no 'policy.pth' entry: not a stable-baselines3 model zip")
     if not isinstance(sd, Mapping) or not all(isinstance(k, str) and isinstance(v, th.Tensor) for k, v in sd.items()):
         raise ValueError(f"{arc.source}: policy.pth is not a state dict (names to tensors)")
-    check_finite(sd, f"{arc.source}: policy.pth")
+    check_weights(sd, f"{arc.source}: policy.pth")
     return params
 
 
