@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from yacht_env.files import open_regular
+
 if TYPE_CHECKING:
     import torch
 
@@ -53,6 +55,8 @@ def mlp(in_dim: int, hidden: Sequence[int], activation_fn: str, out_dim: int) ->
     return nn.Sequential(*layers)
 
 
+MAX_MODEL_BYTES = 256 << 20
+"""The largest ``.pt`` file read (a model or checkpoint of this project is a few MB)."""
 _TORCH_ADVICE = ("weights_only", "Weights only load failed", "file an issue", "Check the documentation")
 
 
@@ -73,16 +77,17 @@ def load_torch_file(path: str | Path) -> Any:
     torch's zip format, a refused or damaged record)."""
     import torch
 
-    with open(path, "rb") as f:
+    with open_regular(path, MAX_MODEL_BYTES, name="it") as f:  # not a FIFO or /dev/zero: it would hang or fill memory
         head = f.read(4)
-    if not head:
-        raise ValueError("the file is empty (0 bytes)")
-    if head != b"PK\x03\x04":
-        raise ValueError("not a file written by torch.save (it does not start as torch's zip format does)")
-    try:
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # noqa: BLE001 - UnpicklingError, RuntimeError, EOFError, ...: all mean "refused"
-        raise ValueError(f"torch's weights-only loader refused it: {torch_load_reason(e)}") from None
+        if not head:
+            raise ValueError("the file is empty (0 bytes)")
+        if head != b"PK\x03\x04":
+            raise ValueError("not a file written by torch.save (it does not start as torch's zip format does)")
+        f.seek(0)
+        try:
+            return torch.load(f, map_location="cpu", weights_only=True)
+        except Exception as e:  # noqa: BLE001 - UnpicklingError, RuntimeError, EOFError, ...: all mean "refused"
+            raise ValueError(f"torch's weights-only loader refused it: {torch_load_reason(e)}") from None
 
 
 MAX_LAYERS, MAX_WIDTH = 16, 4096

@@ -30,6 +30,7 @@ from stable_baselines3.common.save_util import load_from_zip_file
 
 from yacht_agents.nets import check_weights, one_line, torch_load_reason
 from yacht_agents.sb3_policies import ACTIVATIONS, FEATURE_EXTRACTORS, OPTIMIZERS, POLICY_REGISTRY, Ref, short_repr
+from yacht_env.files import read_regular, regular_file_problem
 
 
 @dataclass(frozen=True)
@@ -120,12 +121,10 @@ class _Zip(NamedTuple):
 
 def _open(path: str | Path, limits: ZipLimits) -> _Zip:
     """The zip read once into memory, with the sizes it declares checked against ``limits``."""
-    p, source = Path(path), repr(str(path))
-    if not p.is_file():
+    source = repr(str(path))
+    if regular_file_problem(path) == "does not exist":
         raise ValueError(f"no model file at {source}")
-    if p.stat().st_size > limits.max_file_bytes:
-        raise ValueError(f"{source} is {p.stat().st_size:,} bytes, more than the limit of {limits.max_file_bytes:,}")
-    blob = p.read_bytes()
+    blob = read_regular(path, limits.max_file_bytes)  # a regular file only (not a FIFO, not /dev/zero), size-limited
     try:
         zf = zipfile.ZipFile(io.BytesIO(blob))
     except Exception as e:  # noqa: BLE001 - BadZipFile, OSError, ValueError, ...

@@ -22,6 +22,61 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def kind_of(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, for messages: ``"a regular file"``, ``"a folder"``, ``"a FIFO (named
+    pipe)"``, ``"a character device"`` (``/dev/zero``)..."""
+    return "a regular file" if stat.S_ISREG(mode) else next((k for test, k in _KINDS if test(mode)), "not a file")
+
+
+def open_regular(path: str | Path, limit: int | None = None, name: str | None = None) -> BinaryIO:
+    """The regular file at ``path`` (a symlink followed) open for reading: files from elsewhere are read only if
+    they are regular files, opened without blocking (a FIFO cannot hang the reader) and, with ``limit``, of at most
+    ``limit`` bytes. ``ValueError`` saying what the path is otherwise (missing, a folder, a FIFO, a device such as
+    ``/dev/zero``), naming it as ``name`` (default: the path quoted)."""
+    name = repr(str(path)) if name is None else name
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise ValueError(f"{name} does not exist") from None
+    except OSError as e:
+        raise ValueError(f"cannot read {name}: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"{name} is {kind_of(st.st_mode)}, not a regular file")
+        if limit is not None and st.st_size > limit:
+            raise ValueError(f"{name} is {st.st_size:,} bytes, more than the limit of {limit:,}")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | Path, limit: int, name: str | None = None) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` of them (:func:`open_regular`; a file that grows
+    past the limit while read is refused too)."""
+    with open_regular(path, limit, name) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{repr(str(path)) if name is None else name} is more than the limit of {limit:,} bytes")
+    return data
+
+
+def regular_file_problem(path: str | Path) -> str | None:
+    """``None`` if ``path`` is a regular file (a symlink followed), else what it is instead: ``"does not exist"``,
+    ``"is a FIFO (named pipe), not a regular file"``... (checked without opening it)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "does not exist"
+    except OSError as e:
+        return f"cannot be read ({e.strerror or e})"
+    return None if stat.S_ISREG(mode) else f"is {kind_of(mode)}, not a regular file"
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | Path, *, user_path: bool = False) -> Iterator[Path]:

@@ -26,10 +26,12 @@ import yaml
 
 from yacht_env.extras import require
 from yacht_env.file_lock import FileLock
-from yacht_env.files import atomic_path, write_text_atomic
+from yacht_env.files import atomic_path, read_regular, regular_file_problem, write_text_atomic
 from yacht_training.config import TrainConfig
 
 EVALS_FILE = "evaluations.json"
+MAX_EVALS_BYTES = 64 << 20
+"""The largest evaluations.json read on resuming (a periodic evaluation is one line of a few numbers)."""
 TIME_FILE = "training_time.json"
 CONFIG_FILE = "config.yaml"
 CHANGES_FILE = "config_changes.txt"
@@ -157,10 +159,10 @@ def load_newest(run_dir: Path, cfg: TrainConfig, load: Callable[[Path], T]) -> t
 def load_evaluations(run_dir: Path) -> list[dict[str, Any]]:
     """The periodic evaluations so far (``ValueError`` if the file is torn)."""
     p = run_dir / EVALS_FILE
-    if not p.is_file():
+    if regular_file_problem(p) == "does not exist":
         return []
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+    try:  # a regular file of bounded size only: a FIFO would hang the resume, a link to /dev/zero fill memory
+        data = json.loads(read_regular(p, MAX_EVALS_BYTES).decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as e:
         raise ValueError(f"{str(p)!r} is not valid JSON ({e}): the run folder is damaged") from None
     if not isinstance(data, list):
