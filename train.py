@@ -135,6 +135,9 @@ if __name__ == "__main__":
     except RecursionError:
         print("train.py: error: the input is nested too deeply", file=sys.stderr)
         sys.exit(2)
+    except MemoryError as e:  # numpy says how much it asked for; the files written so far stay good
+        print(f"train.py: error: out of memory{f': {e}' if str(e) else ''}", file=sys.stderr)
+        sys.exit(1)
     except OSError as e:  # a full disk, a folder gone: the files written so far stay good (they are atomic)
         print(f"train.py: error: {e}", file=sys.stderr)
         sys.exit(1)

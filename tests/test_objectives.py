@@ -307,6 +307,32 @@ def test_tables_beyond_the_memory_limit_are_refused(monkeypatch: pytest.MonkeyPa
         distribution_table("yatzy")
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "four", ""])
+def test_a_table_memory_limit_that_is_not_a_positive_number_is_refused(value: str,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``nan`` turned the guard off in silence (every comparison with it is false)."""
+    from yacht_env.rules import get_rules
+    from yacht_env.solver.reach import MEMORY_ENV, check_table_memory
+
+    monkeypatch.setenv(MEMORY_ENV, value)
+    with pytest.raises(ValueError, match=rf"^YACHT_ENV_TABLE_GB must be a positive number of GB \(such as 4 or "
+                                         rf"14\.5\), got '{value}'$"):
+        check_table_memory(get_rules("yahtzee"), "the reach objective")  # never a solve: nan let one start
+
+
+def test_running_out_of_memory_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A limit the machine cannot meet ended in numpy's _ArrayMemoryError traceback."""
+    import numpy as np
+
+    from yacht_tools.cli import main
+    from yacht_tools.cli import solve as solve_cmd
+
+    monkeypatch.setattr(solve_cmd, "solve", lambda *a, **k: np.empty((1 << 36, 1 << 10)))
+    assert main(["solve", "--rules", "yacht"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("yacht solve: error: out of memory: Unable to allocate ") and err.count("\n") == 1
+
+
 # ---- the agents ---------------------------------------------------------------------------------------------------
 
 

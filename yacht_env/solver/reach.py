@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import inspect
+import math
 import os
 import sys
 import time
@@ -59,7 +60,9 @@ def check_table_memory(rules: RuleSet, what: str) -> None:
     try:
         limit = float(raw)
     except ValueError:
-        raise ValueError(f"{MEMORY_ENV} must be a number of GB, got {raw!r}") from None
+        limit = math.nan
+    if not (math.isfinite(limit) and limit > 0):  # nan and inf compare false: they would turn the guard off
+        raise ValueError(f"{MEMORY_ENV} must be a positive number of GB (such as 4 or 14.5), got {raw!r}")
     need = table_bytes(rules) / 1e9
     if need > limit:
         raise ValueError(f"{what} for rules {rules.name!r} needs a table of {need:.1f} GB, more than the {limit:g} GB "
