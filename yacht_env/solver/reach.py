@@ -183,7 +183,7 @@ def cached_table(rules: RuleSet, kind: str, compute: Callable[[], np.ndarray], m
     t0 = time.perf_counter()
     key = objective_key(rules, kind, modules)
     shape = (TurnStartLayout.of(rules).size, max_score(rules) + 2)
-    table = _cache.load(rules, shape, key, rows)
+    table = _cache.load(rules, shape, key, rows, value_range=(0.0, 1.0 + 1e-9), start_cells=shape[1])  # probabilities
     if table is None:
         with SlowNotice(f"computing the {kind} table of {rules.name} ({shape[0]:,} x {shape[1]:,}; once, then cached)"):
             table = compute()
