@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from yacht_tools.cli import options
@@ -101,12 +102,17 @@ def main(argv: list[str] | None = None) -> int:
         run_dir, lock = rf.new_run_dir(args.run_dir or Path("runs"), cfg, name)
         changed = []
     with lock:  # held to the end: a second train.py on this folder is refused, not interleaved
-        rf.record_run(run_dir, cfg, ["train.py", *argv], changes=changed)
-        print(f"run folder: {run_dir}")
-        return _run_algorithm(cfg, run_dir, args)
+        def record() -> None:
+            rf.record_run(run_dir, cfg, ["train.py", *argv], changes=changed)
+
+        if not args.resume:
+            record()
+        print(f"run folder: {run_dir}")  # a resumed run is recorded once a checkpoint has loaded: check, then write
+        return _run_algorithm(cfg, run_dir, args, record if args.resume else None)
 
 
-def _run_algorithm(cfg: TrainConfig, run_dir: Path, args: argparse.Namespace) -> int:
+def _run_algorithm(cfg: TrainConfig, run_dir: Path, args: argparse.Namespace,
+                   on_resumed: Callable[[], None] | None = None) -> int:
     # ---- 3. the algorithm -------------------------------------------------------------------------------------------
     import torch
 
@@ -115,15 +121,15 @@ def _run_algorithm(cfg: TrainConfig, run_dir: Path, args: argparse.Namespace) ->
     if cfg.algo == "td":
         from yacht_training.td_learner import train_td
 
-        return train_td(cfg, run_dir, resume=bool(args.resume), progress=progress)
+        return train_td(cfg, run_dir, resume=bool(args.resume), progress=progress, on_resumed=on_resumed)
     if cfg.algo == "rllib_ppo":
         from yacht_training.rllib_ppo import train_rllib_ppo
 
         return train_rllib_ppo(cfg, run_dir, resume=bool(args.resume), progress=progress,
-                               ray_address=args.ray_address)
+                               ray_address=args.ray_address, on_resumed=on_resumed)
     from yacht_training.sb3_ppo import train_ppo
 
-    return train_ppo(cfg, run_dir, resume=bool(args.resume), progress=progress)
+    return train_ppo(cfg, run_dir, resume=bool(args.resume), progress=progress, on_resumed=on_resumed)
 
 
 if __name__ == "__main__":

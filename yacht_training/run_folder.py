@@ -139,9 +139,11 @@ def checkpoints(run_dir: Path, cfg: TrainConfig) -> list[tuple[int, Path]]:
     return sorted(out, reverse=True)
 
 
-def load_newest(run_dir: Path, cfg: TrainConfig, load: Callable[[Path], T]) -> tuple[T, Path]:
-    """``load`` the newest checkpoint that loads, falling back past torn ones (said on stderr); ``ValueError``
-    if none does."""
+def load_newest(run_dir: Path, cfg: TrainConfig, load: Callable[[Path], T],
+                on_loaded: Callable[[], None] | None = None) -> tuple[T, Path]:
+    """``load`` the newest checkpoint that loads, falling back past torn ones (said on stderr), then call
+    ``on_loaded`` (train.py records the resumed run there: a refused resume changes nothing in the folder);
+    ``ValueError`` if none loads."""
     found = checkpoints(run_dir, cfg)
     if not found:
         raise ValueError(f"--resume {str(run_dir)!r}: no checkpoints/step_*{CHECKPOINT_SUFFIX[cfg.algo]} there to "
@@ -149,10 +151,14 @@ def load_newest(run_dir: Path, cfg: TrainConfig, load: Callable[[Path], T]) -> t
     errors = []
     for _steps, path in found:
         try:
-            return load(path), path
+            loaded = load(path)
         except (ValueError, OSError, RuntimeError, KeyError) as e:
             errors.append(f"{path.name}: {e}")
             print(f"train.py: checkpoint {path.name} does not load ({e}); trying an older one", file=sys.stderr)
+            continue
+        if on_loaded is not None:
+            on_loaded()
+        return loaded, path
     raise ValueError(f"--resume {str(run_dir)!r}: no checkpoint loads: " + "; ".join(errors))
 
 
