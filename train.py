@@ -8,7 +8,7 @@
 A run folder holds: config.yaml (resolved), command.txt, tb/ (TensorBoard: mean score, percent of optimal, losses),
 checkpoints/ (periodic, and at the end or on Ctrl-C), best_model (best periodic evaluation), final_model,
 evaluations.json, eval.json (the final evaluation, on seeds training never used, in the format of ``yacht eval``)
-and learning_curve.png (see ``yacht_training/run_folder.py``). Ctrl-C saves a checkpoint and exits; ``--resume``
+and learning_curve.png (see ``yacht_training/run_folder.py``). Ctrl-C saves a checkpoint and exits 130; ``--resume``
 continues from the newest checkpoint that loads, with the same step count and schedules.
 
 Read top to bottom: configuration, run folder, then the algorithm's own story (``yacht_training/td_learner.py``,

@@ -346,7 +346,7 @@ def test_interrupt_saves_and_resume_continues(tmp_path: Path, monkeypatch: pytes
 
     monkeypatch.setattr(train_support, "save_evaluations", interrupt_on_second_eval)
     cfg = _config(tmp_path, rllib={**TINY["rllib"], "num_env_runners": 1}, total_timesteps=1536)
-    assert train.main(["--config", str(cfg), "--run-dir", str(tmp_path / "runs"), "--no-progress"]) == 0
+    assert train.main(["--config", str(cfg), "--run-dir", str(tmp_path / "runs"), "--no-progress"]) == 130
     (run,) = list((tmp_path / "runs").iterdir())
     assert not (run / "eval.json").exists()
     ck = torch.load(_newest_checkpoint(run), weights_only=True)

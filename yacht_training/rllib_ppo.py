@@ -311,7 +311,7 @@ def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progr
         stop()
         print(f"\ninterrupted at step {counters['timesteps']:,}: checkpoint saved. Continue with:\n"
               f"  python train.py --resume {run_dir}")
-        return 0
+        return 130  # the shell's status for SIGINT, as everywhere else: a script sees it stopped
     checkpoint()
     net, module, _ = current_policy()
     save_policy(run_dir / "final_model.pt", policy_state_dict(module), meta, {"timesteps": counters["timesteps"]})

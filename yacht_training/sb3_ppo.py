@@ -196,7 +196,7 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
             monitor.bar.close()
         print(f"\ninterrupted at step {model.num_timesteps:,}: checkpoint saved. Continue with:\n"
               f"  python train.py --resume {run_dir}")
-        return 0
+        return 130  # the shell's status for SIGINT, as everywhere else: a script sees it stopped
     if remaining > 0:
         if monitor.out_of_time:  # the rollout under way when the time ran out was not trained on
             model.num_timesteps = monitor.trained

@@ -219,7 +219,7 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
         bar.close()
         print(f"\ninterrupted at step {counters['timesteps']:,}: checkpoint saved. Continue with:\n"
               f"  python train.py --resume {run_dir}")
-        return 0
+        return 130  # the shell's status for SIGINT, as everywhere else: a script sees it stopped
     save_checkpoint()
     model.save(run_dir / "final_model.pt", {"timesteps": counters["timesteps"]})
     try:
