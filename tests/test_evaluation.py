@@ -274,3 +274,20 @@ def test_engine_errors() -> None:
         evaluate("random", "yacht", 3, engine="gpu")
     with pytest.raises(ValueError, match="measures regret from the solver's value table"):
         evaluate("random", "yacht", 3, engine="vector", regret=True, solution=_FakeSolution())
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--episodes", "1_0"], "episodes must be a positive integer in ASCII digits 0-9, got '1_0'"),
+    (["--seed", "\u0667"], "seed must be a non-negative integer in ASCII digits 0-9, got '\u0667'"),
+    (["--episodes", "\uff15"], "episodes must be a positive integer in ASCII digits 0-9, got '\uff15'"),
+    (["--episodes", "1" * 5000], "episodes must be a positive integer, got '1111111111"),
+])
+def test_numbers_on_the_command_line_are_ascii_digits(argv: list[str], message: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``--episodes 1_0`` and ``--seed ٧`` (an Arabic-Indic seven) were accepted; 5,000 digits gave Python's advice
+    about sys.set_int_max_str_digits."""
+    from yacht_tools.cli import main
+
+    assert main(["eval", "--agent", "random", "--no-regret", "--no-progress", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"yacht eval: error: {message}") and err.count("\n") == 1 and len(err) < 200

@@ -285,7 +285,7 @@ def test_cli_distribution_and_reach_json(tmp_path, capsys: pytest.CaptureFixture
 
 @pytest.mark.parametrize("argv, words", [
     (["--objective", "reach"], "--target"),
-    (["--objective", "reach", "--target", "x"], "non-negative integer"),
+    (["--objective", "reach", "--target", "x"], "an integer in 0..1,000,000"),
     (["--objective", "win"], "points, reach"),
     (["--target", "100"], "--objective reach"),
     (["--plot", "p.png"], "--distribution"),
@@ -498,3 +498,29 @@ def test_a_table_computed_for_its_start_row_is_let_go_at_once(tmp_path: Path) ->
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "ALIVE False True" in out.stdout, out.stdout
+
+
+@pytest.mark.parametrize("argv", [
+    ["eval", "--agent", "optimal-reach:100000000000000000000", "--episodes", "1", "--no-progress"],
+    ["eval", "--objective", "reach", "--target", "100000000000000000000", "--episodes", "1", "--no-progress"],
+    ["solve", "--objective", "reach", "--target", "100000000000000000000"],
+    ["replay", "--objective", "reach", "--target", "100000000000000000000"],
+    ["eval", "--objective", "reach", "--target", "1_000", "--episodes", "1", "--no-progress"],
+])
+def test_one_bound_on_targets_everywhere(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """A huge target was an OverflowError traceback in yacht eval, and accepted by yacht solve."""
+    from yacht_tools.cli import main
+
+    assert main([*argv, "--rules", "yacht"]) == 2
+    err = capsys.readouterr().err
+    what = "the T of optimal-reach:T" if argv[2].startswith("optimal-reach") else "--target"
+    assert err.startswith(f"yacht {argv[0]}: error: {what} must be a final score to reach, an integer in "
+                          "0..1,000,000; got '") and err.count("\n") == 1
+
+
+def test_the_largest_target_is_accepted_and_has_probability_0() -> None:
+    from yacht_agents.objectives import MAX_TARGET, check_target
+
+    assert check_target(str(MAX_TARGET)) == MAX_TARGET and solve_reach("yacht").probability(MAX_TARGET) == 0.0
+    with pytest.raises(ValueError, match="must be a final score to reach"):
+        check_target(MAX_TARGET + 1)

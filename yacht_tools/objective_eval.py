@@ -15,6 +15,7 @@ import numpy as np
 from tqdm import tqdm
 
 from yacht_agents.loader import as_agent
+from yacht_agents.objectives import check_target
 from yacht_env.engine.numba_cache import Stopwatch
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import ReachSolution, score_distribution, solve_reach
@@ -39,13 +40,7 @@ def check_objective(objective: Any, target: Any) -> int | None:
         return None
     if target is None:
         raise ValueError("--objective reach needs --target T (the final score to reach)")
-    try:
-        value = int(str(target), 10)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise ValueError(f"--target must be a non-negative integer (a final score), got {target!r}")
-    return value
+    return check_target(target, "--target")
 
 
 class ReachValues:
@@ -69,8 +64,7 @@ def evaluate_reach(agent: Any, rules: str | RuleSet, episodes: int, target: int,
     if n > MAX_EPISODES:
         raise ValueError(f"episodes must be at most {MAX_EPISODES:,}, got {n:,}")
     seed = check_seed(seed)
-    if isinstance(target, bool) or not isinstance(target, (int, np.integer)) or target < 0:
-        raise ValueError(f"target must be a non-negative integer (a final score), got {target!r}")
+    target = check_target(target, "target")
     plain = score_distribution(rs).at_least()  # first: one table of up to 13 GB in memory at a time
     reach = solve_reach(rs)
     agent = as_agent(agent, rs, seed)
