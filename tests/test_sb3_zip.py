@@ -814,6 +814,17 @@ def test_weights_that_are_not_dense_real_cpu_floats_are_refused(edit: Callable[[
     assert "policy.pth: the network weight '" in err and reason in err, err
 
 
+def test_a_huge_integer_in_the_data_json_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """5,000 digits gave Python's advice to call sys.set_int_max_str_digits()."""
+    bad = tmp_path / "huge_int.zip"
+    with zipfile.ZipFile(SHIPPED["yacht"]) as z:
+        blob = z.read("data").decode()
+    rewrite_zip(SHIPPED["yacht"], bad, entries={"data": blob.replace("{", '{"huge": ' + "7" * 5000 + ", ", 1).encode()})
+    err = _eval_error(bad, capsys)
+    assert "the data entry holds an integer of 5,000 digits; accepted: at most 40" in err
+    assert "set_int_max_str_digits" not in err
+
+
 @pytest.mark.parametrize(("content", "reason"), [
     (b"", r"the file is empty \(0 bytes\)"),
     (b"garbage bytes, not a model", "not a file written by torch.save"),
