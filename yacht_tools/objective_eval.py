@@ -20,7 +20,7 @@ from yacht_env.engine.numba_cache import Stopwatch
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import ReachSolution, score_distribution, solve_reach
 from yacht_env.state import GameState
-from yacht_tools.evaluation import MAX_EPISODES, play_python
+from yacht_tools.evaluation import MAX_EPISODES, check_evaluation_memory, play_python
 from yacht_tools.regret import DECISIONS, RegretTally
 from yacht_tools.report import write_json
 from yacht_tools.seeds import check_episodes, check_seed
@@ -65,6 +65,7 @@ def evaluate_reach(agent: Any, rules: str | RuleSet, episodes: int, target: int,
         raise ValueError(f"episodes must be at most {MAX_EPISODES:,}, got {n:,}")
     seed = check_seed(seed)
     target = check_target(target, "target")
+    check_evaluation_memory(rs, n, regret=regret)
     plain = score_distribution(rs).at_least()  # first: one table of up to 13 GB in memory at a time
     reach = solve_reach(rs)
     agent = as_agent(agent, rs, seed)
