@@ -8,7 +8,8 @@
   model, :mod:`yacht_agents.td_agent`, or an RLlib PPO policy, :mod:`yacht_agents.rllib_agent`, told apart by its
   metadata); read without running any code from the file;
 - a run folder of ``train.py`` (its final model);
-- the name of a model shipped in ``agents/models/`` (``td-yacht``, ``td-yatzy``, ``ppo-expectimax-yahtzee``...);
+- the name of a model shipped in ``agents/models/`` (``td-yacht``, ``td-yatzy``, ``ppo-expectimax-yahtzee``...),
+  also where the current folder holds a folder of that name (write ``./td-yacht`` for the folder);
 - ``package.module:function``: a batch policy ``function(obs (N, D), masks (N, A)) -> actions (N,)``
   (:class:`~yacht_agents.base.CallableAgent`).
 
@@ -189,13 +190,14 @@ def load_agent(spec: str, rules: str | RuleSet, seed: int | None = None) -> Agen
     if name.lower() in PARAMETRIC_FACTORIES:
         return PARAMETRIC_FACTORIES[name.lower()](rs, seed, arg)
     path = Path(spec).expanduser()
+    names_a_path = any(sep and sep in spec for sep in ("/", os.sep, os.altsep)) or spec.startswith(("~", "."))
+    if not names_a_path:  # a shipped model's bare name means it, even beside a folder of that name (./td-yacht)
+        for suffix in MODEL_SUFFIXES:
+            shipped = SHIPPED_MODELS_DIR / f"{spec}{suffix}"
+            if shipped.is_file():
+                return load_model(shipped, rs, seed)
     if spec.lower().endswith(MODEL_SUFFIXES) or path.is_dir():
         return load_model(path, rs, seed)
-    for suffix in MODEL_SUFFIXES:  # a shipped model, named without its suffix
-        shipped = SHIPPED_MODELS_DIR / f"{spec}{suffix}"
-        if shipped.is_file():
-            return load_model(shipped, rs, seed)
-    names_a_path = any(sep and sep in spec for sep in ("/", os.sep, os.altsep)) or spec.startswith(("~", "."))
     if names_a_path and not path.exists():
         raise ValueError(f"model file or run folder not found: {str(path)!r}")
     if ":" in spec and not path.exists():

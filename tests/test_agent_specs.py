@@ -117,3 +117,15 @@ def test_a_policy_returning_other_than_one_integer_action_per_game_says_what_it_
     with pytest.raises(ValueError, match=r"^policy 'masks_back' returned bool \(4, 45\) for 4 games: a policy is a "
                                          r"function\(obs, masks\) -> actions"):
         evaluate(masks_back, "yahtzee", 4, regret=False, batch_size=4)
+
+
+def test_a_folder_named_as_a_shipped_model_does_not_shadow_it(in_user_folder: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """An empty ./td-yacht made ``--agent td-yacht`` a run folder without a model; the bare name is the shipped
+    model, ``./td-yacht`` the folder."""
+    from yacht_agents.loader import load_agent
+
+    (in_user_folder / "td-yacht").mkdir()
+    assert type(load_agent("td-yacht", "yacht", seed=0)).__name__ == "TDAgent"
+    assert main(["eval", "--agent", "./td-yacht", "--episodes", "1", "--no-progress"]) == 2
+    assert "is a folder without a model" in capsys.readouterr().err
