@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -291,3 +292,25 @@ def test_numbers_on_the_command_line_are_ascii_digits(argv: list[str], message: 
     assert main(["eval", "--agent", "random", "--no-regret", "--no-progress", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"yacht eval: error: {message}") and err.count("\n") == 1 and len(err) < 200
+
+
+def test_names_from_file_names_reach_the_terminal_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Escape codes and bidirectional overrides in a model's file name reached the terminal raw (a clear-screen
+    did): the name is printed with them escaped, the JSON keeps it as it is."""
+    import shutil
+
+    from yacht_agents.loader import SHIPPED_MODELS_DIR
+    from yacht_tools.cli import main
+    from yacht_tools.messages import shown
+
+    hostile = "\x1b[2J\u202eevil"
+    model = tmp_path / f"{hostile}.pt"
+    shutil.copy(SHIPPED_MODELS_DIR / "td-yacht.pt", model)
+    out_json = tmp_path / f"{hostile}.json"
+    assert main(["eval", "--agent", str(model), "--episodes", "2", "--no-regret", "--no-progress", "--json",
+                 str(out_json)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out
+    assert out.startswith("\\x1b[2J\\u202eevil on Yacht: 2 games") and f"wrote {shown(out_json)}" in out
+    assert json.loads(out_json.read_text())["agent"] == hostile
+    assert shown("a\tb\u200fc" + "d" * 300, 10) == "a\\tb\\u200fcddddd... (295 more characters)"

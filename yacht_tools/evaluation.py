@@ -37,6 +37,7 @@ from yacht_env.solver import Solution, solution_or_none
 from yacht_env.state import GameState, new_game
 from yacht_env.vector import YachtVectorEnv
 from yacht_tools.games import Table, play_tables
+from yacht_tools.messages import shown
 from yacht_tools.progress import progress_bar
 from yacht_tools.regret import RegretTally, regrets, search_values
 from yacht_tools.seeds import check_episodes, check_seed, game_seeds
@@ -328,7 +329,7 @@ def evaluate(agent: Any, rules: str | RuleSet, episodes: int, seed: int = 0, *, 
                          "use engine='python'")
     tally = RegretTally(rs, n) if regret and sol is not None else None
     play = play_vector if engine == "vector" else play_python
-    with progress_bar(n, f"{agent.name} on {rs.name}", "game", enabled=progress) as bar, \
+    with progress_bar(n, f"{shown(agent.name)} on {rs.name}", "game", enabled=progress) as bar, \
             Stopwatch() as sw:
         finals = play(agent, rs, seed, n, tally=tally, solution=sol, progress=bar,
                       batch_size=batch_size or (DEFAULT_BATCH if engine == "vector" else 256))

@@ -21,6 +21,7 @@ from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import ReachSolution, score_distribution, solve_reach
 from yacht_env.state import GameState
 from yacht_tools.evaluation import MAX_EPISODES, check_evaluation_memory, play_python
+from yacht_tools.messages import shown
 from yacht_tools.regret import DECISIONS, RegretTally
 from yacht_tools.report import write_json
 from yacht_tools.seeds import check_episodes, check_seed
@@ -71,7 +72,7 @@ def evaluate_reach(agent: Any, rules: str | RuleSet, episodes: int, target: int,
     agent = as_agent(agent, rs, seed)
     tally = RegretTally(rs, n) if regret else None
     values = ReachValues(reach, int(target))
-    with tqdm(total=n, disable=not progress, unit="game", desc=f"{agent.name} on {rs.name}") as bar, \
+    with tqdm(total=n, disable=not progress, unit="game", desc=f"{shown(agent.name)} on {rs.name}") as bar, \
             Stopwatch() as sw:
         finals = play_python(agent, rs, seed, n, tally=tally, solution=values if regret else None, progress=bar)
     hits = int((finals.totals >= target).sum())
@@ -98,7 +99,7 @@ def format_reach_report(result: dict[str, Any]) -> str:
     best = result["best_probability"]
     pct = result["percent_of_best"]
     lines = [
-        f"{result['agent']} on {title}, {result['episodes']:,} games (seed {result['seed']}): objective final "
+        f"{shown(result['agent'])} on {title}, {result['episodes']:,} games (seed {result['seed']}): objective final "
         f"score >= {result['target']}",
         f"  success rate        {result['success_rate']:.4f}  (95% interval {lo:.4f} .. {hi:.4f})",
         f"  best possible P*    {best:.4f}  (exact)" + (f"; the agent: {pct:.1f}% of it" if pct is not None else ""),
@@ -121,5 +122,5 @@ def run_reach(agent: Any, rules: RuleSet, episodes: int, seed: int, target: int,
     print(format_reach_report(result))
     if json_path is not None:
         write_json(result, json_path)
-        print(f"wrote {json_path}")
+        print(f"wrote {shown(json_path)}")
     return result

@@ -37,6 +37,7 @@ from yacht_agents.loader import load_agent
 from yacht_env import multiplayer as MP
 from yacht_env.rules import get_rules
 from yacht_tools.games import Table, play_tables
+from yacht_tools.messages import shown
 from yacht_tools.progress import progress_bar
 from yacht_tools.seeds import agent_seed, check_int, game_seed
 from yacht_tools.stats import wilson_interval
@@ -174,7 +175,8 @@ def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0
 def format_report(result: dict[str, Any]) -> str:
     """The tournament as text: one row per agent, then head-to-head."""
     names = list(result["agents"])
-    w = max(8, *(len(n) for n in names)) + 2
+    disp = {n: shown(n, 60) for n in names}  # names from file names: escape codes shown, never sent
+    w = max(8, *(len(d) for d in disp.values())) + 2
     p = result["players"]
     lines = [f"Tournament: {result['rules']}, {p} players, {result['games']} games per match, "
              f"{len(result['matches'])} matches, seed {result['seed']} (win rate: ties shared; a coin flip wins "
@@ -185,13 +187,13 @@ def format_report(result: dict[str, Any]) -> str:
     for n in order:
         s = result["agents"][n]
         lo, hi = s["win_rate_ci95"]
-        lines.append(f"{n:<{w}}{s['games']:>7}{s['wins']:>7}{s['draws']:>7}{s['losses']:>7}{s['win_rate']:>10.3f}"
+        lines.append(f"{disp[n]:<{w}}{s['games']:>7}{s['wins']:>7}{s['draws']:>7}{s['losses']:>7}{s['win_rate']:>10.3f}"
                      f"{f'[{lo:.3f}, {hi:.3f}]':>18}{s['mean_score']:>12.2f}{s['score_std']:>8.2f}")
     lines.append("")
     if p == 2:
         lines.append("Head-to-head: win rate of the row agent against the column agent (mean scores row-column)")
         cell = max(18, w)
-        lines.append(" " * w + "".join(f"{n:>{cell}}" for n in order))
+        lines.append(" " * w + "".join(f"{disp[n]:>{cell}}" for n in order))
         pair: dict[tuple[str, str], tuple[float, float, float]] = {}
         for m in result["matches"]:
             a, b = m["agents"]
@@ -206,10 +208,11 @@ def format_report(result: dict[str, Any]) -> str:
                     row.append(f"{wr:.3f} ({ms:.0f}-{mo:.0f})")
                 else:
                     row.append("-")
-            lines.append(f"{r:<{w}}" + "".join(f"{x:>{cell}}" for x in row))
+            lines.append(f"{disp[r]:<{w}}" + "".join(f"{x:>{cell}}" for x in row))
     else:
         lines.append("Matches: win rate (mean score) of each agent")
         for m in result["matches"]:
-            parts = [f"{n} {m['stats'][n]['win_rate']:.3f} ({m['stats'][n]['mean_score']:.1f})" for n in m["agents"]]
+            parts = [f"{disp[n]} {m['stats'][n]['win_rate']:.3f} ({m['stats'][n]['mean_score']:.1f})"
+                     for n in m["agents"]]
             lines.append("  " + " | ".join(parts))
     return "\n".join(lines)
