@@ -8,7 +8,7 @@
 A run folder holds: config.yaml (resolved), command.txt, tb/ (TensorBoard: mean score, percent of optimal, losses),
 checkpoints/ (periodic, and at the end or on Ctrl-C), best_model (best periodic evaluation), final_model,
 evaluations.json, eval.json (the final evaluation, on seeds training never used, in the format of ``yacht eval``)
-and learning_curve.png (see ``yacht_training/run_folder.py``). Ctrl-C saves a checkpoint and exits; ``--resume``
+and learning_curve.png (see ``yacht_training/run_folder.py``). Ctrl-C saves a checkpoint and exits 130; ``--resume``
 continues from the newest checkpoint that loads, with the same step count and schedules.
 
 Read top to bottom: configuration, run folder, then the algorithm's own story (``yacht_training/td_learner.py``,
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from yacht_tools.cli import options
@@ -101,12 +102,17 @@ def main(argv: list[str] | None = None) -> int:
         run_dir, lock = rf.new_run_dir(args.run_dir or Path("runs"), cfg, name)
         changed = []
     with lock:  # held to the end: a second train.py on this folder is refused, not interleaved
-        rf.record_run(run_dir, cfg, ["train.py", *argv], changes=changed)
-        print(f"run folder: {run_dir}")
-        return _run_algorithm(cfg, run_dir, args)
+        def record() -> None:
+            rf.record_run(run_dir, cfg, ["train.py", *argv], changes=changed)
+
+        if not args.resume:
+            record()
+        print(f"run folder: {run_dir}")  # a resumed run is recorded once a checkpoint has loaded: check, then write
+        return _run_algorithm(cfg, run_dir, args, record if args.resume else None)
 
 
-def _run_algorithm(cfg: TrainConfig, run_dir: Path, args: argparse.Namespace) -> int:
+def _run_algorithm(cfg: TrainConfig, run_dir: Path, args: argparse.Namespace,
+                   on_resumed: Callable[[], None] | None = None) -> int:
     # ---- 3. the algorithm -------------------------------------------------------------------------------------------
     import torch
 
@@ -115,15 +121,15 @@ def _run_algorithm(cfg: TrainConfig, run_dir: Path, args: argparse.Namespace) ->
     if cfg.algo == "td":
         from yacht_training.td_learner import train_td
 
-        return train_td(cfg, run_dir, resume=bool(args.resume), progress=progress)
+        return train_td(cfg, run_dir, resume=bool(args.resume), progress=progress, on_resumed=on_resumed)
     if cfg.algo == "rllib_ppo":
         from yacht_training.rllib_ppo import train_rllib_ppo
 
         return train_rllib_ppo(cfg, run_dir, resume=bool(args.resume), progress=progress,
-                               ray_address=args.ray_address)
+                               ray_address=args.ray_address, on_resumed=on_resumed)
     from yacht_training.sb3_ppo import train_ppo
 
-    return train_ppo(cfg, run_dir, resume=bool(args.resume), progress=progress)
+    return train_ppo(cfg, run_dir, resume=bool(args.resume), progress=progress, on_resumed=on_resumed)
 
 
 if __name__ == "__main__":
@@ -135,6 +141,9 @@ if __name__ == "__main__":
     except RecursionError:
         print("train.py: error: the input is nested too deeply", file=sys.stderr)
         sys.exit(2)
+    except MemoryError as e:  # numpy says how much it asked for; the files written so far stay good
+        print(f"train.py: error: out of memory{f': {e}' if str(e) else ''}", file=sys.stderr)
+        sys.exit(1)
     except OSError as e:  # a full disk, a folder gone: the files written so far stay good (they are atomic)
         print(f"train.py: error: {e}", file=sys.stderr)
         sys.exit(1)

@@ -55,6 +55,11 @@ class Agent:
         return f"{type(self).__name__}(rules={self.rules.name!r})"
 
 
+POLICY_CONTRACT = ("a policy is a function(obs, masks) -> actions: obs (N, D) float32 and masks (N, A) bool, one row "
+                   "per game, and it returns (N,) integer actions, one legal action per game")
+"""What a batch policy callable takes and returns, for the messages that refuse one."""
+
+
 class CallableAgent(Agent):
     """A batch policy written anywhere, as an agent: ``policy(obs (N, D) float32, masks (N, A) bool) -> (N,)``
     actions. The evaluators check every action against the mask."""
@@ -72,8 +77,14 @@ class CallableAgent(Agent):
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, states: Sequence[GameState] | None = None
                   ) -> np.ndarray:
-        actions = np.asarray(self.policy(np.asarray(obs, dtype=np.float32), np.asarray(masks, dtype=np.bool_)))
+        obs, masks = np.asarray(obs, dtype=np.float32), np.asarray(masks, dtype=np.bool_)
+        try:
+            actions = np.asarray(self.policy(obs, masks))
+        except TypeError as e:  # a callable that takes other arguments (math:sqrt, builtins:len, numpy:zeros_like)
+            reason = " ".join(str(e).split())[:200]
+            raise ValueError(f"policy {self.name!r} cannot be called as a policy ({reason}): "
+                             f"{POLICY_CONTRACT}") from None
         if actions.shape != (len(masks),) or actions.dtype.kind not in "iu":
-            raise ValueError(f"policy {self.name!r} must return ({len(masks)},) integer actions, got "
-                             f"{actions.dtype} {actions.shape}")
+            raise ValueError(f"policy {self.name!r} returned {actions.dtype} {actions.shape} for {len(masks)} games: "
+                             f"{POLICY_CONTRACT}")
         return actions.astype(np.int64)

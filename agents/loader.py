@@ -8,7 +8,8 @@
   model, :mod:`yacht_agents.td_agent`, or an RLlib PPO policy, :mod:`yacht_agents.rllib_agent`, told apart by its
   metadata); read without running any code from the file;
 - a run folder of ``train.py`` (its final model);
-- the name of a model shipped in ``agents/models/`` (``td-yacht``, ``td-yatzy``, ``ppo-expectimax-yahtzee``...);
+- the name of a model shipped in ``agents/models/`` (``td-yacht``, ``td-yatzy``, ``ppo-expectimax-yahtzee``...),
+  also where the current folder holds a folder of that name (write ``./td-yacht`` for the folder);
 - ``package.module:function``: a batch policy ``function(obs (N, D), masks (N, A)) -> actions (N,)``
   (:class:`~yacht_agents.base.CallableAgent`).
 
@@ -32,6 +33,7 @@ from yacht_agents.objectives import ReachAgent, WinAgent, parse_target
 from yacht_agents.optimal import OptimalAgent
 from yacht_agents.random_agent import RandomAgent
 from yacht_env.extras import require
+from yacht_env.files import read_regular, regular_file_problem
 from yacht_env.rules import RuleSet, get_rules
 
 AgentFactory = Callable[[RuleSet, int | None], Agent]
@@ -49,6 +51,8 @@ PARAMETRIC_FACTORIES: dict[str, Callable[[RuleSet, int | None, str], Agent]] = {
 """Agents named ``name:ARG`` (``optimal-reach:200``): the factory gets the text after the colon."""
 
 MODEL_SUFFIXES: tuple[str, ...] = (".zip", ".pt")
+MAX_EVAL_JSON_BYTES = 1 << 30
+"""The largest ``eval.json`` of a run folder read for the name of its model (100,000,000 games: about 500 MB)."""
 SHIPPED_MODELS_DIR = Path(__file__).resolve().parent / "models"
 
 
@@ -74,8 +78,12 @@ def accepted_specs() -> str:
 def run_folder_model(run_dir: Path) -> Path:
     """The model file a run folder of ``train.py`` stands for: the one its ``eval.json`` evaluated, else
     ``final_model.*``, else ``best_model.*``; ``ValueError`` if there is none."""
+    record = run_dir / "eval.json"
+    problem = regular_file_problem(record)
+    if problem not in (None, "does not exist"):  # a FIFO would hang the reader, a link to /dev/zero fill memory
+        raise ValueError(f"cannot read the run folder {str(run_dir)!r}: eval.json {problem}")
     try:
-        name = json.loads((run_dir / "eval.json").read_text(encoding="utf-8")).get("agent")
+        name = json.loads(read_regular(record, MAX_EVAL_JSON_BYTES).decode("utf-8")).get("agent")
     except (OSError, ValueError, AttributeError):
         name = None
     if isinstance(name, str) and Path(name).name == name and Path(name).suffix in MODEL_SUFFIXES and (
@@ -93,8 +101,11 @@ def load_model(path: Path, rules: RuleSet, seed: int | None = None) -> Agent:
     """An agent from a model file (``.zip``: stable-baselines3; ``.pt``: TD) or a run folder of train.py."""
     if path.is_dir():
         return load_model(run_folder_model(path), rules, seed)
-    if not path.is_file():
+    problem = regular_file_problem(path)
+    if problem == "does not exist":
         raise ValueError(f"model file not found: {str(path)!r}")
+    if problem is not None:
+        raise ValueError(f"cannot load {str(path)!r}: it {problem}; a model is a .zip or .pt file")
     suffix = path.suffix.lower()
     if suffix == ".zip":
         require("torch", "stable_baselines3", "sb3_contrib", what=f"loading the model {str(path)!r}")
@@ -179,13 +190,14 @@ def load_agent(spec: str, rules: str | RuleSet, seed: int | None = None) -> Agen
     if name.lower() in PARAMETRIC_FACTORIES:
         return PARAMETRIC_FACTORIES[name.lower()](rs, seed, arg)
     path = Path(spec).expanduser()
+    names_a_path = any(sep and sep in spec for sep in ("/", os.sep, os.altsep)) or spec.startswith(("~", "."))
+    if not names_a_path:  # a shipped model's bare name means it, even beside a folder of that name (./td-yacht)
+        for suffix in MODEL_SUFFIXES:
+            shipped = SHIPPED_MODELS_DIR / f"{spec}{suffix}"
+            if shipped.is_file():
+                return load_model(shipped, rs, seed)
     if spec.lower().endswith(MODEL_SUFFIXES) or path.is_dir():
         return load_model(path, rs, seed)
-    for suffix in MODEL_SUFFIXES:  # a shipped model, named without its suffix
-        shipped = SHIPPED_MODELS_DIR / f"{spec}{suffix}"
-        if shipped.is_file():
-            return load_model(shipped, rs, seed)
-    names_a_path = any(sep and sep in spec for sep in ("/", os.sep, os.altsep)) or spec.startswith(("~", "."))
     if names_a_path and not path.exists():
         raise ValueError(f"model file or run folder not found: {str(path)!r}")
     if ":" in spec and not path.exists():

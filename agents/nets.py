@@ -6,9 +6,11 @@ imported only when a network is built, so that the names can be validated withou
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from yacht_env.files import open_regular
 
 if TYPE_CHECKING:
     import torch
@@ -53,6 +55,8 @@ def mlp(in_dim: int, hidden: Sequence[int], activation_fn: str, out_dim: int) ->
     return nn.Sequential(*layers)
 
 
+MAX_MODEL_BYTES = 256 << 20
+"""The largest ``.pt`` file read (a model or checkpoint of this project is a few MB)."""
 _TORCH_ADVICE = ("weights_only", "Weights only load failed", "file an issue", "Check the documentation")
 
 
@@ -73,27 +77,76 @@ def load_torch_file(path: str | Path) -> Any:
     torch's zip format, a refused or damaged record)."""
     import torch
 
-    with open(path, "rb") as f:
+    with open_regular(path, MAX_MODEL_BYTES, name="it") as f:  # not a FIFO or /dev/zero: it would hang or fill memory
         head = f.read(4)
-    if not head:
-        raise ValueError("the file is empty (0 bytes)")
-    if head != b"PK\x03\x04":
-        raise ValueError("not a file written by torch.save (it does not start as torch's zip format does)")
-    try:
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # noqa: BLE001 - UnpicklingError, RuntimeError, EOFError, ...: all mean "refused"
-        raise ValueError(f"torch's weights-only loader refused it: {torch_load_reason(e)}") from None
+        if not head:
+            raise ValueError("the file is empty (0 bytes)")
+        if head != b"PK\x03\x04":
+            raise ValueError("not a file written by torch.save (it does not start as torch's zip format does)")
+        f.seek(0)
+        try:
+            return torch.load(f, map_location="cpu", weights_only=True)
+        except Exception as e:  # noqa: BLE001 - UnpicklingError, RuntimeError, EOFError, ...: all mean "refused"
+            raise ValueError(f"torch's weights-only loader refused it: {torch_load_reason(e)}") from None
 
 
-def check_finite(tensors: Any, what: str) -> None:
-    """``ValueError`` naming ``what`` and the first tensor of ``tensors`` (a name-to-tensor mapping) that holds NaN or
-    inf, without printing its values."""
+MAX_LAYERS, MAX_WIDTH = 16, 4096
+"""The largest network a model file may ask for (it is built before its weights are read)."""
+
+
+def check_hidden(hidden: object, key: str = "hidden") -> list[int]:
+    """``hidden`` as a list of layer widths if it is one (1..16 layers of 1..4096 units), else ``ValueError``."""
+    if (not isinstance(hidden, (list, tuple)) or not 1 <= len(hidden) <= MAX_LAYERS
+            or not all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in hidden)):
+        raise ValueError(f"{key} must list 1..{MAX_LAYERS} layer widths in 1..{MAX_WIDTH}, got {hidden!r}")
+    return [int(w) for w in hidden]
+
+
+def mlp_weights(in_dim: int, hidden: Sequence[int], out_dim: int) -> int:
+    """How many numbers (weights and biases) :func:`mlp` of these sizes holds: what a file must carry for it."""
+    widths = [int(in_dim), *map(int, hidden), int(out_dim)]
+    return sum((a + 1) * b for a, b in zip(widths, widths[1:]))
+
+
+def check_declared_mlp(state_dict: Any, in_dim: int, hidden: object, out_dim: int, what: str) -> list[int]:
+    """The layer widths ``hidden`` of a file's metadata, checked before the network is built: within
+    :data:`MAX_LAYERS` x :data:`MAX_WIDTH`, and an :func:`mlp` of exactly as many numbers as the file's
+    ``state_dict`` holds (a small file must not make a huge network); ``ValueError`` naming ``what`` otherwise."""
+    widths = check_hidden(hidden)
+    want = mlp_weights(in_dim, widths, out_dim)
+    have = sum(int(t.numel()) for t in state_dict.values()) if isinstance(state_dict, Mapping) else 0
+    if want != have:
+        raise ValueError(f"{what}: the network weights do not fit its metadata: it declares a network of {want:,} "
+                         f"numbers ({len(widths)} hidden layers of up to {max(widths):,} units), the file holds "
+                         f"{have:,}")
+    return widths
+
+
+def check_weights(tensors: Any, what: str) -> None:
+    """``ValueError`` naming ``what`` and the first tensor of ``tensors`` (a name-to-tensor mapping) that is not
+    a dense, real floating-point tensor on the CPU holding only finite numbers, without printing its values. An
+    integer or complex tensor would be cast in silence by ``load_state_dict`` (``int64`` weights: truncated), a
+    sparse or meta one breaks the checks and the network."""
     import torch
 
-    bad = next((k for k, t in tensors.items() if t.is_floating_point() and not bool(torch.isfinite(t).all())), None)
-    if bad is not None:
-        raise ValueError(f"{what}: the network weights are not all finite (NaN or inf), first in {bad!r}: the model "
-                         "is broken")
+    if not isinstance(tensors, Mapping):
+        raise ValueError(f"{what}: the network weights are not a state dict (names to tensors)")
+    for k, t in tensors.items():
+        if not isinstance(t, torch.Tensor):
+            problem = f"is a {type(t).__name__}, not a tensor"
+        elif t.layout != torch.strided:
+            problem = f"is a {str(t.layout).removeprefix('torch.')} tensor, not a dense one"
+        elif t.device.type != "cpu":
+            problem = f"is on the {t.device.type!r} device, not held in the file"
+        elif not t.is_floating_point():
+            problem = f"holds {str(t.dtype).removeprefix('torch.')} values, not real floating-point numbers"
+        elif not bool(torch.isfinite(t).all()):
+            raise ValueError(f"{what}: the network weights are not all finite (NaN or inf), first in {k!r}: the "
+                             "model is broken")
+        else:
+            continue
+        raise ValueError(f"{what}: the network weight {k!r} {problem}; accepted: dense real floating-point tensors "
+                         "on the CPU")
 
 
 def read_model_file(path: str | Path, fmt: str, label: str, saved_by: str) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -16,12 +16,14 @@ as the opponents' states change.
 from __future__ import annotations
 
 import mmap
+import reprlib
 from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
 
 from yacht_agents.base import Agent
+from yacht_env.digits import parse_digits
 from yacht_env.rules import RuleSet
 from yacht_env.solver import ReachSolution, distribution_table, solve, solve_reach
 from yacht_env.solver import reach_kernels as RK
@@ -30,18 +32,32 @@ from yacht_env.state import GameState
 TURNS_KEPT = 4096
 """Turns whose end-of-turn values :class:`WinAgent` keeps (a few hundred bytes each)."""
 
-__all__ = ["ReachAgent", "WinAgent", "parse_target", "win_shares_by_score"]
+__all__ = ["MAX_TARGET", "ReachAgent", "WinAgent", "check_target", "parse_target", "win_shares_by_score"]
+
+
+MAX_TARGET = 1_000_000
+"""The largest target score accepted anywhere (``optimal-reach:T``, ``--target``): above every rule set's highest
+score, so every reachable target is in; a larger one overflowed the reach search's 64-bit needs."""
+
+
+def check_target(value: object, what: str = "the target") -> int:
+    """``value`` (an int, or ASCII digits) as a target score in ``0..MAX_TARGET``, else ``ValueError`` naming
+    ``what``: the one check of every target, so that each command accepts the same ones."""
+    if isinstance(value, str):
+        target = parse_digits(value)
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        target = int(value)
+    else:
+        target = None
+    if target is None or not 0 <= target <= MAX_TARGET:
+        raise ValueError(f"{what} must be a final score to reach, an integer in 0..{MAX_TARGET:,}; got "
+                         f"{reprlib.repr(value)}")
+    return target
 
 
 def parse_target(text: str) -> int:
-    """The ``T`` of ``optimal-reach:T``: a non-negative integer, else ``ValueError`` naming it."""
-    try:
-        target = int(text, 10)
-    except ValueError:
-        target = -1
-    if target < 0:
-        raise ValueError(f"optimal-reach:T needs a target score T, a non-negative integer; got {text!r}")
-    return target
+    """The ``T`` of ``optimal-reach:T`` (:func:`check_target`)."""
+    return check_target(text, "the T of optimal-reach:T")
 
 
 class ReachAgent(Agent):
@@ -56,7 +72,7 @@ class ReachAgent(Agent):
                  solution: ReachSolution | None = None) -> None:
         super().__init__(rules)
         self.seed(seed)
-        self.target = int(target)
+        self.target = check_target(target, "target")
         self.name = f"optimal-reach:{self.target}"
         self.reach = solution if solution is not None else solve_reach(self.rules)
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from yacht_agents.nets import check_activation, mlp, read_model_file
+from yacht_agents.nets import check_activation, check_declared_mlp, check_weights, mlp, one_line, read_model_file
 from yacht_agents.sb3_agent import SB3Agent, check_meta, model_meta
 from yacht_env.files import write_atomic
 from yacht_env.observation import LAYOUT_VERSION
@@ -68,12 +68,16 @@ def load_policy(path: str | Path, rules: str | RuleSet) -> tuple[torch.nn.Sequen
         raise ValueError(f"{src} has format version {meta.get('format_version')!r}; this version of yacht-env reads "
                          f"version {FORMAT_VERSION}: retrain it")
     meta["obs_layout"] = check_meta(meta, rs, src)  # 1 where a file saved before layout 2 does not say
-    try:
+    check_weights(data.get("state_dict"), src)
+    try:  # the sizes the file declares, checked against the weights it holds before anything is built
         obs_dim = max(int(stop) for _, stop in meta["observation_layout"].values())
-        net = mlp(obs_dim, meta["hidden"], meta["activation"], meta["num_actions"])
+        hidden = check_declared_mlp(data["state_dict"], obs_dim, meta.get("hidden"), meta["num_actions"], src)
+        net = mlp(obs_dim, hidden, check_activation(meta.get("activation"), "activation"), meta["num_actions"])
         net.load_state_dict(data["state_dict"])
-    except (RuntimeError, KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"{src}: the network weights do not fit its metadata: {e}") from None
+    except ValueError as e:
+        raise ValueError(f"{src}: {str(e).removeprefix(src + ': ')}") from None
+    except (RuntimeError, KeyError, TypeError) as e:
+        raise ValueError(f"{src}: the network weights do not fit its metadata: {one_line(e, 300)}") from None
     net.eval()
     return net, meta
 

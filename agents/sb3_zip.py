@@ -28,8 +28,9 @@ from gymnasium import spaces
 from stable_baselines3.common.policies import BasePolicy
 from stable_baselines3.common.save_util import load_from_zip_file
 
-from yacht_agents.nets import check_finite, one_line, torch_load_reason
+from yacht_agents.nets import check_weights, one_line, torch_load_reason
 from yacht_agents.sb3_policies import ACTIVATIONS, FEATURE_EXTRACTORS, OPTIMIZERS, POLICY_REGISTRY, Ref, short_repr
+from yacht_env.files import read_regular, regular_file_problem
 
 
 @dataclass(frozen=True)
@@ -120,12 +121,11 @@ class _Zip(NamedTuple):
 
 def _open(path: str | Path, limits: ZipLimits) -> _Zip:
     """The zip read once into memory, with the sizes it declares checked against ``limits``."""
-    p, source = Path(path), repr(str(path))
-    if not p.is_file():
-        raise ValueError(f"no model file at {source}")
-    if p.stat().st_size > limits.max_file_bytes:
-        raise ValueError(f"{source} is {p.stat().st_size:,} bytes, more than the limit of {limits.max_file_bytes:,}")
-    blob = p.read_bytes()
+    source = repr(str(path))
+    problem = regular_file_problem(path)
+    if problem in ("does not exist", "is a folder, not a regular file"):
+        raise ValueError(f"no model file at {source}" + ("" if problem == "does not exist" else ": it is a folder"))
+    blob = read_regular(path, limits.max_file_bytes)  # a regular file only (not a FIFO, not /dev/zero), size-limited
     try:
         zf = zipfile.ZipFile(io.BytesIO(blob))
     except Exception as e:  # noqa: BLE001 - BadZipFile, OSError, ValueError, ...
@@ -172,7 +172,7 @@ def _weights(arc: _Zip, limits: ZipLimits) -> dict[str, dict[str, Any]]:
         raise ValueError(f"{arc.source} has no 'policy.pth' entry: not a stable-baselines3 model zip")
     if not isinstance(sd, Mapping) or not all(isinstance(k, str) and isinstance(v, th.Tensor) for k, v in sd.items()):
         raise ValueError(f"{arc.source}: policy.pth is not a state dict (names to tensors)")
-    check_finite(sd, f"{arc.source}: policy.pth")
+    check_weights(sd, f"{arc.source}: policy.pth")
     return params
 
 
@@ -284,16 +284,32 @@ def _algorithm(kind: str, data: dict[str, Any], keys: list[str], source: str) ->
     return {"dqn": "DQN", "maskable": "MaskablePPO"}.get(kind, "PPO" if "clip_range" in data else "A2C")
 
 
+MAX_JSON_INT_DIGITS = 40
+"""The longest integer read from a data JSON (SB3 writes counters and seeds of at most 20 digits)."""
+
+
+def _json_int(text: str) -> int:
+    """An integer of the data JSON; ``ValueError`` past :data:`MAX_JSON_INT_DIGITS` digits (Python's own limit
+    would answer with advice about ``sys.set_int_max_str_digits``)."""
+    if len(text.lstrip("-")) > MAX_JSON_INT_DIGITS:
+        raise ValueError(f"holds an integer of {len(text.lstrip('-')):,} digits; accepted: at most "
+                         f"{MAX_JSON_INT_DIGITS}")
+    return int(text)
+
+
 def read_zip(path: str | Path, strict: bool = True, limits: ZipLimits = DEFAULT_LIMITS) -> ZipContents:
     """Read a model zip as data (see the module docstring); ``ValueError`` with what was found and accepted."""
     arc = _open(path, limits)
     source, version = arc.source, arc.read("_stable_baselines3_version", 64).decode("ascii", "replace").strip()
     if not version.startswith("2."):
         raise ValueError(f"{source} was saved by stable-baselines3 {version!r}; accepted: 2.x")
+    blob = arc.read("data", limits.max_data_bytes)
     try:
-        data = json.loads(arc.read("data", limits.max_data_bytes).decode("utf-8"))
+        data = json.loads(blob.decode("utf-8"), parse_int=_json_int)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise ValueError(f"{source}: the data entry is not JSON ({one_line(e)})") from None
+    except ValueError as e:  # _json_int's
+        raise ValueError(f"{source}: the data entry {e}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{source}: the data entry is not a JSON object")
     accepted = DATA_REFERENCES | set(POLICY_REGISTRY) | set(ACTIVATIONS) | set(OPTIMIZERS) | set(FEATURE_EXTRACTORS)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from yacht_agents.nets import check_activation, check_finite, mlp, read_model_file
+from yacht_agents.nets import check_activation, check_declared_mlp, check_hidden, check_weights, mlp, read_model_file
 from yacht_agents.search import TurnKeys, TurnSearchAgent
 from yacht_env.engine.turn_successors import missing_successors, successor_boxes
 from yacht_env.engine.turn_tables import Starts, turn_arrays
@@ -42,10 +42,6 @@ FEATURE_LAYOUT_VERSION = 1
 VALUE_SCALE_RANGE = (1e-3, 1e6)
 """The accepted ``value_scale``: the network predicts points / value_scale in float32, so a tiny scale overflows to
 inf (1e-39: every prediction inf, then NaN) and a huge one leaves no precision."""
-MAX_LAYERS, MAX_WIDTH = 16, 4096
-"""The largest network a model file may ask for (it is built before its weights are read)."""
-
-
 def check_value_scale(value: object, key: str = "value_scale") -> float:
     """``value`` as a float if it is a number in :data:`VALUE_SCALE_RANGE`, else ``ValueError`` naming ``key``."""
     lo, hi = VALUE_SCALE_RANGE
@@ -53,14 +49,6 @@ def check_value_scale(value: object, key: str = "value_scale") -> float:
         raise ValueError(f"{key} must be a number in {lo:g}..{hi:g} (the network predicts points / value_scale in "
                          f"float32), got {value!r}")
     return float(value)
-
-
-def check_hidden(hidden: object, key: str = "hidden") -> list[int]:
-    """``hidden`` as a list of layer widths if it is one (1..16 layers of 1..4096 units), else ``ValueError``."""
-    if (not isinstance(hidden, (list, tuple)) or not 1 <= len(hidden) <= MAX_LAYERS
-            or not all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in hidden)):
-        raise ValueError(f"{key} must list 1..{MAX_LAYERS} layer widths in 1..{MAX_WIDTH}, got {hidden!r}")
-    return [int(w) for w in hidden]
 
 
 @dataclass(frozen=True)
@@ -149,11 +137,13 @@ class ValueNet:
         if meta.get("feature_layout_version") != FEATURE_LAYOUT_VERSION:
             raise ValueError(f"{src} uses feature layout version {meta.get('feature_layout_version')!r}; this "
                              f"version of yacht-env reads version {FEATURE_LAYOUT_VERSION}: retrain it")
-        try:  # the file's own settings: checked before anything is built from them
-            model = cls(rs, check_hidden(meta.get("hidden")), meta.get("activation"),  # type: ignore[arg-type]
-                        meta.get("value_scale"))  # type: ignore[arg-type]
+        check_weights(data.get("state_dict"), src)
+        space = StateSpace.of(rs)
+        try:  # the file's own settings: checked (also against the weights it holds) before anything is built
+            hidden = check_declared_mlp(data["state_dict"], space.feature_dim, meta.get("hidden"), 1, src)
+            model = cls(rs, hidden, meta.get("activation"), meta.get("value_scale"))  # type: ignore[arg-type]
         except ValueError as e:
-            raise ValueError(f"{src}: {e}") from None
+            raise ValueError(f"{src}: {str(e).removeprefix(src + ': ')}") from None
         want = model.meta()
         for k in ("feature_dim", "num_categories", "upper_threshold", "five_kind_category"):
             if meta.get(k) != want[k]:
@@ -162,7 +152,6 @@ class ValueNet:
             model.net.load_state_dict(data["state_dict"])
         except (RuntimeError, KeyError, TypeError) as e:
             raise ValueError(f"{src}: the network weights do not fit its metadata: {e}") from None
-        check_finite(model.net.state_dict(), src)
         return model
 
 

@@ -88,3 +88,44 @@ def test_a_path_that_does_not_exist_is_not_found(in_user_folder: Path, capsys: p
     assert main([command, *flag]) == 2
     err = capsys.readouterr().err
     assert f"yacht {command}: error: {message}" in err and "unknown agent" not in err
+
+
+@pytest.mark.parametrize(("spec", "reason"), [
+    ("math:sqrt", "cannot be called as a policy (math.sqrt() takes exactly one argument (2 given))"),
+    ("builtins:len", "cannot be called as a policy (len() takes exactly one argument (2 given))"),
+    ("numpy:zeros_like", "cannot be called as a policy (Cannot construct a dtype from an array)"),
+])
+def test_a_callable_that_is_not_a_policy_says_what_a_policy_takes_and_returns(
+        spec: str, reason: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """They gave TypeError tracebacks (or a bare shape error)."""
+    assert main(["eval", "--agent", spec, "--episodes", "1", "--no-regret", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    name = spec.split(":")[1]
+    assert err == (f"yacht eval: error: policy {name!r} {reason}: a policy is a function(obs, masks) -> actions: obs "
+                   "(N, D) float32 and masks (N, A) bool, one row per game, and it returns (N,) integer actions, one "
+                   "legal action per game\n")
+
+
+def test_a_policy_returning_other_than_one_integer_action_per_game_says_what_it_returned() -> None:
+    import numpy as np
+
+    from yacht_tools.evaluation import evaluate
+
+    def masks_back(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return masks
+
+    with pytest.raises(ValueError, match=r"^policy 'masks_back' returned bool \(4, 45\) for 4 games: a policy is a "
+                                         r"function\(obs, masks\) -> actions"):
+        evaluate(masks_back, "yahtzee", 4, regret=False, batch_size=4)
+
+
+def test_a_folder_named_as_a_shipped_model_does_not_shadow_it(in_user_folder: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """An empty ./td-yacht made ``--agent td-yacht`` a run folder without a model; the bare name is the shipped
+    model, ``./td-yacht`` the folder."""
+    from yacht_agents.loader import load_agent
+
+    (in_user_folder / "td-yacht").mkdir()
+    assert type(load_agent("td-yacht", "yacht", seed=0)).__name__ == "TDAgent"
+    assert main(["eval", "--agent", "./td-yacht", "--episodes", "1", "--no-progress"]) == 2
+    assert "is a folder without a model" in capsys.readouterr().err

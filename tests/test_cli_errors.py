@@ -133,11 +133,18 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch: pytest.MonkeyPatch, capsys
     assert capsys.readouterr().err == "\nyacht eval: interrupted\n"
 
 
+def _sigint_default() -> None:
+    """In the child before it starts Python: SIGINT back to its default. A suite started by a shell's ``cmd &``
+    without job control runs with SIGINT ignored; a child inherits that, and Python then installs no
+    KeyboardInterrupt handler (the test failed 2 times of 2 so)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_from_the_shell(tmp_path: Path) -> None:
     """A real SIGINT during yacht eval: one line, exit 130."""
     p = subprocess.Popen([sys.executable, "-m", "yacht_tools.cli", "eval", "--agent", "random", "--episodes",
-                          "100000000", "--no-regret", "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, env=child_env(), cwd=str(tmp_path))
+                          "10000000", "--no-regret", "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=child_env(), cwd=str(tmp_path), preexec_fn=_sigint_default)
     assert p.stderr is not None
     seen = ""
     while "game" not in seen:  # the progress bar: the games have started
@@ -168,3 +175,53 @@ def test_yacht_tournament_checks_its_json_before_any_game(path: str, match: str,
     monkeypatch.setattr(cli_tournament, "run_tournament", no_game)
     assert main(["tournament", "--agents", "greedy", "random", "--json", path.format(tmp=tmp_path)]) == 2
     assert capsys.readouterr().err == f"yacht tournament: error: {match.format(tmp=tmp_path)}\n"
+
+
+def test_ctrl_c_from_the_shell_also_when_the_suite_ignores_sigint(tmp_path: Path) -> None:
+    """The test above, from a process that ignores SIGINT as a shell's ``cmd &`` makes it."""
+    code = ("import signal, sys\n"
+            "sys.path[:0] = [sys.argv[1]]\n"
+            "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+            "import pathlib, test_cli_errors\n"
+            "test_cli_errors.test_ctrl_c_from_the_shell(pathlib.Path(sys.argv[2]))\n"
+            "print('ok')\n")
+    p = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent), str(tmp_path)], capture_output=True,
+                       text=True, env=child_env(), cwd=str(REPO), timeout=300)
+    assert p.returncode == 0 and p.stdout == "ok\n", p.stderr[-2000:]
+
+
+def test_an_evaluation_too_large_for_the_memory_is_refused_up_front(monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """``--episodes 100000000`` (the documented maximum) allocated 8.9 GiB before the first game."""
+    from yacht_tools import evaluation
+    from yacht_tools.cli import eval as eval_cmd
+    from yacht_tools.cli import main
+
+    def no_game(*a: Any, **k: Any) -> None:
+        raise AssertionError("an agent was loaded before the memory was checked")
+
+    monkeypatch.setattr(evaluation, "available_memory", lambda: 2 * 10**9)
+    monkeypatch.setattr(eval_cmd, "load_agent", no_game)
+    assert main(["eval", "--agent", "random", "--episodes", "100000000", "--no-progress"]) == 2
+    assert capsys.readouterr().err == ("yacht eval: error: 100,000,000 games would keep up to 18.2 GB of per-game "
+                                       "results in memory, more than the 2.0 GB available: evaluate fewer games "
+                                       "(several runs with other seeds add up)\n")
+    assert main(["eval", "--agent", "random", "--episodes", "100000000", "--no-regret", "--no-progress"]) == 2
+    assert "would keep up to 8.7 GB of per-game results" in capsys.readouterr().err
+
+
+def test_the_memory_figure_of_an_evaluation_bounds_what_it_keeps() -> None:
+    """Each game more costs at most what evaluation_bytes says (the batches played cost the same either way)."""
+    import tracemalloc
+
+    from yacht_tools.evaluation import evaluate, evaluation_bytes
+
+    evaluate("random", "yacht", 10, regret=False)  # compiled, tables built: not counted
+    peaks = []
+    for n in (1000, 9000):
+        tracemalloc.start()
+        evaluate("random", "yacht", n, regret=False, compare=False, batch_size=1000)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    per_game = (peaks[1] - peaks[0]) / 8000
+    assert 0 < per_game <= evaluation_bytes("yacht", 1, regret=False), per_game

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -274,3 +275,42 @@ def test_engine_errors() -> None:
         evaluate("random", "yacht", 3, engine="gpu")
     with pytest.raises(ValueError, match="measures regret from the solver's value table"):
         evaluate("random", "yacht", 3, engine="vector", regret=True, solution=_FakeSolution())
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--episodes", "1_0"], "episodes must be a positive integer in ASCII digits 0-9, got '1_0'"),
+    (["--seed", "\u0667"], "seed must be a non-negative integer in ASCII digits 0-9, got '\u0667'"),
+    (["--episodes", "\uff15"], "episodes must be a positive integer in ASCII digits 0-9, got '\uff15'"),
+    (["--episodes", "1" * 5000], "episodes must be a positive integer, got '1111111111"),
+])
+def test_numbers_on_the_command_line_are_ascii_digits(argv: list[str], message: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``--episodes 1_0`` and ``--seed ٧`` (an Arabic-Indic seven) were accepted; 5,000 digits gave Python's advice
+    about sys.set_int_max_str_digits."""
+    from yacht_tools.cli import main
+
+    assert main(["eval", "--agent", "random", "--no-regret", "--no-progress", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"yacht eval: error: {message}") and err.count("\n") == 1 and len(err) < 200
+
+
+def test_names_from_file_names_reach_the_terminal_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Escape codes and bidirectional overrides in a model's file name reached the terminal raw (a clear-screen
+    did): the name is printed with them escaped, the JSON keeps it as it is."""
+    import shutil
+
+    from yacht_agents.loader import SHIPPED_MODELS_DIR
+    from yacht_tools.cli import main
+    from yacht_tools.messages import shown
+
+    hostile = "\x1b[2J\u202eevil"
+    model = tmp_path / f"{hostile}.pt"
+    shutil.copy(SHIPPED_MODELS_DIR / "td-yacht.pt", model)
+    out_json = tmp_path / f"{hostile}.json"
+    assert main(["eval", "--agent", str(model), "--episodes", "2", "--no-regret", "--no-progress", "--json",
+                 str(out_json)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out
+    assert out.startswith("\\x1b[2J\\u202eevil on Yacht: 2 games") and f"wrote {shown(out_json)}" in out
+    assert json.loads(out_json.read_text())["agent"] == hostile
+    assert shown("a\tb\u200fc" + "d" * 300, 10) == "a\\tb\\u200fcddddd... (295 more characters)"

@@ -313,3 +313,27 @@ def test_render(capsys: pytest.CaptureFixture[str]) -> None:
     n.reset(seed=0)
     with pytest.warns(UserWarning, match="without a render_mode"):
         assert n.render() is None
+
+
+def test_step_for_an_agent_not_to_act_before_reset_or_after_the_end_is_refused() -> None:
+    """Setting agent_selection to the other player filled player_0's box and gave player_1 the points; a step
+    after every agent had left was ignored in silence; a step before reset was an AttributeError."""
+    e = MP.raw_env(2, "yacht")
+    with pytest.raises(ValueError, match=r"^step\(\) before reset\(\): call reset\(\) to start a game$"):
+        e.step(32)
+    e.reset(seed=0)
+    before = e.states
+    e.agent_selection = "player_1"
+    with pytest.raises(ValueError, match=r"^agent_selection is 'player_1', but it is the turn of 'player_0': "
+                                         r"the environment chooses the agent to act"):
+        e.step(32)
+    assert e.states == before and e.rewards == {"player_0": 0.0, "player_1": 0.0}
+    e.agent_selection = "player_0"
+    while e.agents:
+        agent = e.agent_selection
+        if e.terminations[agent]:
+            e.step(None)
+        else:
+            e.step(int(np.flatnonzero(e.action_masks())[-1]))
+    with pytest.raises(ValueError, match=r"^step\(\) after the game ended and every agent left: call reset\(\)"):
+        e.step(None)

@@ -285,7 +285,7 @@ def test_cli_distribution_and_reach_json(tmp_path, capsys: pytest.CaptureFixture
 
 @pytest.mark.parametrize("argv, words", [
     (["--objective", "reach"], "--target"),
-    (["--objective", "reach", "--target", "x"], "non-negative integer"),
+    (["--objective", "reach", "--target", "x"], "an integer in 0..1,000,000"),
     (["--objective", "win"], "points, reach"),
     (["--target", "100"], "--objective reach"),
     (["--plot", "p.png"], "--distribution"),
@@ -305,6 +305,32 @@ def test_tables_beyond_the_memory_limit_are_refused(monkeypatch: pytest.MonkeyPa
         solve_reach("yahtzee")
     with pytest.raises(ValueError, match="6.3 GB"):
         distribution_table("yatzy")
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "four", ""])
+def test_a_table_memory_limit_that_is_not_a_positive_number_is_refused(value: str,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``nan`` turned the guard off in silence (every comparison with it is false)."""
+    from yacht_env.rules import get_rules
+    from yacht_env.solver.reach import MEMORY_ENV, check_table_memory
+
+    monkeypatch.setenv(MEMORY_ENV, value)
+    with pytest.raises(ValueError, match=rf"^YACHT_ENV_TABLE_GB must be a positive number of GB \(such as 4 or "
+                                         rf"14\.5\), got '{value}'$"):
+        check_table_memory(get_rules("yahtzee"), "the reach objective")  # never a solve: nan let one start
+
+
+def test_running_out_of_memory_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A limit the machine cannot meet ended in numpy's _ArrayMemoryError traceback."""
+    import numpy as np
+
+    from yacht_tools.cli import main
+    from yacht_tools.cli import solve as solve_cmd
+
+    monkeypatch.setattr(solve_cmd, "solve", lambda *a, **k: np.empty((1 << 36, 1 << 10)))
+    assert main(["solve", "--rules", "yacht"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("yacht solve: error: out of memory: Unable to allocate ") and err.count("\n") == 1
 
 
 # ---- the agents ---------------------------------------------------------------------------------------------------
@@ -472,3 +498,29 @@ def test_a_table_computed_for_its_start_row_is_let_go_at_once(tmp_path: Path) ->
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "ALIVE False True" in out.stdout, out.stdout
+
+
+@pytest.mark.parametrize("argv", [
+    ["eval", "--agent", "optimal-reach:100000000000000000000", "--episodes", "1", "--no-progress"],
+    ["eval", "--objective", "reach", "--target", "100000000000000000000", "--episodes", "1", "--no-progress"],
+    ["solve", "--objective", "reach", "--target", "100000000000000000000"],
+    ["replay", "--objective", "reach", "--target", "100000000000000000000"],
+    ["eval", "--objective", "reach", "--target", "1_000", "--episodes", "1", "--no-progress"],
+])
+def test_one_bound_on_targets_everywhere(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """A huge target was an OverflowError traceback in yacht eval, and accepted by yacht solve."""
+    from yacht_tools.cli import main
+
+    assert main([*argv, "--rules", "yacht"]) == 2
+    err = capsys.readouterr().err
+    what = "the T of optimal-reach:T" if argv[2].startswith("optimal-reach") else "--target"
+    assert err.startswith(f"yacht {argv[0]}: error: {what} must be a final score to reach, an integer in "
+                          "0..1,000,000; got '") and err.count("\n") == 1
+
+
+def test_the_largest_target_is_accepted_and_has_probability_0() -> None:
+    from yacht_agents.objectives import MAX_TARGET, check_target
+
+    assert check_target(str(MAX_TARGET)) == MAX_TARGET and solve_reach("yacht").probability(MAX_TARGET) == 0.0
+    with pytest.raises(ValueError, match="must be a final score to reach"):
+        check_target(MAX_TARGET + 1)

@@ -329,3 +329,27 @@ def test_dev_stdout_into_a_file_is_added_to_not_replaced(tmp_path: Path) -> None
     text = out.read_text()
     assert text.startswith("greedy on Yacht: 2 games, seed 0\n") and '"episodes": 2' in text
     assert text.index("greedy on Yacht") < text.index('"episodes": 2') < text.index("wrote /dev/stdout")
+
+
+def test_a_killed_writer_s_temporary_file_is_removed_by_a_later_write(tmp_path: Path) -> None:
+    """``kill -9`` during a table write left a hidden ``.tmp`` in the cache folder forever (13 GB for Yahtzee's
+    distribution): the next write there removes the temporary files whose writer is gone, or whose process id now
+    belongs to a process started after the file was written, and never a live writer's."""
+    code = ("import os, signal, sys\n"
+            "from yacht_env.files import atomic_path\n"
+            "with atomic_path(sys.argv[1]) as tmp:\n"
+            "    tmp.write_bytes(b'half a table')\n"
+            "    os.kill(os.getpid(), signal.SIGKILL)\n")
+    p = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "table.bin")], env=child_env())
+    assert p.wait(timeout=120) == -9
+    (killed,) = [q for q in tmp_path.iterdir() if q.name.endswith(".tmp")]
+    assert killed.name.startswith(f".table.bin.pid{p.pid}.")
+    reused = tmp_path / ".other.bin.pid1.abcd1234.tmp"  # pid 1 is alive, but started before 2001
+    reused.write_bytes(b"x")
+    os.utime(reused, (1e9, 1e9))
+    live = tmp_path / f".other.bin.pid{os.getppid()}.abcd1234.tmp"  # a live writer, started before its file
+    live.write_bytes(b"x")
+    mine = tmp_path / "mine.txt"  # not a temporary file of ours, whatever its name
+    mine.write_text("keep")
+    files.write_text_atomic(tmp_path / "other.json", "{}")
+    assert sorted(q.name for q in tmp_path.iterdir()) == sorted([live.name, "mine.txt", "other.json"])

@@ -469,3 +469,13 @@ def test_ctrl_d_and_quit_exit_cleanly() -> None:
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+@pytest.mark.parametrize("line", ["x" * 20_000_000, "keep " + "7" * 1_000_000, "score " + "y" * 1_000_000],
+                         ids=["command", "keep", "score"])
+def test_a_huge_input_line_is_not_echoed_back_whole(line: str) -> None:
+    """A 20 MB line was echoed back whole in the message about it."""
+    read, out = scripted([line, "quit"])
+    play_game("yacht", 1, read=read, write=out.append)
+    (said,) = [o for o in out if "more characters" in o]
+    assert len(said) < 1000 and max(map(len, out)) < 2000

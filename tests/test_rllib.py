@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -188,6 +189,47 @@ def test_loader_tells_the_pt_formats_apart_and_refuses_pickles(tmp_path: Path) -
         load_agent(str(other), "yacht")
 
 
+def _rllib_file_error(tmp_path: Path, edit: Any, capsys: pytest.CaptureFixture[str]) -> str:
+    """What ``yacht eval`` says of a policy file edited by ``edit(data)``: one line, exit status 2."""
+    import torch
+
+    from yacht_tools.cli import main
+
+    path = tmp_path / "edited.pt"
+    _save_random_policy(path)
+    data = torch.load(path, weights_only=True)
+    edit(data)
+    torch.save(data, path)
+    rc = main(["eval", "--agent", str(path), "--episodes", "2", "--no-regret", "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and err.startswith(f"yacht eval: error: {str(path)!r}: "), err
+    return err
+
+
+def test_a_policy_file_declaring_a_huge_network_is_refused_before_it_is_built(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """2 KB declaring hidden [40000, 40000] made 6.6 GB of weights before the refusal; now the declared sizes are
+    bounded and compared with the weights the file holds, before anything is built."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        err = _rllib_file_error(tmp_path, lambda d: (d["meta"].update(hidden=[40000, 40000]), d["state_dict"].clear()),
+                                capsys)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "hidden must list 1..16 layer widths in 1..4096" in err and peak < 50 << 20
+    err = _rllib_file_error(tmp_path, lambda d: d["meta"].update(hidden=[4096] * 16), capsys)
+    assert "the network weights do not fit its metadata: it declares a network of " in err
+
+
+def test_a_policy_file_with_nan_weights_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """All-NaN weights evaluated to 35.2 points without a word."""
+    err = _rllib_file_error(tmp_path, lambda d: [t.fill_(float("nan")) for t in d["state_dict"].values()], capsys)
+    assert "the network weights are not all finite (NaN or inf), first in '0.weight'" in err
+
+
 def test_a_run_folder_is_an_agent(tmp_path: Path) -> None:
     run = tmp_path / "run"
     run.mkdir()
@@ -304,7 +346,7 @@ def test_interrupt_saves_and_resume_continues(tmp_path: Path, monkeypatch: pytes
 
     monkeypatch.setattr(train_support, "save_evaluations", interrupt_on_second_eval)
     cfg = _config(tmp_path, rllib={**TINY["rllib"], "num_env_runners": 1}, total_timesteps=1536)
-    assert train.main(["--config", str(cfg), "--run-dir", str(tmp_path / "runs"), "--no-progress"]) == 0
+    assert train.main(["--config", str(cfg), "--run-dir", str(tmp_path / "runs"), "--no-progress"]) == 130
     (run,) = list((tmp_path / "runs").iterdir())
     assert not (run / "eval.json").exists()
     ck = torch.load(_newest_checkpoint(run), weights_only=True)

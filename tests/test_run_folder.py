@@ -141,6 +141,19 @@ def test_resume_stops_clearly_when_only_a_hostile_checkpoint_is_left(td_run: tup
     assert not marker.exists()
 
 
+def test_a_refused_resume_leaves_the_run_folder_as_it_was(td_run: tuple[Path, Run], tmp_path: Path) -> None:
+    """Every checkpoint torn: the resume is refused, and config.yaml, command.txt and config_changes.txt are as they
+    were (the new --timesteps had been written and recorded before the checkpoints were tried)."""
+    run = copy_run(td_run[0], tmp_path)
+    for p in steps_of(run, ".pt"):
+        p.write_bytes(p.read_bytes()[:100])
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    with pytest.raises(ValueError, match=r"--resume .*: no checkpoint loads: "):
+        run_train(["--resume", str(run), "--timesteps", "5000"])
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+    assert not (run / rf.CHANGES_FILE).exists()
+
+
 # ==== a killed run resumes ====================================================================================
 
 

@@ -789,6 +789,42 @@ def test_a_zip_with_nan_weights_is_one_short_line(tmp_path: Path, capsys: pytest
     assert "tensor" not in message and "nan" not in message
 
 
+def _weights_edited(edit: Callable[[str, th.Tensor], th.Tensor], tmp_path: Path) -> Path:
+    """The shipped Yacht model with every tensor of policy.pth replaced by ``edit(name, tensor)``."""
+    with zipfile.ZipFile(SHIPPED["yacht"]) as z:
+        sd = th.load(io.BytesIO(z.read("policy.pth")), weights_only=True)
+    buf = io.BytesIO()
+    th.save({k: edit(k, t) for k, t in sd.items()}, buf)
+    return rewrite_zip(SHIPPED["yacht"], tmp_path / "edited.zip", entries={"policy.pth": buf.getvalue()})
+
+
+@pytest.mark.parametrize(("edit", "reason"), [
+    (lambda t: (t * 100).to(th.int64), "holds int64 values, not real floating-point numbers"),
+    (lambda t: th.full(t.shape, complex(math.nan, 0.0), dtype=th.complex64), "holds complex64 values"),
+    (lambda t: t.to_sparse(), "is a sparse_coo tensor, not a dense one"),
+    (lambda t: th.empty(t.shape, device="meta"), "is on the 'meta' device, not held in the file"),
+], ids=["int64", "complex-nan", "sparse", "meta"])
+def test_weights_that_are_not_dense_real_cpu_floats_are_refused(edit: Callable[[th.Tensor], th.Tensor],
+                                                                reason: str, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Integer weights were truncated in silence, complex NaN passed the finite check, sparse and meta tensors
+    crashed it: each is one line naming the file and the tensor."""
+    bad = _weights_edited(lambda k, t: edit(t) if t.is_floating_point() else t, tmp_path)
+    err = _eval_error(bad, capsys)
+    assert "policy.pth: the network weight '" in err and reason in err, err
+
+
+def test_a_huge_integer_in_the_data_json_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """5,000 digits gave Python's advice to call sys.set_int_max_str_digits()."""
+    bad = tmp_path / "huge_int.zip"
+    with zipfile.ZipFile(SHIPPED["yacht"]) as z:
+        blob = z.read("data").decode()
+    rewrite_zip(SHIPPED["yacht"], bad, entries={"data": blob.replace("{", '{"huge": ' + "7" * 5000 + ", ", 1).encode()})
+    err = _eval_error(bad, capsys)
+    assert "the data entry holds an integer of 5,000 digits; accepted: at most 40" in err
+    assert "set_int_max_str_digits" not in err
+
+
 @pytest.mark.parametrize(("content", "reason"), [
     (b"", r"the file is empty \(0 bytes\)"),
     (b"garbage bytes, not a model", "not a file written by torch.save"),

@@ -129,3 +129,47 @@ def test_the_cache_folder_expands_a_tilde(monkeypatch: pytest.MonkeyPatch, tmp_p
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv(solver_cache.ENV_VAR, "~/yc")
     assert solver_cache.cache_dir() == tmp_path / "yc"
+
+
+@pytest.mark.parametrize("payload", ["nan", "too-large", "negative"])
+def test_a_cache_table_of_impossible_values_with_a_good_checksum_is_solved_again(
+        payload: str, cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A NaN payload whose checksum was recomputed was trusted: ``yacht solve`` printed "optimal expected score
+    nan". The values are checked (NaN only where no game goes, within what the rules allow) before use."""
+    from yacht_tools.cli import main
+
+    good = solve(R.YACHT).start_value
+    bad = {"nan": np.full(SHAPE, np.nan), "too-large": np.full(SHAPE, 1000.0), "negative": np.full(SHAPE, -5.0)}
+    solver_cache.save(R.YACHT, bad[payload])
+    assert solver_cache.load(R.YACHT, SHAPE) is not None  # the file itself is whole: only its values are wrong
+    clear_memory_cache()
+    assert main(["solve", "--rules", "yacht"]) == 0
+    assert f"optimal expected score {good:.7f} (solved in " in capsys.readouterr().out
+    clear_memory_cache()
+    assert solve(R.YACHT).from_cache  # the table solved again replaced the bad one
+
+
+def test_objective_tables_are_probabilities_or_nan() -> None:
+    from yacht_env.solver.table_cache import plausible
+
+    table = np.full((3, 4), 0.5)
+    table[2] = np.nan  # a state no game reaches
+    assert plausible(table, (0.0, 1.0), 4)
+    for cell, value in (((0, 1), np.nan), ((1, 1), 1.5), ((1, 2), -np.inf), ((2, 0), np.inf)):
+        broken = table.copy()
+        broken[cell] = value
+        assert not plausible(broken, (0.0, 1.0), 4), (cell, value)
+
+
+def test_a_killed_save_s_temporary_file_is_removed_by_a_later_read(cache_dir: Path) -> None:
+    """A run that finds the table cached writes nothing: its read removes what a killed save left (item 6)."""
+    import subprocess
+    import sys
+
+    solve(R.YACHT)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    left = solver_cache.cache_path(R.YACHT).parent / f".yacht.table.pid{dead.pid}.abcd1234.tmp"
+    left.write_bytes(b"half a table")
+    clear_memory_cache()
+    assert solve(R.YACHT).from_cache and not left.exists()

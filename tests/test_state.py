@@ -215,3 +215,36 @@ def test_the_allowed_scores_come_from_the_rules() -> None:
     yacht = dict(zip(R.get_rules("yacht").category_ids, R.get_rules("yacht").box_values))
     assert 25 not in yacht["full_house"] and 30 not in yacht["full_house"]  # 5 + 5 + 5 + 5 + 5 is no Full House
     assert parse("dice 1 3 3 5 6 | rolls 2 | filled ones,choice", rules="yacht").scores[10] == 5
+
+
+def test_parse_refuses_a_box_or_a_field_given_twice() -> None:
+    """A box named 200,000 times was taken (the last score won)."""
+    with pytest.raises(ValueError, match=r"^box 'ones' is filled twice in .*: name each box once$"):
+        parse("yacht | dice 1 1 1 1 1 | rolls 0 | filled ones=3,choice=20,ones=4")
+    with pytest.raises(ValueError, match=r"^field 'dice' is given twice in .*: give each field once$"):
+        parse("yacht | dice 1 1 1 1 1 | rolls 0 | dice 2 2 2 2 2")
+    with pytest.raises(ValueError, match=r"^a game state's notation is a line of at most 10,000 characters"):
+        parse("yacht | dice 1 1 1 1 1 | filled " + ",".join(["ones=3"] * 200_000))
+    with pytest.raises(ValueError, match=r"^dice, rolls and bonus must be integers \(ASCII digits\)"):
+        parse("yacht | dice 1 1 1 1 \u0667 | rolls 0")
+
+
+def test_from_json_bounds_the_nesting_before_parsing() -> None:
+    """100,000 nested brackets were handed to the JSON parser; a state nests two deep."""
+    state = new_game("yacht", np.random.default_rng(0))
+    assert GameState.from_json(state.to_json()) == state
+    with pytest.raises(ValueError, match="^unknown rules "):  # brackets inside a string do not nest
+        GameState.from_json(json.dumps({**state.to_dict(), "rules": "[[[[[[[[[[\\\"[[[["}))
+    with pytest.raises(ValueError, match=r"^a game state must be JSON text nested at most 4 deep"):
+        GameState.from_json("[" * 40_000 + "]" * 40_000)
+    with pytest.raises(ValueError, match=r"^a game state must be JSON text of at most 100,000 characters"):
+        GameState.from_json(" " * 200_000)
+
+
+def test_a_state_that_could_lie_about_itself_cannot_be_made() -> None:
+    """A subclass whose is_over lied was taken by reset(options={"state": ...}) of a finished game."""
+    with pytest.raises(TypeError, match=r"^Liar: GameState cannot be subclassed"):
+        class Liar(GameState):
+            @property
+            def is_over(self) -> bool:
+                return False

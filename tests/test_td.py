@@ -188,6 +188,8 @@ def test_train_py_run_folder_and_resume(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_saves_and_exits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C during training saves a checkpoint and exits 130 (it exited 0: a script could not tell it stopped),
+    as yacht and train.py do everywhere else."""
     import train
 
     calls = {"n": 0}
@@ -201,7 +203,7 @@ def test_ctrl_c_saves_and_exits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(td_train.SelfPlay, "play", interrupted)
     assert train.main(["--config", str(_config(tmp_path)), "--run-dir", str(tmp_path / "runs"), "--no-progress",
-                       "--timesteps", "100000"]) == 0
+                       "--timesteps", "100000"]) == 130
     (run,) = (tmp_path / "runs").iterdir()
     (ckpt,) = (run / "checkpoints").glob("step_*.pt")
     ck = torch.load(ckpt, weights_only=True)

@@ -86,7 +86,8 @@ def test_interrupt_saves_and_resume_continues(tmp_path: Path, monkeypatch: pytes
             raise KeyboardInterrupt  # as if Ctrl-C arrived during training
 
     monkeypatch.setattr(train_support, "save_evaluations", interrupt_on_second_eval)
-    assert train.main(["--config", str(_config(tmp_path)), "--run-dir", str(tmp_path / "runs"), "--no-progress"]) == 0
+    assert train.main(["--config", str(_config(tmp_path)), "--run-dir", str(tmp_path / "runs"),
+                       "--no-progress"]) == 130  # Ctrl-C: checkpoint saved, the shell's status for SIGINT
     run = _only_run(tmp_path)
     assert not (run / "eval.json").exists()
     from yacht_agents.sb3_zip import inspect_sb3_zip

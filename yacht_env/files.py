@@ -1,6 +1,7 @@
 """Files that a later run reads are written atomically: a temporary file in the same folder, flushed and synced,
 then renamed over the target. A reader sees the old file or the new one, never half of one, and a write that fails
-(a full disk, a kill) leaves the previous good file in place.
+(a full disk, a kill) leaves the previous good file in place. A temporary file's name holds its writer's process
+id, so that the next write to that folder removes those a killed writer left (:func:`remove_stale_temporaries`).
 
 A path the user named (``user_path=True``: ``--json``, ``--plot``) is written as a shell's ``>`` would: a symlink is
 followed and its target written (atomically, so the link stays a link); a character device or a FIFO (``/dev/null``,
@@ -13,7 +14,9 @@ folder exists and takes a new file, no two outputs on one path.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
+import re
 import shutil
 import stat
 import sys
@@ -21,6 +24,61 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def kind_of(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, for messages: ``"a regular file"``, ``"a folder"``, ``"a FIFO (named
+    pipe)"``, ``"a character device"`` (``/dev/zero``)..."""
+    return "a regular file" if stat.S_ISREG(mode) else next((k for test, k in _KINDS if test(mode)), "not a file")
+
+
+def open_regular(path: str | Path, limit: int | None = None, name: str | None = None) -> BinaryIO:
+    """The regular file at ``path`` (a symlink followed) open for reading: files from elsewhere are read only if
+    they are regular files, opened without blocking (a FIFO cannot hang the reader) and, with ``limit``, of at most
+    ``limit`` bytes. ``ValueError`` saying what the path is otherwise (missing, a folder, a FIFO, a device such as
+    ``/dev/zero``), naming it as ``name`` (default: the path quoted)."""
+    name = repr(str(path)) if name is None else name
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise ValueError(f"{name} does not exist") from None
+    except OSError as e:
+        raise ValueError(f"cannot read {name}: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"{name} is {kind_of(st.st_mode)}, not a regular file")
+        if limit is not None and st.st_size > limit:
+            raise ValueError(f"{name} is {st.st_size:,} bytes, more than the limit of {limit:,}")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | Path, limit: int, name: str | None = None) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` of them (:func:`open_regular`; a file that grows
+    past the limit while read is refused too)."""
+    with open_regular(path, limit, name) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{repr(str(path)) if name is None else name} is more than the limit of {limit:,} bytes")
+    return data
+
+
+def regular_file_problem(path: str | Path) -> str | None:
+    """``None`` if ``path`` is a regular file (a symlink followed), else what it is instead: ``"does not exist"``,
+    ``"is a FIFO (named pipe), not a regular file"``... (checked without opening it)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "does not exist"
+    except OSError as e:
+        return f"cannot be read ({e.strerror or e})"
+    return None if stat.S_ISREG(mode) else f"is {kind_of(mode)}, not a regular file"
 
 
 @contextlib.contextmanager
@@ -33,7 +91,8 @@ def atomic_path(path: str | Path, *, user_path: bool = False) -> Iterator[Path]:
         with _written_whole_through(target) as tmp_through:
             yield tmp_through
         return
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    remove_stale_temporaries(target.parent)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.pid{os.getpid()}.", suffix=".tmp")
     os.close(fd)
     tmp_path = Path(tmp)
     try:
@@ -46,6 +105,53 @@ def atomic_path(path: str | Path, *, user_path: bool = False) -> Iterator[Path]:
         _sync_folder(target.parent)
     finally:
         tmp_path.unlink(missing_ok=True)
+
+
+_TEMPORARY = re.compile(r"\..+\.pid(\d+)\.[A-Za-z0-9_]+\.tmp")
+"""The name of a temporary file of :func:`atomic_path`: ``.<target>.pid<writer's pid>.<random>.tmp``."""
+
+
+def _process_start(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch), or ``None`` if there is no such process (or the system
+    does not say: then a live process is taken to be the writer)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except OSError:  # alive, another user's
+        pass
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            ticks = int(f.read().rsplit(b")", 1)[1].split()[19])  # field 22, after the name in parentheses
+        with open("/proc/stat", "rb") as f:
+            boot = next(int(line.split()[1]) for line in f if line.startswith(b"btime "))
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return -math.inf
+
+
+def remove_stale_temporaries(folder: str | Path) -> list[Path]:
+    """Remove the temporary files :func:`atomic_path` left in ``folder`` when its writer was killed (``kill -9``, a
+    crash): those whose writer process is gone, or whose process id now belongs to a process that started after
+    the file was last written. A live writer's file is never touched. Returns the files removed."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        m = _TEMPORARY.fullmatch(entry.name)
+        if m is None or int(m.group(1)) == os.getpid():
+            continue
+        try:
+            written = entry.stat(follow_symlinks=False).st_mtime
+            started = _process_start(int(m.group(1)))
+            if started is None or started > written + 1:  # 1 s: the clock ticks of the start time
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError:  # removed meanwhile, or not ours to remove
+            continue
+    return removed
 
 
 def write_atomic(path: str | Path, write: Callable[[BinaryIO], None], *, user_path: bool = False) -> Path:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from yacht_env import dice as D
+from yacht_env.digits import parse_digits
 from yacht_env.randomness import roll
 from yacht_env.rules import (
     FIVE_KIND_FACE,
@@ -34,6 +35,10 @@ from yacht_env.rules import (
 )
 
 ROLLS_PER_TURN = 3
+MAX_NOTATION_CHARS = 10_000
+"""The longest notation :func:`parse` reads (a full Yahtzee scorecard takes about 250 characters)."""
+MAX_JSON_CHARS, MAX_JSON_NESTING = 100_000, 4
+"""The longest JSON text :meth:`GameState.from_json` reads, and how deep it may nest (a state nests 2 deep)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,13 @@ class GameState:
     rolls_left: int
     scores: tuple[int | None, ...]
     bonus_count: int = 0
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Refused: the environments, the solver and the agents trust what a state derives (``is_over``, ``total``,
+        the legal boxes), so a subclass could lie to them (an over game taken as unfinished by ``reset``). Only
+        :class:`GameState` itself is a state."""
+        raise TypeError(f"{cls.__name__}: GameState cannot be subclassed; build a GameState (or parse its notation) "
+                        "and keep what else you need beside it")
 
     def __post_init__(self) -> None:
         """Check that the state is one a game can reach (the one place of validation: :func:`parse` and
@@ -179,6 +191,12 @@ class GameState:
     @classmethod
     def from_json(cls, text: str) -> GameState:
         """:meth:`from_dict` of a JSON text (``ValueError`` if it is not JSON)."""
+        if not isinstance(text, (str, bytes, bytearray)) or len(text) > MAX_JSON_CHARS:
+            raise ValueError(f"a game state must be JSON text of at most {MAX_JSON_CHARS:,} characters, got "
+                             f"{reprlib.repr(text)}")
+        if _nesting(text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")) > MAX_JSON_NESTING:
+            raise ValueError(f"a game state must be JSON text nested at most {MAX_JSON_NESTING} deep (an object "
+                             "holding the list of boxes); this text is nested deeper")
         try:
             data = json.loads(text)
         except (TypeError, ValueError, RecursionError) as e:
@@ -217,6 +235,28 @@ def _made(rs: RuleSet, dice: tuple[int, ...], rolls_left: int, scores: tuple[int
     if same_boxes is not None:
         d.update(filled_bits=same_boxes.filled_bits, is_over=same_boxes.is_over, upper_total=same_boxes.upper_total)
     return st
+
+
+def _nesting(text: str) -> int:
+    """How deep the brackets of a JSON text nest (those inside strings left out), read without parsing it."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
 
 
 def _is_int(v: object) -> bool:
@@ -284,11 +324,16 @@ def parse(text: str, rules: str | None = None) -> GameState:
     A filled box may be written without its score (``filled ones,choice``): it then holds the least score the box
     can hold, 0 (5 for Choice / Chance: the sum of five dice).
     """
+    if not isinstance(text, str) or len(text) > MAX_NOTATION_CHARS:
+        raise ValueError(f"a game state's notation is a line of at most {MAX_NOTATION_CHARS:,} characters, got "
+                         f"{reprlib.repr(text)}")
     fields = [f.strip() for f in text.strip().split("|")]
     rs_name = rules
     values: dict[str, str] = {}
     for f in fields:
         key, _, rest = f.partition(" ")
+        if key in values:
+            raise ValueError(f"field {key!r} is given twice in {reprlib.repr(text)}: give each field once")
         if key in ("dice", "rolls", "filled", "bonus"):
             values[key] = rest.strip()
         elif not rest and rs_name is None or key == rs_name:
@@ -301,23 +346,23 @@ def parse(text: str, rules: str | None = None) -> GameState:
     rs = get_rules(rs_name)
     if "dice" not in values:
         raise ValueError(f"no 'dice' field in {text!r}")
-    try:
-        dice_vals = tuple(int(x) for x in values["dice"].split())
-        rolls = int(values.get("rolls", "0"))
-        bonus = int(values.get("bonus", "0"))
-    except ValueError:
-        raise ValueError(f"dice, rolls and bonus must be integers in {text!r}") from None
+    numbers = [parse_digits(x) for x in (*values["dice"].split(), values.get("rolls", "0"), values.get("bonus", "0"))]
+    if None in numbers:
+        raise ValueError(f"dice, rolls and bonus must be integers (ASCII digits) in {reprlib.repr(text)}")
+    *dice_vals, rolls, bonus = numbers
     scores: list[int | None] = [None] * rs.num_categories
     filled = values.get("filled", "-")
     if filled not in ("", "-"):
         for item in filled.split(","):
             cid, _, val = item.strip().partition("=")
             i = rs.category_index(cid)
-            try:
-                scores[i] = int(val) if val else min(rs.box_values[i])
-            except ValueError:
-                raise ValueError(f"score of {cid!r} must be an integer, got {val!r}") from None
-    return GameState(rs.name, dice_vals, rolls, tuple(scores), bonus)
+            if scores[i] is not None:
+                raise ValueError(f"box {cid!r} is filled twice in {reprlib.repr(text)}: name each box once")
+            score = parse_digits(val) if val else min(rs.box_values[i])
+            if score is None:
+                raise ValueError(f"score of {cid!r} must be an integer, got {reprlib.repr(val)} (ASCII digits)")
+            scores[i] = score
+    return GameState(rs.name, tuple(dice_vals), rolls, tuple(scores), bonus)  # type: ignore[arg-type]
 
 
 # ---- transitions ------------------------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from yacht_env.solver import Solution, solution_or_none
 from yacht_env.state import GameState, new_game
 from yacht_env.vector import YachtVectorEnv
 from yacht_tools.games import Table, play_tables
+from yacht_tools.messages import shown
 from yacht_tools.progress import progress_bar
 from yacht_tools.regret import RegretTally, regrets, search_values
 from yacht_tools.seeds import check_episodes, check_seed, game_seeds
@@ -52,20 +53,70 @@ MAX_EPISODES = 100_000_000
 
 
 class Finals:
-    """The final scorecards of ``n`` games, filled in as they end."""
+    """The final scorecards of ``n`` games, filled in as they end, in the narrowest types that hold them (a total is
+    at most 1,575, a box 50): :func:`finals_bytes` a game."""
 
     def __init__(self, rules: RuleSet, n: int) -> None:
         self.rules = rules
-        self.totals = np.zeros(n, dtype=np.int64)
-        self.boxes = np.zeros((n, rules.num_categories), dtype=np.int64)
+        self.totals = np.zeros(n, dtype=np.int32)
+        self.boxes = np.zeros((n, rules.num_categories), dtype=np.int16)
         self.upper_bonus = np.zeros(n, dtype=np.bool_)
-        self.bonus_count = np.zeros(n, dtype=np.int64)
+        self.bonus_count = np.zeros(n, dtype=np.int16)
 
     def add_state(self, j: int, state: GameState) -> None:
         self.totals[j] = state.total
         self.boxes[j] = state.scores
         self.upper_bonus[j] = state.upper_bonus > 0
         self.bonus_count[j] = state.bonus_count
+
+
+def finals_bytes(rules: RuleSet) -> int:
+    """Bytes :class:`Finals` keeps per game."""
+    return 4 + 2 * rules.num_categories + 1 + 2
+
+
+SUMMARY_BYTES_PER_GAME = 8 + 8 + 8 + 32
+"""What :func:`summarise` holds per game at its peak: the totals as float64, the copy its median sorts, and the list
+``scores`` (a pointer and, for a score above 256, an int object)."""
+JSON_BYTES_PER_GAME = 8
+"""What writing the per-game scores as JSON adds per game (the text, a few digits and a comma each)."""
+
+
+def evaluation_bytes(rules: str | RuleSet, episodes: int, *, regret: bool = True, compare: bool = False,
+                     json_out: bool = False) -> int:
+    """The memory an evaluation of ``episodes`` games keeps at its peak for its per-game results (final scorecards,
+    the regret of each game, the statistics and the list of scores, twice with the optimal player's games beside
+    ``compare``): the figure :func:`check_evaluation_memory` holds against the memory available. The games
+    themselves are played in batches of :data:`DEFAULT_BATCH`: a few MB, whatever ``episodes``."""
+    rs = get_rules(rules)
+    per_game = finals_bytes(rs) + SUMMARY_BYTES_PER_GAME + 8 * bool(regret) + JSON_BYTES_PER_GAME * bool(json_out)
+    if compare:
+        per_game += finals_bytes(rs) + SUMMARY_BYTES_PER_GAME
+    return int(episodes) * per_game
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (``MemAvailable`` of ``/proc/meminfo``), or ``None`` where the
+    system does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def check_evaluation_memory(rules: str | RuleSet, episodes: int, **kwargs: bool) -> None:
+    """``ValueError`` up front, saying the memory it would need, if an evaluation of ``episodes`` games would keep
+    more per-game results than the memory available (:func:`evaluation_bytes`; ``kwargs`` as there): a run of
+    100,000,000 games must not be killed for memory half way."""
+    need, free = evaluation_bytes(rules, episodes, **kwargs), available_memory()
+    if free is not None and need > free:
+        raise ValueError(f"{episodes:,} games would keep up to {need / 1e9:.1f} GB of per-game results in memory, "
+                         f"more than the {free / 1e9:.1f} GB available: evaluate fewer games (several runs with "
+                         "other seeds add up)")
 
 
 def five_kind_categories(rules: RuleSet) -> list[int]:
@@ -267,6 +318,7 @@ def evaluate(agent: Any, rules: str | RuleSet, episodes: int, seed: int = 0, *, 
     seed = check_seed(seed)
     if batch_size is not None and (not isinstance(batch_size, int) or batch_size < 1):
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    check_evaluation_memory(rs, n, regret=regret, compare=regret if compare is None else compare)
     agent = as_agent(agent, rs, seed)
     sol = solution if solution is not None else optimal_solution(rs, agent)
     searchable = sol is not None and hasattr(sol, "values")
@@ -277,7 +329,7 @@ def evaluate(agent: Any, rules: str | RuleSet, episodes: int, seed: int = 0, *, 
                          "use engine='python'")
     tally = RegretTally(rs, n) if regret and sol is not None else None
     play = play_vector if engine == "vector" else play_python
-    with progress_bar(n, f"{agent.name} on {rs.name}", "game", enabled=progress) as bar, \
+    with progress_bar(n, f"{shown(agent.name)} on {rs.name}", "game", enabled=progress) as bar, \
             Stopwatch() as sw:
         finals = play(agent, rs, seed, n, tally=tally, solution=sol, progress=bar,
                       batch_size=batch_size or (DEFAULT_BATCH if engine == "vector" else 256))

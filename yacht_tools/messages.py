@@ -216,6 +216,20 @@ TOOL_TEXT = Catalogue(MESSAGES, base=ENV_TEXT)
 """The tools' messages, then the environments'."""
 
 
+def cut(value: object, limit: int = 80) -> str:
+    """``value`` as text of at most ``limit`` characters and a mark (a line of 20 MB is not echoed back whole)."""
+    s = str(value)
+    return s if len(s) <= limit else f"{s[:limit]}... ({len(s) - limit:,} more characters)"
+
+
+def shown(value: object, limit: int = 120) -> str:
+    """Text from elsewhere (a file name, an agent named after one) as it may reach a terminal: every character that
+    is not printable (escape codes that clear the screen, the bidirectional overrides) written as its Python
+    escape (``\\x1b``, ``\\u202e``), and :func:`cut` at ``limit`` characters."""
+    s = cut(value, limit)
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in s)
+
+
 def text(key: str, lang: str = "en") -> str:
     """Message ``key`` (the tools' or the environments') in ``lang`` (English if that language lacks it)."""
     return TOOL_TEXT.text(key, lang)

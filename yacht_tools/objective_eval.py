@@ -14,11 +14,13 @@ from typing import Any
 import numpy as np
 
 from yacht_agents.loader import as_agent
+from yacht_agents.objectives import check_target
 from yacht_env.engine.numba_cache import Stopwatch
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import ReachSolution, score_distribution, solve_reach
 from yacht_env.state import GameState
-from yacht_tools.evaluation import MAX_EPISODES, play_python
+from yacht_tools.evaluation import MAX_EPISODES, check_evaluation_memory, play_python
+from yacht_tools.messages import shown
 from yacht_tools.progress import progress_bar
 from yacht_tools.regret import DECISIONS, RegretTally
 from yacht_tools.report import write_json
@@ -39,13 +41,7 @@ def check_objective(objective: Any, target: Any) -> int | None:
         return None
     if target is None:
         raise ValueError("--objective reach needs --target T (the final score to reach)")
-    try:
-        value = int(str(target), 10)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise ValueError(f"--target must be a non-negative integer (a final score), got {target!r}")
-    return value
+    return check_target(target, "--target")
 
 
 class ReachValues:
@@ -69,14 +65,14 @@ def evaluate_reach(agent: Any, rules: str | RuleSet, episodes: int, target: int,
     if n > MAX_EPISODES:
         raise ValueError(f"episodes must be at most {MAX_EPISODES:,}, got {n:,}")
     seed = check_seed(seed)
-    if isinstance(target, bool) or not isinstance(target, (int, np.integer)) or target < 0:
-        raise ValueError(f"target must be a non-negative integer (a final score), got {target!r}")
+    target = check_target(target, "target")
+    check_evaluation_memory(rs, n, regret=regret)
     plain = score_distribution(rs).at_least()  # first: one table of up to 13 GB in memory at a time
     reach = solve_reach(rs)
     agent = as_agent(agent, rs, seed)
     tally = RegretTally(rs, n) if regret else None
     values = ReachValues(reach, int(target))
-    with progress_bar(n, f"{agent.name} on {rs.name}", "game", enabled=progress) as bar, \
+    with progress_bar(n, f"{shown(agent.name)} on {rs.name}", "game", enabled=progress) as bar, \
             Stopwatch() as sw:
         finals = play_python(agent, rs, seed, n, tally=tally, solution=values if regret else None, progress=bar)
     hits = int((finals.totals >= target).sum())
@@ -103,7 +99,7 @@ def format_reach_report(result: dict[str, Any]) -> str:
     best = result["best_probability"]
     pct = result["percent_of_best"]
     lines = [
-        f"{result['agent']} on {title}, {result['episodes']:,} games (seed {result['seed']}): objective final "
+        f"{shown(result['agent'])} on {title}, {result['episodes']:,} games (seed {result['seed']}): objective final "
         f"score >= {result['target']}",
         f"  success rate        {result['success_rate']:.4f}  (95% interval {lo:.4f} .. {hi:.4f})",
         f"  best possible P*    {best:.4f}  (exact)" + (f"; the agent: {pct:.1f}% of it" if pct is not None else ""),
@@ -126,5 +122,5 @@ def run_reach(agent: Any, rules: RuleSet, episodes: int, seed: int, target: int,
     print(format_reach_report(result))
     if json_path is not None:
         write_json(result, json_path)
-        print(f"wrote {json_path}")
+        print(f"wrote {shown(json_path)}")
     return result

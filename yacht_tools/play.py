@@ -40,7 +40,7 @@ from yacht_env.solver import Solution, solve
 from yacht_env.state import GameState, new_game
 from yacht_tools.coach import Coach
 from yacht_tools.games import Table, play_tables
-from yacht_tools.messages import fmt, text
+from yacht_tools.messages import cut, fmt, shown, text
 from yacht_tools.seeds import check_seed
 
 PROMPT = "yacht> "
@@ -64,7 +64,7 @@ def parse_faces(tokens: Sequence[str], lang: str = "en") -> list[int]:
     faces: list[int] = []
     for tok in " ".join(tokens).replace(",", " ").split():
         if not tok.isdigit() or not tok.isascii() or any(ch not in "123456" for ch in tok):
-            raise InputError(fmt("bad_face", lang, token=tok))
+            raise InputError(fmt("bad_face", lang, token=cut(tok)))
         faces.extend(int(ch) for ch in tok)
     return faces
 
@@ -104,7 +104,7 @@ def resolve_category(spec: str, state: GameState, lang: str = "en") -> int:
     if not spec:
         raise InputError(fmt("need_category", lang))
     n = rs.num_categories
-    unknown = fmt("unknown_category", lang, name=spec, n=n, open=_open_menu(state, lang))
+    unknown = fmt("unknown_category", lang, name=cut(spec), n=n, open=_open_menu(state, lang))
     if spec.isdigit():
         k = int(spec) - 1
         if not 0 <= k < n:
@@ -123,7 +123,7 @@ def resolve_category(spec: str, state: GameState, lang: str = "en") -> int:
         if not hits:
             raise InputError(unknown)
         if len(hits) > 1:
-            raise InputError(fmt("ambiguous_category", lang, name=spec, options=_menu(state, hits, lang)))
+            raise InputError(fmt("ambiguous_category", lang, name=cut(spec), options=_menu(state, hits, lang)))
         k = hits[0]
     name = category_name(rs.category_ids[k], lang, rs.name)
     if state.scores[k] is not None:
@@ -159,7 +159,7 @@ def parse_command(line: str, state: GameState, lang: str = "en") -> tuple[str, A
     for name, words in (("help", HELP_WORDS), ("quit", QUIT_WORDS), ("show", SHOW_WORDS), ("hint", HINT_WORDS)):
         if word in words:
             return name, None
-    raise InputError(fmt("unknown_command", lang, cmd=tokens[0]) + " " + text("accepted", lang))
+    raise InputError(fmt("unknown_command", lang, cmd=cut(tokens[0])) + " " + text("accepted", lang))
 
 
 # ---- showing the game -------------------------------------------------------------------------------------------
@@ -294,12 +294,13 @@ def play_game(rules: str | RuleSet = "yacht", seed: int = 0, *, lang: str = "en"
         raise ValueError(f"opponent {opponent.name!r} plays rules {opponent.rules.name!r}, not {rs.name!r}")
     n = 1 if opponent is None else 2
     you = text("you", lang)
-    names = [you] if opponent is None else [you, opponent.name if opponent.name != you else f"{opponent.name} 2"]
+    other = shown(opponent.name, 60) if opponent is not None else ""  # named after a file: escape codes shown
+    names = [you] if opponent is None else [you, other if other != you else f"{other} 2"]
     human = HumanPlayer(rs, names, lang, hint, read, write, confirm=confirm)
     human.coach = coach
     table = Table(tuple(new_game(rs, rng) for _ in range(n)), rng)  # seat order, as multiplayer.new_table
 
-    def shown(i: int, seat: int, st: GameState, a: int) -> None:
+    def show_move(i: int, seat: int, st: GameState, a: int) -> None:
         if a >= NUM_KEEP_ACTIONS:
             k = a - NUM_KEEP_ACTIONS
             pts = st.points(k)
@@ -319,7 +320,7 @@ def play_game(rules: str | RuleSet = "yacht", seed: int = 0, *, lang: str = "en"
                 "names": names}
 
     try:
-        play_tables([table], lambda i, seat: human if seat == 0 else opponent, on_decision=shown)
+        play_tables([table], lambda i, seat: human if seat == 0 else opponent, on_decision=show_move)
     except _Quit:
         write(text("bye", lang))
         return done(False)

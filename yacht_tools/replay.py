@@ -29,7 +29,7 @@ from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import solution_or_none
 from yacht_env.state import GameState, scorecard
 from yacht_tools.coach import Coach, replay_line
-from yacht_tools.messages import fmt, text
+from yacht_tools.messages import fmt, shown, text
 from yacht_tools.seeds import check_seed
 
 FORMATS = ("text", "json", "html")
@@ -166,7 +166,7 @@ def format_replay(record: dict[str, Any], lang: str | None = None) -> str:
     lang = check_lang(lang or record.get("lang", "en"))
     rs = get_rules(record["rules"])
     final = GameState.from_dict(record["final_state"])
-    lines = [f"{rs.title} - {text('agent', lang)}: {record['agent']} - {text('seed', lang)}: {record['seed']}"]
+    lines = [f"{rs.title} - {text('agent', lang)}: {shown(record['agent'])} - {text('seed', lang)}: {record['seed']}"]
     decisions = [d for t in record["turns"] for d in t["decisions"]]
     lines += legend_lines(lang, regret=any(d["regret"] is not None for d in decisions),
                           coach=any(d.get("coach") for d in decisions))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from importlib import resources
 from typing import Any
 
@@ -137,16 +138,25 @@ def _asset(name: str) -> str:
     return resources.files("yacht_tools").joinpath("page", name).read_text(encoding="utf-8")
 
 
+_PLACEHOLDER = re.compile(r"/\*\{\{(COLOURS|CSS|JS)\}\}\*/|\{\{(TITLE|LANG|DATA)\}\}")
+"""The template's placeholders: ``{{NAME}}`` in the markup, ``/*{{NAME}}*/`` inside the style and script blocks."""
+
+
+def json_for_script(data: Any) -> str:
+    """``data`` as JSON that can sit inside a ``<script>`` block whatever its strings hold: ``<``, ``>`` and ``&``
+    written as ``\\u`` escapes, so that no ``</script>`` ends the block and no ``<!--`` changes how the browser
+    reads it (a name such as ``<!--<script>.pt`` gave a blank page). ``JSON.parse`` reads back the same strings."""
+    text = json.dumps(data, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def page_html(record: dict[str, Any], lang: str | None = None) -> str:
-    """The replay page of ``record`` as one HTML document (no external resources)."""
+    """The replay page of ``record`` as one HTML document (no external resources). The template is filled in one
+    pass, so that nothing filled in (a player's name holding ``{{DATA}}``) is read as a placeholder."""
     data = page_data(record, lang)
     colours = "".join(f"--{k.replace('_', '-')}:{v};" for k, v in COLOURS.items())
-    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     who = ", ".join(data["players"])
-    return (_asset("replay.html")
-            .replace("{{TITLE}}", html.escape(f"{data['title']} - {who} - seed {data['seed']}"))
-            .replace("{{LANG}}", html.escape(data["lang"]))
-            .replace("/*{{COLOURS}}*/", f":root{{{colours}}}")
-            .replace("/*{{CSS}}*/", _asset("replay.css"))
-            .replace("{{DATA}}", payload)
-            .replace("/*{{JS}}*/", _asset("replay.js")))
+    values = {"TITLE": html.escape(f"{data['title']} - {who} - seed {data['seed']}"), "LANG": html.escape(data["lang"]),
+              "COLOURS": f":root{{{colours}}}", "CSS": _asset("replay.css"), "DATA": json_for_script(data),
+              "JS": _asset("replay.js")}
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1) or m.group(2)], _asset("replay.html"))

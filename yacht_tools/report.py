@@ -11,6 +11,7 @@ import numpy as np
 
 from yacht_env.files import write_text_atomic
 from yacht_env.rules import get_rules
+from yacht_tools.messages import shown
 from yacht_tools.plots import figure, legend_below, save
 from yacht_tools.regret import DECISIONS
 
@@ -28,7 +29,7 @@ def format_report(result: dict[str, Any]) -> str:
     lo, hi = result["ci95"]
     opt = result.get("optimal_same_seeds") or {}
     lines = [
-        f"{result['agent']} on {rs.title}: {result['episodes']} games, seed {result['seed']}",
+        f"{shown(result['agent'])} on {rs.title}: {result['episodes']} games, seed {result['seed']}",
         f"  mean     {result['mean']:.2f}   (95% CI {lo:.2f} .. {hi:.2f})",
         f"  std      {result['std']:.2f}",
         f"  median   {result['median']:g}   min {result['min']}   max {result['max']}",

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from yacht_env.digits import parse_digits
+
 
 def game_seed(seed: int, *key: int) -> int:
     """The dice seed of the game ``key`` of a run seeded with ``seed`` (see the module docstring)."""
@@ -39,15 +41,23 @@ def check_int(value: Any, what: str, minimum: int, maximum: int | None = None) -
     else:
         accepted = f"an integer in {minimum}..{maximum}" if maximum is not None else f"an integer >= {minimum}"
     v = value
-    if isinstance(v, str):
-        try:
-            v = int(v.strip())
-        except ValueError:
-            raise ValueError(f"{what} must be {accepted}, got {reprlib.repr(value)}") from None
+    if isinstance(v, str):  # ASCII digits: int() would take 1_0 and other scripts' digits
+        v = parse_digits(v)
+        if v is None:
+            raise ValueError(f"{what} must be {accepted}{_ascii_hint(value)}, got {reprlib.repr(value)}")
     if (isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < minimum
             or (maximum is not None and v > maximum)):
         raise ValueError(f"{what} must be {accepted}, got {reprlib.repr(value)}")
     return int(v)
+
+
+def _ascii_hint(text: str) -> str:
+    """The words that say why ``text`` is refused where Python's ``int()`` would have read it (``1_0``, ``٧``)."""
+    try:
+        int(text)
+    except ValueError:
+        return ""
+    return " in ASCII digits 0-9"
 
 
 def check_seed(seed: Any) -> int:

@@ -40,6 +40,7 @@ from yacht_agents.loader import load_agent
 from yacht_env import multiplayer as MP
 from yacht_env.rules import get_rules
 from yacht_tools.games import Table, play_tables
+from yacht_tools.messages import shown
 from yacht_tools.progress import progress_bar
 from yacht_tools.seeds import agent_seed, check_int, game_seed
 from yacht_tools.stats import wilson_interval
@@ -214,7 +215,7 @@ def format_report(result: dict[str, Any], width: int | None = None) -> str:
     blocks of columns that fit ``width`` (default: the terminal's width, 80 where it is unknown)."""
     width = width or shutil.get_terminal_size((80, 24)).columns
     full = list(result["agents"])
-    short = short_names(full)
+    short = {n: shown(s, 60) for n, s in short_names(full).items()}  # from file names: escape codes shown, not sent
     names = [short[n] for n in full]
     stats = {short[n]: s for n, s in result["agents"].items()}
     w = max(8, *(len(n) for n in names)) + 2
@@ -223,7 +224,7 @@ def format_report(result: dict[str, Any], width: int | None = None) -> str:
              f"{len(result['matches'])} matches, seed {result['seed']}",
              f"W/D/L: games won, drawn, lost; win rate: ties shared (a coin flip wins {1 / p:.3f})", ""]
     if any(short[n] != n for n in full):
-        lines += ["Agents:"] + [f"  {short[n]:<{w}}{n}" for n in full if short[n] != n] + [""]
+        lines += ["Agents:"] + [f"  {short[n]:<{w}}{shown(n)}" for n in full if short[n] != n] + [""]
     order = sorted(names, key=lambda n: (-stats[n]["win_rate"], names.index(n)))
     wdl = {n: f"{stats[n]['wins']}/{stats[n]['draws']}/{stats[n]['losses']}" for n in names}
     cw = max(len("W/D/L"), *(len(x) for x in wdl.values())) + 2
@@ -264,6 +265,7 @@ def format_report(result: dict[str, Any], width: int | None = None) -> str:
     else:
         lines.append("Matches: win rate (mean score) of each agent")
         for m in matches:
-            parts = [f"{n} {m['stats'][n]['win_rate']:.3f} ({m['stats'][n]['mean_score']:.1f})" for n in m["agents"]]
+            parts = [f"{short.get(n, shown(n, 60))} {m['stats'][n]['win_rate']:.3f} ({m['stats'][n]['mean_score']:.1f})"
+                     for n in m["agents"]]
             lines.append("  " + " | ".join(parts))
     return "\n".join(lines)

@@ -21,8 +21,8 @@ from typing import Any, Union
 import pydantic
 from pydantic import StrictBool, StrictFloat, StrictInt, StrictStr
 
-from yacht_agents.nets import ACTIVATIONS
-from yacht_agents.td_agent import MAX_LAYERS, MAX_WIDTH, check_value_scale
+from yacht_agents.nets import ACTIVATIONS, MAX_LAYERS, MAX_WIDTH
+from yacht_agents.td_agent import check_value_scale
 from yacht_env.observation import visible_columns
 from yacht_env.rules import RULESETS
 from yacht_tools.evaluation import MAX_EPISODES

@@ -30,6 +30,7 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -200,7 +201,7 @@ def load_checkpoint(path: Path, meta: dict[str, Any]) -> dict[str, Any]:
 
 
 def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bool = True,
-                    ray_address: str | None = None) -> int:
+                    ray_address: str | None = None, on_resumed: Callable[[], None] | None = None) -> int:
     """Train RLlib's PPO in ``run_dir`` (see the module docstring); Ctrl-C saves a checkpoint and
     returns, ``resume`` continues from it. Returns the exit status."""
     require("ray", what="algo rllib_ppo")
@@ -221,7 +222,7 @@ def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progr
     counters: dict[str, Any] = {"timesteps": 0, "iterations": 0, "episodes": 0, "session": 0}
     ck = None
     if resume:
-        ck, path = ts.load_newest(run_dir, cfg, lambda p: load_checkpoint(p, meta))
+        ck, path = ts.load_newest(run_dir, cfg, lambda p: load_checkpoint(p, meta), on_resumed)
         counters.update(ck["counters"])
         counters["session"] += 1
         print(f"resuming from {path.name} at step {counters['timesteps']:,} of {cfg.total_timesteps:,}")
@@ -310,7 +311,7 @@ def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progr
         stop()
         print(f"\ninterrupted at step {counters['timesteps']:,}: checkpoint saved. Continue with:\n"
               f"  python train.py --resume {run_dir}")
-        return 0
+        return 130  # the shell's status for SIGINT, as everywhere else: a script sees it stopped
     checkpoint()
     net, module, _ = current_policy()
     save_policy(run_dir / "final_model.pt", policy_state_dict(module), meta, {"timesteps": counters["timesteps"]})

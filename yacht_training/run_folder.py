@@ -25,11 +25,13 @@ from typing import Any, TypeVar
 import yaml
 
 from yacht_env.file_lock import FileLock
-from yacht_env.files import write_text_atomic
+from yacht_env.files import read_regular, regular_file_problem, write_text_atomic
 from yacht_tools.plots import figure, legend_below, save
 from yacht_training.config import TrainConfig
 
 EVALS_FILE = "evaluations.json"
+MAX_EVALS_BYTES = 64 << 20
+"""The largest evaluations.json read on resuming (a periodic evaluation is one line of a few numbers)."""
 TIME_FILE = "training_time.json"
 CONFIG_FILE = "config.yaml"
 CHANGES_FILE = "config_changes.txt"
@@ -137,9 +139,11 @@ def checkpoints(run_dir: Path, cfg: TrainConfig) -> list[tuple[int, Path]]:
     return sorted(out, reverse=True)
 
 
-def load_newest(run_dir: Path, cfg: TrainConfig, load: Callable[[Path], T]) -> tuple[T, Path]:
-    """``load`` the newest checkpoint that loads, falling back past torn ones (said on stderr); ``ValueError``
-    if none does."""
+def load_newest(run_dir: Path, cfg: TrainConfig, load: Callable[[Path], T],
+                on_loaded: Callable[[], None] | None = None) -> tuple[T, Path]:
+    """``load`` the newest checkpoint that loads, falling back past torn ones (said on stderr), then call
+    ``on_loaded`` (train.py records the resumed run there: a refused resume changes nothing in the folder);
+    ``ValueError`` if none loads."""
     found = checkpoints(run_dir, cfg)
     if not found:
         raise ValueError(f"--resume {str(run_dir)!r}: no checkpoints/step_*{CHECKPOINT_SUFFIX[cfg.algo]} there to "
@@ -147,20 +151,24 @@ def load_newest(run_dir: Path, cfg: TrainConfig, load: Callable[[Path], T]) -> t
     errors = []
     for _steps, path in found:
         try:
-            return load(path), path
+            loaded = load(path)
         except (ValueError, OSError, RuntimeError, KeyError) as e:
             errors.append(f"{path.name}: {e}")
             print(f"train.py: checkpoint {path.name} does not load ({e}); trying an older one", file=sys.stderr)
+            continue
+        if on_loaded is not None:
+            on_loaded()
+        return loaded, path
     raise ValueError(f"--resume {str(run_dir)!r}: no checkpoint loads: " + "; ".join(errors))
 
 
 def load_evaluations(run_dir: Path) -> list[dict[str, Any]]:
     """The periodic evaluations so far (``ValueError`` if the file is torn)."""
     p = run_dir / EVALS_FILE
-    if not p.is_file():
+    if regular_file_problem(p) == "does not exist":
         return []
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+    try:  # a regular file of bounded size only: a FIFO would hang the resume, a link to /dev/zero fill memory
+        data = json.loads(read_regular(p, MAX_EVALS_BYTES).decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as e:
         raise ValueError(f"{str(p)!r} is not valid JSON ({e}): the run folder is damaged") from None
     if not isinstance(data, list):

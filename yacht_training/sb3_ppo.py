@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +96,8 @@ def decision_entropy_ppo(keep: tuple[float, float], score: tuple[float, float]) 
     return DecisionEntropyPPO
 
 
-def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> int:
+def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
+              on_resumed: Callable[[], None] | None = None) -> int:
     from stable_baselines3.common.callbacks import BaseCallback
 
     from yacht_tools.progress import progress_bar
@@ -109,7 +110,7 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
     # ---- 2. model: new, or rebuilt from the config and filled from the newest checkpoint that loads -----------
     model = build_model(cfg, env, run_dir)
     if resume:
-        _, path = rf.load_newest(run_dir, cfg, lambda p: restore_into(model, p, include=[META_KEY]))
+        _, path = rf.load_newest(run_dir, cfg, lambda p: restore_into(model, p, include=[META_KEY]), on_resumed)
         print(f"resuming from {path.name} at step {model.num_timesteps:,} of {cfg.total_timesteps:,}")
     setattr(model, META_KEY, model_meta(cfg.rules, cfg.unique_keeps))
 
@@ -198,7 +199,7 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
             monitor.bar.close()
         print(f"\ninterrupted at step {model.num_timesteps:,}: checkpoint saved. Continue with:\n"
               f"  python train.py --resume {run_dir}")
-        return 0
+        return 130  # the shell's status for SIGINT, as everywhere else: a script sees it stopped
     if remaining > 0:
         if monitor.out_of_time:  # the rollout under way when the time ran out was not trained on
             model.num_timesteps = monitor.trained

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -112,7 +113,8 @@ def fit(model: ValueNet, optimizer: torch.optim.Optimizer, idx: np.ndarray, targ
     return loss_sum / max(len(idx), 1) * model.value_scale**2
 
 
-def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bool = True) -> int:
+def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bool = True,
+             on_resumed: Callable[[], None] | None = None) -> int:
     """Train a value network by self-play with exact TD targets (see the module docstring), in ``run_dir``.
 
     The run folder follows ``train.py`` (:mod:`yacht_training.run_folder`): ``checkpoints/step_N.pt`` (torch
@@ -158,7 +160,7 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
         torch.set_rng_state(ck["torch_rng"])
 
     if resume:
-        _, path = ts.load_newest(run_dir, cfg, load_checkpoint)
+        _, path = ts.load_newest(run_dir, cfg, load_checkpoint, on_resumed)
         print(f"resuming from {path.name} at step {counters['timesteps']:,} of {cfg.total_timesteps:,} "
               f"({counters['games']:,} games)")
 
@@ -217,7 +219,7 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
         bar.close()
         print(f"\ninterrupted at step {counters['timesteps']:,}: checkpoint saved. Continue with:\n"
               f"  python train.py --resume {run_dir}")
-        return 0
+        return 130  # the shell's status for SIGINT, as everywhere else: a script sees it stopped
     save_checkpoint()
     model.save(run_dir / "final_model.pt", {"timesteps": counters["timesteps"]})
     try:

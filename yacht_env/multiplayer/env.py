@@ -168,12 +168,22 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming convention)
         return {"observation": encode(self._states, seat), "action_mask": mask}
 
     def step(self, action: Any) -> None:
+        if not self._states:
+            raise ValueError("step() before reset(): call reset() to start a game")
+        if not self.agents:
+            raise ValueError("step() after the game ended and every agent left: call reset() for a new game")
         agent = self.agent_selection
+        if agent not in self.agents:
+            raise ValueError(f"agent_selection is {agent!r}, not an agent in the game: {', '.join(self.agents)}")
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = check_action(action, int(self.action_spaces[agent].n))
         seat = self.agent_name_mapping[agent]
+        if seat != seat_to_act(self._states):  # agent_selection was set by hand: one seat's move, another's points
+            raise ValueError(f"agent_selection is {agent!r}, but it is the turn of "
+                             f"{self.possible_agents[seat_to_act(self._states)]!r}: the environment chooses the agent "
+                             "to act (read agent_selection, do not set it)")
+        a = check_action(action, int(self.action_spaces[agent].n))
         st = self._states[seat]
         if not action_mask(st, self.unique_keeps)[a]:
             raise ValueError(f"{agent}: action {a} ({describe_action(a, st)}) is illegal: "

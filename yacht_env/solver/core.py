@@ -22,6 +22,7 @@ from yacht_env.engine import state_search as ST
 from yacht_env.engine import turn_search as T
 from yacht_env.engine.notice import SlowNotice
 from yacht_env.engine.turn_tables import PATTERN_KEEP, DecisionRule, KeepLane, Starts, turn_arrays
+from yacht_env.objective import max_final_score
 from yacht_env.rules import NUM_UPPER, RuleSet, TurnStartLayout, get_rules
 from yacht_env.solver import table_cache as _cache
 from yacht_env.state import GameState
@@ -264,7 +265,7 @@ def solve(rules: str | RuleSet, *, cache: bool = True) -> Solution:
         if hit is not None:
             return hit
         t0 = time.perf_counter()
-        values = _cache.load(rs, layout.shape, key)
+        values = _cache.load(rs, layout.shape, key, value_range=(0.0, float(max_final_score(rs))))
         if values is not None:
             sol = Solution(rs, values, seconds=time.perf_counter() - t0, from_cache=True)
             _MEMO[key] = sol

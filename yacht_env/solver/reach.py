@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import inspect
+import math
 import os
 import sys
 import time
@@ -59,7 +60,9 @@ def check_table_memory(rules: RuleSet, what: str) -> None:
     try:
         limit = float(raw)
     except ValueError:
-        raise ValueError(f"{MEMORY_ENV} must be a number of GB, got {raw!r}") from None
+        limit = math.nan
+    if not (math.isfinite(limit) and limit > 0):  # nan and inf compare false: they would turn the guard off
+        raise ValueError(f"{MEMORY_ENV} must be a positive number of GB (such as 4 or 14.5), got {raw!r}")
     need = table_bytes(rules) / 1e9
     if need > limit:
         raise ValueError(f"{what} for rules {rules.name!r} needs a table of {need:.1f} GB, more than the {limit:g} GB "
@@ -180,7 +183,7 @@ def cached_table(rules: RuleSet, kind: str, compute: Callable[[], np.ndarray], m
     t0 = time.perf_counter()
     key = objective_key(rules, kind, modules)
     shape = (TurnStartLayout.of(rules).size, max_score(rules) + 2)
-    table = _cache.load(rules, shape, key, rows)
+    table = _cache.load(rules, shape, key, rows, value_range=(0.0, 1.0 + 1e-9), start_cells=shape[1])  # probabilities
     if table is None:
         with SlowNotice(f"computing the {kind} table of {rules.name} ({shape[0]:,} x {shape[1]:,}; once, then cached)"):
             table = compute()

@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import io
 import json
 import os
 import re
-import stat
 import warnings
 from pathlib import Path
 from typing import BinaryIO
@@ -28,7 +26,7 @@ import numpy as np
 
 from yacht_env import dice as D
 from yacht_env import rules as R
-from yacht_env.files import write_atomic
+from yacht_env.files import open_regular, remove_stale_temporaries, write_atomic
 
 SOLVER_VERSION = 1
 """Bump when the solver's output or the file format changes: older files are then ignored."""
@@ -88,24 +86,7 @@ def _header(rules: R.RuleSet, key: str, values: np.ndarray) -> dict[str, object]
     }
 
 
-def _open_regular(path: Path) -> int | None:
-    """A read-only descriptor of the regular file at ``path``, or ``None`` (missing, unreadable, or not a regular
-    file: a folder, a device such as ``/dev/zero``, a pipe). Opened without blocking, so that a pipe cannot hang the
-    reader."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except OSError:
-        return None
-    try:
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            return fd
-    except OSError:
-        pass
-    os.close(fd)
-    return None
-
-
-def _payload(f: io.FileIO, expected: int, keep: int) -> tuple[bytearray, str] | None:
+def _payload(f: BinaryIO, expected: int, keep: int) -> tuple[bytearray, str] | None:
     """The first ``keep`` bytes of a payload of ``expected`` bytes and the SHA-256 of all of it, read in chunks (the
     rest is hashed, not kept), or ``None`` if the file holds fewer or more bytes."""
     data, scratch = bytearray(keep), bytearray(min(1 << 24, expected + 1))
@@ -121,21 +102,36 @@ def _payload(f: io.FileIO, expected: int, keep: int) -> tuple[bytearray, str] | 
     return (data, h.hexdigest()) if got == expected else None
 
 
-def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, rows: int | None = None
-         ) -> np.ndarray | None:
+def plausible(values: np.ndarray, value_range: tuple[float, float], start_cells: int) -> bool:
+    """Whether a table's values can be the solver's: each NaN (a state no game reaches) or within ``value_range``,
+    and its first ``start_cells`` values (those of the start of a game) numbers. Checked in slices: no copy of a
+    table of many GB. A file with a recomputed checksum over NaN or out-of-range values is caught here."""
+    lo, hi = value_range
+    flat = values.reshape(-1)
+    if flat.size < start_cells or not np.isfinite(flat[:start_cells]).all():
+        return False
+    step = 1 << 22
+    return not any(((c < lo) | (c > hi)).any() for c in (flat[i:i + step] for i in range(0, flat.size, step)))
+
+
+def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, rows: int | None = None,
+         value_range: tuple[float, float] | None = None, start_cells: int = 1) -> np.ndarray | None:
     """The table of ``rules`` from disk (read-only array of ``shape``), or ``None`` if it is missing or anything
-    about it is off (corrupt, truncated, too long, other version, other rules, not a regular file). With ``rows``,
+    about it is off (corrupt, truncated, too long, other version, other rules, not a regular file, or, with
+    ``value_range``, values that are not :func:`plausible`: the caller then computes it again). With ``rows``,
     only its first rows are kept (the whole file is still checked): a caller who needs the start of a table of many
     GB holds only that. The file is read once, in chunks, never past the size a good file has."""
     key = key or rules_key(rules)
     expected = int(np.prod(shape)) * 8
     row_bytes = int(np.prod(shape[1:])) * 8
     kept = shape[0] if rows is None else min(rows, shape[0])
-    fd = _open_regular(cache_path(rules, key))
-    if fd is None:
+    remove_stale_temporaries(cache_path(rules, key).parent)  # a killed save's file (13 GB for Yahtzee's largest)
+    try:
+        f = open_regular(cache_path(rules, key))  # a regular file, opened without blocking (a pipe cannot hang it)
+    except ValueError:
         return None
     try:
-        with io.FileIO(fd, closefd=False) as f:
+        with f:
             head = f.read(len(MAGIC) + _HEADER_LEN_BYTES)
             n = int.from_bytes(head[len(MAGIC):], "little")
             if not head.startswith(MAGIC) or len(head) != len(MAGIC) + _HEADER_LEN_BYTES or n > MAX_HEADER_BYTES:
@@ -157,8 +153,8 @@ def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, rows:
         values = np.frombuffer(read[0], dtype="<f8").reshape((kept, *shape[1:]))
     except (OSError, ValueError, UnicodeDecodeError, TypeError, AttributeError, RecursionError):
         return None
-    finally:
-        os.close(fd)
+    if value_range is not None and not plausible(values, value_range, start_cells):
+        return None
     values.setflags(write=False)
     return values
 

@@ -3,7 +3,8 @@
 Each subcommand module has ``add_parser(subparsers)`` (returning its sub-parser) and ``run(args) -> int``; the
 shared flags are :mod:`.options`. Bad input raises ``ValueError`` (one line, exit status 2), a missing optional
 dependency ``ModuleNotFoundError`` naming the extra to install. No traceback reaches the user: an ``OSError`` (a full
-disk, a closed stream) is one line and exit status 1, Ctrl-C one line and 130, a reader gone (``| head``) 141.
+disk, a closed stream) or running out of memory is one line and exit status 1, Ctrl-C one line and 130, a reader
+gone (``| head``) 141.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, ModuleNotFoundError, RecursionError) as e:  # bad input or a missing extra: one line
         _say(f"{name}: error: {e if not isinstance(e, RecursionError) else 'the input is nested too deeply'}")
         return 2
+    except MemoryError as e:  # a table or a run larger than the machine (numpy says how much it asked for)
+        _say(f"{name}: error: out of memory{f': {e}' if str(e) else ''}")
+        return 1
     except BrokenPipeError:  # the reader went away (``yacht eval ... | head``): stop quietly
         _silence_stdout()
         return 141

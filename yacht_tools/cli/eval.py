@@ -15,7 +15,8 @@ from yacht_env.files import check_output_paths
 from yacht_env.rules import get_rules
 from yacht_env.solver import score_distribution
 from yacht_tools.cli import options
-from yacht_tools.evaluation import MAX_EPISODES, evaluate
+from yacht_tools.evaluation import MAX_EPISODES, check_evaluation_memory, evaluate
+from yacht_tools.messages import shown
 from yacht_tools.objective_eval import check_objective, run_reach
 from yacht_tools.report import format_report, plot_scores, write_json
 from yacht_tools.seeds import check_episodes, check_seed
@@ -58,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     if plot_path is not None:
         require("matplotlib", what="--plot")
     target = check_objective(args.objective, args.target)
+    check_evaluation_memory(rules, episodes, regret=args.regret, compare=target is None and (
+        args.regret or plot_path is not None), json_out=json_path is not None)  # before any table or agent is made
     if target is not None:  # the expected-score player's table is built (or read) and let go before an agent's reach
         score_distribution(rules)  # table is loaded: Yahtzee's two would take 26 GB together
     agent = load_agent(args.agent, rules, seed)
@@ -66,15 +69,15 @@ def run(args: argparse.Namespace) -> int:
                            json_path=json_path)
         if plot_path is not None:  # the scores; the regret here is in probability, not in points
             plot_scores({k: v for k, v in result.items() if not k.startswith("regret")}, plot_path)
-            print(f"wrote {args.plot}")
+            print(f"wrote {shown(args.plot)}")
         return 0
     result = evaluate(agent, rules, episodes, seed, regret=args.regret, compare=args.regret or plot_path is not None,
                       progress=options.progress(args))
     print(format_report(result))
     if json_path is not None:
         write_json(result, json_path)
-        print(f"wrote {args.json}")
+        print(f"wrote {shown(args.json)}")
     if plot_path is not None:
         plot_scores(result, plot_path)
-        print(f"wrote {args.plot}")
+        print(f"wrote {shown(args.plot)}")
     return 0

@@ -19,6 +19,7 @@ from yacht_env.i18n import check_lang
 from yacht_env.rules import get_rules
 from yacht_tools.cli import options
 from yacht_tools.coach import Coach
+from yacht_tools.messages import shown
 from yacht_tools.objective_eval import check_objective
 from yacht_tools.replay import FORMATS, format_replay, replay_game, to_json
 from yacht_tools.replay_page import page_html
@@ -83,5 +84,5 @@ def run(args: argparse.Namespace) -> int:
         print(text)
     else:
         write_text_atomic(out, text + "\n", user_path=True)
-        print(f"wrote {args.output}", file=sys.stderr)
+        print(f"wrote {shown(args.output)}", file=sys.stderr)
     return 0

@@ -19,6 +19,7 @@ from yacht_env.files import check_output_paths, write_text_atomic
 from yacht_env.rules import get_rules
 from yacht_env.solver import solve
 from yacht_tools.cli import options
+from yacht_tools.messages import shown
 from yacht_tools.objective_eval import check_objective
 
 
@@ -53,7 +54,7 @@ def _emit(result: dict[str, Any], path: str | None) -> None:
         print(text)
     else:
         write_text_atomic(path, text + "\n", user_path=True)
-        print(f"wrote {path}", file=sys.stderr)
+        print(f"wrote {shown(path)}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:

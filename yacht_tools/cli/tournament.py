@@ -13,6 +13,7 @@ from typing import Any
 from yacht_env.files import check_output_path, write_text_atomic
 from yacht_env.rules import get_rules
 from yacht_tools.cli import options
+from yacht_tools.messages import shown
 from yacht_tools.seeds import check_int, check_seed
 from yacht_tools.tournament import DEFAULT_BATCH, MAX_GAMES, format_report, run_tournament
 
@@ -47,5 +48,5 @@ def run(args: argparse.Namespace) -> int:
     print(format_report(result))
     if json_path is not None:
         write_text_atomic(json_path, json.dumps(result, indent=2) + "\n", user_path=True)
-        print(f"\nwrote {args.json}", file=sys.stderr)
+        print(f"\nwrote {shown(args.json)}", file=sys.stderr)
     return 0
