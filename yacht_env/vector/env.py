@@ -372,9 +372,9 @@ class YachtVectorEnv(VectorEnv):
     def _memory_per_game(rules: RuleSet, mode: AutoresetMode, d: int) -> dict[str, float]:
         c = rules.num_categories
         a = NUM_KEEP_ACTIONS + c
-        disabled = mode is AutoresetMode.DISABLED  # kept observations, and a partial reset's copy of them
-        state = 2 + 1 + 4 + 2 * c + 2 + 2 + 4 + 4 + 32 + a + 1 + (4 * d if disabled else 0)
-        step = 4 * d + 4 * d + a + 8 * (c + 3) + 8 + 3 + a + (c + 8) + 8 + 8 + ((4 * d + a) if disabled else 0)
+        kept = 4 * d if mode is AutoresetMode.DISABLED else 0  # the observations a partial reset shows again
+        state = 2 + 1 + 4 + 2 * c + 2 + 2 + 4 + 4 + 32 + a + 1 + kept
+        step = 4 * d + 4 * d + a + 8 * (c + 3) + 8 + 3 + a + (c + 8) + 8 + 8
         caller = a + 8
         return {"state": float(state), "step_outputs": float(step), "total": float(state + 2 * step + caller)}
 
