@@ -200,7 +200,7 @@ def test_an_evaluation_too_large_for_the_memory_is_refused_up_front(monkeypatch:
     def no_game(*a: Any, **k: Any) -> None:
         raise AssertionError("an agent was loaded before the memory was checked")
 
-    monkeypatch.setattr(evaluation, "available_memory", lambda: 2 * 10**9)
+    monkeypatch.setattr(evaluation, "available_bytes", lambda: 2 * 10**9)
     monkeypatch.setattr(eval_cmd, "load_agent", no_game)
     assert main(["eval", "--agent", "random", "--episodes", "100000000", "--no-progress"]) == 2
     assert capsys.readouterr().err == ("yacht eval: error: 100,000,000 games would keep up to 18.2 GB of per-game "

@@ -32,6 +32,7 @@ from yacht_agents.loader import as_agent
 from yacht_agents.optimal import OptimalAgent
 from yacht_agents.search import TurnKeys
 from yacht_env.engine.numba_cache import Stopwatch
+from yacht_env.memory import available_bytes
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.solver import Solution, solution_or_none
 from yacht_env.state import GameState, new_game
@@ -95,24 +96,11 @@ def evaluation_bytes(rules: str | RuleSet, episodes: int, *, regret: bool = True
     return int(episodes) * per_game
 
 
-def available_memory() -> int | None:
-    """Bytes of memory available to a new allocation (``MemAvailable`` of ``/proc/meminfo``), or ``None`` where the
-    system does not say."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
 def check_evaluation_memory(rules: str | RuleSet, episodes: int, **kwargs: bool) -> None:
     """``ValueError`` up front, saying the memory it would need, if an evaluation of ``episodes`` games would keep
     more per-game results than the memory available (:func:`evaluation_bytes`; ``kwargs`` as there): a run of
     100,000,000 games must not be killed for memory half way."""
-    need, free = evaluation_bytes(rules, episodes, **kwargs), available_memory()
+    need, free = evaluation_bytes(rules, episodes, **kwargs), available_bytes()
     if free is not None and need > free:
         raise ValueError(f"{episodes:,} games would keep up to {need / 1e9:.1f} GB of per-game results in memory, "
                          f"more than the {free / 1e9:.1f} GB available: evaluate fewer games (several runs with "
