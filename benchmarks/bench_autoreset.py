@@ -8,6 +8,7 @@ one's median and its ratio to the baseline.
 
     python benchmarks/bench_autoreset.py                             # the three modes of this tree
     python benchmarks/bench_autoreset.py --baseline 3e057f8 --rounds 5 --json out.json
+    python benchmarks/bench_autoreset.py --baseline 3e057f8 --clock cpu   # beside other jobs: CPU seconds
 
 ``--baseline REV`` checks REV out into a temporary git worktree and measures its default vector engine the same way
 (the revision's own code, in its own process).
@@ -42,20 +43,21 @@ def step():
             env.reset(options={"reset_mask": done})
 for _ in range(30):
     step()
-t0, k = time.perf_counter(), 0
+t0, c0, k = time.perf_counter(), time.process_time(), 0
 while time.perf_counter() - t0 < seconds:
     step()
     k += 1
-print(json.dumps({"steps_per_s": k * n / (time.perf_counter() - t0)}))
+print(json.dumps({"wall": k * n / (time.perf_counter() - t0), "cpu": k * n / (time.process_time() - c0)}))
 """
 
 
-def measure(tree: Path, rules: str, n: int, mode: str, seconds: float) -> float:
-    """Steps/s of the engine of ``tree`` in ``mode`` (``default``: the tree's own default), in a new process."""
+def measure(tree: Path, rules: str, n: int, mode: str, seconds: float, clock: str = "wall") -> float:
+    """Steps/s of the engine of ``tree`` in ``mode`` (``default``: the tree's own default), in a new process, per
+    second of ``clock``: ``wall`` (elapsed) or ``cpu`` (the process's own CPU time, steadier beside other jobs)."""
     env = dict(os.environ, PYTHONPATH=str(tree))
     out = subprocess.run([sys.executable, "-c", WORKER, rules, str(n), mode, str(seconds)], cwd=tree, env=env,
                          capture_output=True, text=True, check=True)
-    return float(json.loads(out.stdout.strip().splitlines()[-1])["steps_per_s"])
+    return float(json.loads(out.stdout.strip().splitlines()[-1])[clock])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--num-envs", type=int, default=4096)
     ap.add_argument("--seconds", type=float, default=2.0, help="timed seconds per measurement (default 2)")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="steps per second of elapsed time (default) or of the process's CPU time (steadier when "
+                         "other jobs share the cores)")
     ap.add_argument("--baseline", help="a git revision whose default engine is measured beside this tree's")
     ap.add_argument("--json", type=Path, help="also write the results as JSON here")
     args = ap.parse_args(argv)
@@ -80,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             runs: dict[str, list[float]] = {name: [] for name, _, _ in configs}
             for r in range(args.rounds):
                 for name, tree, mode in configs:
-                    runs[name].append(measure(tree, args.rules, args.num_envs, mode, args.seconds))
+                    runs[name].append(measure(tree, args.rules, args.num_envs, mode, args.seconds, args.clock))
                 print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
         finally:
             if args.baseline:
@@ -88,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
                                capture_output=True)
     medians = {name: statistics.median(v) for name, v in runs.items()}
     ref = medians[configs[0][0]]
-    print(f"{args.rules}, N={args.num_envs}, {args.rounds} interleaved rounds of {args.seconds:g} s\n")
+    print(f"{args.rules}, N={args.num_envs}, {args.rounds} interleaved rounds of {args.seconds:g} s, "
+          f"steps per {args.clock} second\n")
     print(f"| engine | steps/s (median) | × {configs[0][0]} | every round |")
     print("|---|---:|---:|---|")
     for name, v in runs.items():
@@ -97,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         from yacht_env.files import write_text_atomic
 
-        write_text_atomic(args.json, json.dumps({"rules": args.rules, "num_envs": args.num_envs, "runs": runs,
+        write_text_atomic(args.json, json.dumps({"rules": args.rules, "num_envs": args.num_envs, "clock": args.clock,
+                                                 "runs": runs,
                                                  "medians": medians, "reference": configs[0][0]}, indent=2))
     return 0
 

@@ -180,12 +180,11 @@ class YachtVectorEnv(VectorEnv):
                 self._kept_obs, obs = obs, obs.copy()
             if self._reach is not None:
                 obs = self._reach.observe(obs, self._b.total)
-            mask8 = self._mask.view(np.int8).copy()
             if chosen is None:
-                info = {"action_mask": mask8, "_action_mask": np.ones(self.num_envs, dtype=np.bool_)}
-            else:
-                mask8[~chosen] = 0
-                info = {"action_mask": mask8, "_action_mask": chosen.copy()}
+                info = {"action_mask": self._mask.view(np.int8).copy(),
+                        "_action_mask": np.ones(self.num_envs, dtype=np.bool_)}
+            else:  # one pass: the restarted games' rows, zeros elsewhere
+                info = {"action_mask": (self._mask & chosen[:, None]).view(np.int8), "_action_mask": chosen.copy()}
         if self.render_mode == "human":
             self.render()
         return obs, info
@@ -247,7 +246,7 @@ class YachtVectorEnv(VectorEnv):
             final_obs = out.final_obs
             if self._reach is not None:
                 final_obs = self._reach.observe(final_obs, out.final_card[:, total])
-            kept = np.full(n, None, dtype=object)
+            kept = np.empty(n, dtype=object)  # None in every row
             for i in rows:
                 kept[i] = final_obs[i]
             final = {"action_mask": out.final_mask.view(np.int8), "_action_mask": done.copy(),
@@ -292,8 +291,9 @@ class YachtVectorEnv(VectorEnv):
         out = StepOutputs.empty(self._mask, self.obs_size)._replace(obs=obs)
         K.step_games(np.where(chosen, RESET_ACTION, SKIP_ACTION).astype(np.int64), self._st, self._tb, out)
         self._ended[chosen] = False
-        for i in np.flatnonzero(chosen).tolist():
-            self._last[i] = None
+        if self.render_mode == "rgb_array":
+            for i in np.flatnonzero(chosen).tolist():
+                self._last[i] = None
         return obs
 
     def _step(self, a: np.ndarray) -> StepOutputs:
