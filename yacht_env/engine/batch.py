@@ -88,8 +88,9 @@ class GameArrays(NamedTuple):
 class StepOutputs(NamedTuple):
     """What a vector step writes, one row per game: the observation and mask as the game then stands, the reward
     and flags; for a game that ended and restarted in the step (``SAME_STEP`` autoreset) its final observation and
-    mask (the mask rows of the other games are zeros, their observation rows are left unwritten); for a game that
-    terminated its scorecard (boxes, upper bonus, five-of-a-kind bonus, total; zeros for the other games)."""
+    mask (the mask rows of the other games are zeros, their observation rows are left unwritten; without autoreset
+    neither is written); for a game that terminated its scorecard (boxes, upper bonus, five-of-a-kind bonus,
+    total; zeros for the other games)."""
 
     obs: np.ndarray
     mask: np.ndarray

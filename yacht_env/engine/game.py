@@ -209,7 +209,7 @@ def step_game(i: int, a: int, st: GameArrays, tb: TableArrays, out: StepOutputs)
         for k in range(c + 3):
             final_card[i, k] = 0
     final = ended == 1 and cfg[C_AUTORESET] != 0
-    if not final:
+    if not final and cfg[C_AUTORESET] != 0:  # without autoreset final_mask is never read
         for j in range(final_mask.shape[1]):
             final_mask[i, j] = False
     while True:
