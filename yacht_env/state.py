@@ -35,10 +35,17 @@ from yacht_env.rules import (
 )
 
 ROLLS_PER_TURN = 3
+"""The rolls of a turn: the first, and two more of the dice not kept."""
 MAX_NOTATION_CHARS = 10_000
 """The longest notation :func:`parse` reads (a full Yahtzee scorecard takes about 250 characters)."""
 MAX_JSON_CHARS, MAX_JSON_NESTING = 100_000, 4
 """The longest JSON text :meth:`GameState.from_json` reads, and how deep it may nest (a state nests 2 deep)."""
+
+
+def longest_game(rules: str | RuleSet) -> int:
+    """Steps of the longest legal game of ``rules``: one turn per box, each at most ``ROLLS_PER_TURN`` steps (two
+    keeps and the box). A step beyond it is an illegal action's (a no-op that counts a step)."""
+    return ROLLS_PER_TURN * get_rules(rules).num_categories
 
 
 @dataclass(frozen=True)

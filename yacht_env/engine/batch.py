@@ -19,7 +19,7 @@ from yacht_env import dice as D
 from yacht_env import observation as O
 from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.rules import FIVE_KIND_FACE, RuleSet
-from yacht_env.state import GameState
+from yacht_env.state import ROLLS_PER_TURN, GameState
 
 # cfg: integer configuration of a batch (one int64 array, so the kernels take few arguments)
 C_NUM_CAT, C_YCAT, C_MAX_STEPS, C_AUTORESET, C_TIME_LIMIT = range(5)
@@ -28,9 +28,10 @@ MAX_STEPS_LIMIT = 2**31 - 1
 
 
 def check_max_steps(max_steps: object, num_categories: int) -> int:
-    """``max_steps`` as an int if it is one in ``3 * num_categories .. MAX_STEPS_LIMIT`` (a legal game takes at most
-    three steps a turn; the steps are counted in int32), else ``ValueError`` saying what is accepted."""
-    least = 3 * num_categories
+    """``max_steps`` as an int if it is one in ``ROLLS_PER_TURN * num_categories .. MAX_STEPS_LIMIT`` (the longest
+    legal game, :func:`~yacht_env.state.longest_game`; the steps are counted in int32), else ``ValueError`` saying
+    what is accepted."""
+    least = ROLLS_PER_TURN * num_categories
     if (isinstance(max_steps, (bool, np.bool_)) or not isinstance(max_steps, (int, np.integer))
             or not least <= max_steps <= MAX_STEPS_LIMIT):
         raise ValueError(f"max_steps must be an int in {least}..{MAX_STEPS_LIMIT} (a legal game takes at most "
