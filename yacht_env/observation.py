@@ -12,7 +12,7 @@ Layout for a rule set with C categories (slices in this order; see :func:`layout
 | turn        | 1    | turn index / C                                                                       |
 | upper_total | 1    | (upper-bonus rules: Yahtzee, Yatzy) upper total capped at the threshold, / threshold |
 | upper_bonus | 1    | (upper-bonus rules) 1 once the upper bonus is secured                                |
-| yahtzee_box | 3    | (five-of-a-kind bonus or Joker: Yahtzee) one-hot: open, holds 50, holds 0            |
+| yahtzee_box | 3    | (five-of-a-kind bonus or Joker: Yahtzee) one-hot: open, scored (50), holds 0         |
 | bonus_now   | 6    | (upper-bonus rules) 1 where scoring the upper box now brings the upper total to the  |
 |             |      | threshold (the bonus is secured by this very action)                                 |
 | joker       | 1    | (Joker rules: Yahtzee) 1 when the dice are five of a kind and the Yahtzee box is     |
@@ -61,7 +61,11 @@ LAYOUT_VERSION = 2
 LAYOUT_VERSIONS = (1, 2)
 """Every layout version :func:`layout` and :func:`size` describe (models saved with any of them still play)."""
 POINTS_SCALE = 50.0
-POINTS_HIGH = 4.0  # 30 upper + 35 bonus + 100 Yahtzee bonus = 165 < 4 * 50
+"""The unit of the ``points`` slice: a unit of the layout, not a rule, the same for every rule set so that a point
+weighs the same in every game's observation (and in a model trained on one)."""
+POINTS_HIGH = 4.0
+"""The bound of the ``points`` slice in units of :data:`POINTS_SCALE`; :func:`encoding_tables` refuses rules whose one
+action can add more (the largest box plus the upper and five-of-a-kind bonuses)."""
 SCALAR_TABLE = 256  # entries of the scalar tables: points one box adds, turns and upper totals stay below
 HAND_PART = D.NUM_FACES + D.NUM_DICE * D.NUM_FACES + ROLLS_PER_TURN  # dice_counts, dice_onehot, rolls_left
 
@@ -154,8 +158,8 @@ class EncodingTables:
       ``upper_bonus``, ``yahtzee_box`` (-1 where absent), the five-of-a-kind category, the bonus threshold, and the
       slice starts of ``bonus_now`` and ``joker`` (-1 where absent);
     - ``hand_part`` (3 * 252, 39) float32: the dice and rolls slices, row ``rolls * 252 + hand``;
-    - ``scalars`` (3, 256) float32: ``points / 50``, ``turn / C`` and ``min(upper, threshold) / threshold``, each
-      computed in float64 and rounded once to float32.
+    - ``scalars`` (3, 256) float32: ``points / POINTS_SCALE``, ``turn / C`` and ``min(upper, threshold) /
+      threshold``, each computed in float64 and rounded once to float32.
     """
 
     fields: np.ndarray
@@ -187,6 +191,9 @@ def encoding_tables(rules: str | RuleSet) -> EncodingTables:
     most = int(max(rs.score_table.max(), rs.joker_table.max())) + rs.upper_bonus + rs.five_kind_bonus
     if max(most, rs.upper_bonus_threshold, rs.num_categories) >= SCALAR_TABLE:
         raise ValueError(f"rules {rs.name!r} exceed the encoder's scalar tables ({SCALAR_TABLE} entries)")
+    if most > POINTS_HIGH * POINTS_SCALE:
+        raise ValueError(f"rules {rs.name!r}: one action can add {most} points, above the observation's bound "
+                         f"{POINTS_HIGH * POINTS_SCALE:g} (POINTS_HIGH units of POINTS_SCALE)")
     fields = np.array([rs.num_categories, lay["open"].start, lay["points"].start, lay["turn"].start,
                        lay["upper_total"].start if "upper_total" in lay else -1,
                        lay["upper_bonus"].start if "upper_bonus" in lay else -1,
@@ -271,12 +278,12 @@ def write_observation(row: np.ndarray, enc: EncoderTables, rules_row: HandRules,
     for k in range(c):
         row[p + k] = 0.0
     turn = count_bits(filled)
-    y50 = five_box == 50
+    scored5 = five_box > 0  # the five-of-a-kind box holds its five-of-a-kind score (-1 open, 0 scratched)
     lb = legal
     while lb != 0:  # the legal boxes only; an illegal box shows 0
         k = lowest_bit(lb)
         lb &= lb - 1
-        pts = points_for(params, score_row, joker_row, face, filled, upper, y50, k)
+        pts = points_for(params, score_row, joker_row, face, filled, upper, scored5, k)
         row[p + k] = scalars[S_POINTS, min(pts, SCALAR_TABLE - 1)]
     row[fields[F_TURN]] = scalars[S_TURN, turn]
     ut = fields[F_UPPER_TOTAL]
@@ -334,7 +341,7 @@ class DecodedBatch:
 
     ``hand`` (N,) hand index; ``rolls`` (N,) rolls left; ``open`` (N, C) bool; ``upper`` (N,) upper total capped at
     the bonus threshold (0 without an upper bonus); ``five_box`` (N,) the five-of-a-kind box: -1 open, else its score
-    (50 or 0; -1 where the rules do not track it)."""
+    (:attr:`~yacht_env.rules.RuleSet.five_kind_box_score` or 0; -1 where the rules do not track it)."""
 
     hand: np.ndarray
     rolls: np.ndarray
@@ -370,7 +377,7 @@ def decode_batch(obs: np.ndarray, rules: str | RuleSet) -> DecodedBatch:
         upper = np.zeros(n, dtype=np.int64)
     five = np.full(n, -1, dtype=np.int64)
     if rs.has_five_kind_box:
-        five = np.array([-1, 50, 0], dtype=np.int64)[obs[:, lay["yahtzee_box"]].argmax(axis=1)]
+        five = np.array([-1, rs.five_kind_box_score, 0], dtype=np.int64)[obs[:, lay["yahtzee_box"]].argmax(axis=1)]
     return DecodedBatch(hand, rolls, open_, upper, five)
 
 

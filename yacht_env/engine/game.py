@@ -142,10 +142,10 @@ def play(i, a, st, tb, mask) -> tuple[int, bool, int]:
         k = a - NUM_KEEP_ACTIONS
         f = np.int64(filled[i])
         face = five[h]
-        y50 = ycat >= 0 and scores[i, ycat] == 50
-        pts = points_for(params, score[h], joker[h], face, f, np.int64(upper[i]), y50, k)
+        scored5 = ycat >= 0 and scores[i, ycat] > 0  # that box holds its five-of-a-kind score or 0 (RuleSet)
+        pts = points_for(params, score[h], joker[h], face, f, np.int64(upper[i]), scored5, k)
         box = box_score(params, score[h], joker[h], face, f, k)
-        if face > 0 and y50 and params[R.P_FIVE_BONUS] > 0:
+        if face > 0 and scored5 and params[R.P_FIVE_BONUS] > 0:
             bonus[i] += 1
         scores[i, k] = box
         f |= np.int64(1) << k
@@ -205,7 +205,6 @@ def step_game(i: int, a: int, st: GameArrays, tb: TableArrays, out: StepOutputs)
         final_card[i, c + 1] = bonus[i] * params[R.P_FIVE_BONUS]
         final_card[i, c + 2] = total[i]
     else:  # the outputs are allocated uninitialised: the card and final mask rows of other games hold zeros
-        # (plain loops: fixed 8-float stores measured 0.7 times as fast)
         for k in range(c + 3):
             final_card[i, k] = 0
     final = ended == 1 and cfg[C_AUTORESET] != 0
