@@ -1,8 +1,8 @@
 """The kernels over a batch of games: reset and step N games at once (the vector engine).
 
-One thread steps every game (a work pool of helper threads measured no faster on the commands users run). They release
-the GIL, and are compiled without numba's runtime (``_nrt=False``): they allocate nothing, and with it every array
-view handed to an inlined rules function cost atomic reference-count updates (``points_for`` ran 20 times slower).
+One thread steps every game (``python benchmarks/bench_machinery.py`` measures it against numba's ``prange``: its
+"threads" row). They release the GIL, and are compiled without numba's runtime (``_nrt=False``): they allocate
+nothing, and with it every array view handed to an inlined rules function would cost atomic reference-count updates.
 
 ``st`` is :meth:`Batch.arrays() <yacht_env.engine.batch.Batch.arrays>`, ``tb`` is
 :meth:`Tables.arrays() <yacht_env.engine.batch.Tables.arrays>`.
