@@ -67,11 +67,11 @@ def test_time_aware_observation_works_on_gym_make() -> None:
 def test_render_without_a_render_mode_warns_and_returns_none() -> None:
     env = YachtEnv("yacht")
     env.reset(seed=0)
-    with pytest.warns(UserWarning, match="render_mode=None.*'ansi'"):
+    with pytest.warns(UserWarning, match="without a render_mode.*'ansi'"):
         assert env.render() is None
     vec = YachtVectorEnv(2)
     vec.reset(seed=0)
-    with pytest.warns(UserWarning, match="render_mode=None.*'ansi'"):
+    with pytest.warns(UserWarning, match="without a render_mode.*'ansi'"):
         assert vec.render() is None
     text = YachtEnv("yacht", render_mode="ansi")
     text.reset(seed=0)

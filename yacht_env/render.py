@@ -17,7 +17,7 @@ from yacht_env.state import GameState
 def warn_no_render_mode(modes: Sequence[str]) -> None:
     """What ``render()`` does on an environment made without a ``render_mode``, as Gymnasium's own environments do:
     it warns (naming the modes that render) and renders nothing."""
-    logger.warn("render() called on an environment made with render_mode=None: nothing is rendered; make it with "
+    logger.warn("render() called without a render_mode (None): nothing is rendered; make the environment with "
                 f"render_mode={' or '.join(map(repr, modes))} ('ansi' for the text)")
 
 
