@@ -69,9 +69,9 @@ action can add more (the largest box plus the upper and five-of-a-kind bonuses).
 SCALAR_TABLE = 256  # entries of the scalar tables: points one box adds, turns and upper totals stay below
 HAND_PART = D.NUM_FACES + D.NUM_DICE * D.NUM_FACES + ROLLS_PER_TURN  # dice_counts, dice_onehot, rolls_left
 
-# rows of EncodingTables.scalars
+# rows of EncoderTables.scalars
 S_POINTS, S_TURN, S_UPPER = range(3)
-# entries of EncodingTables.fields
+# entries of EncoderTables.fields
 (F_NUM_CAT, F_OPEN, F_POINTS, F_TURN, F_UPPER_TOTAL, F_UPPER_BONUS, F_YBOX, F_YCAT, F_THRESHOLD, F_BONUS_NOW,
  F_JOKER) = range(11)
 ENGINE_HELPERS = ("copy_hand_part", "count_bits", "lowest_bit")
@@ -150,19 +150,20 @@ def high(rules: str | RuleSet) -> np.ndarray:
 # ---- the encoder ------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class EncodingTables:
-    """What :func:`write_observation` reads for one rule set (read-only arrays).
+class EncoderTables(NamedTuple):
+    """What :func:`write_observation` reads for one rule set (:func:`encoding_tables`; read-only arrays). numba
+    compiles it, so the engine's kernels pass it as it is.
 
-    - ``fields`` (11,) int64: category count, slice starts of ``open``, ``points``, ``turn``, ``upper_total``,
-      ``upper_bonus``, ``yahtzee_box`` (-1 where absent), the five-of-a-kind category, the bonus threshold, and the
-      slice starts of ``bonus_now`` and ``joker`` (-1 where absent);
+    - ``fields`` (11,) int64 (or a tuple of ints, as :func:`encode` passes it): category count, slice starts of
+      ``open``, ``points``, ``turn``, ``upper_total``, ``upper_bonus``, ``yahtzee_box`` (-1 where absent), the
+      five-of-a-kind category, the bonus threshold, and the slice starts of ``bonus_now`` and ``joker`` (-1 where
+      absent);
     - ``hand_part`` (3 * 252, 39) float32: the dice and rolls slices, row ``rolls * 252 + hand``;
     - ``scalars`` (3, 256) float32: ``points / POINTS_SCALE``, ``turn / C`` and ``min(upper, threshold) /
       threshold``, each computed in float64 and rounded once to float32.
     """
 
-    fields: np.ndarray
+    fields: Any
     hand_part: np.ndarray
     scalars: np.ndarray
 
@@ -182,7 +183,7 @@ def _hand_part_table() -> np.ndarray:
 
 
 @cache
-def encoding_tables(rules: str | RuleSet) -> EncodingTables:
+def encoding_tables(rules: str | RuleSet) -> EncoderTables:
     """The tables of the encoder for ``rules`` (built once; shared by every engine)."""
     rs = get_rules(rules)
     lay = layout(rs)
@@ -208,7 +209,7 @@ def encoding_tables(rules: str | RuleSet) -> EncodingTables:
     scalars[S_TURN] = [v / rs.num_categories for v in x]
     if thr:
         scalars[S_UPPER] = [min(v, thr) / thr for v in x]
-    t = EncodingTables(fields, _hand_part_table(), scalars)
+    t = EncoderTables(fields, _hand_part_table(), scalars)
     for a in (t.fields, t.hand_part, t.scalars):
         a.setflags(write=False)
     return t
@@ -227,15 +228,6 @@ def count_bits(x: int) -> int:
 def lowest_bit(x: int) -> int:
     """Index of the lowest set bit of ``x`` > 0 (the engine compiles one instruction instead)."""
     return (int(x) & -int(x)).bit_length() - 1
-
-
-class EncoderTables(NamedTuple):
-    """The encoder's tables: the slice offsets (``F_*`` fields of :class:`EncodingTables`), the hand part of every
-    (rolls, hand) and the scalar tables."""
-
-    fields: Any
-    hand_part: np.ndarray
-    scalars: np.ndarray
 
 
 class HandRules(NamedTuple):
@@ -327,7 +319,7 @@ def encode(state: GameState, out: np.ndarray | None = None) -> np.ndarray:
     filled = state.filled_bits
     legal = 0 if state.is_over else legal_bits(params, face, filled)
     box = state.yahtzee_box if rs.has_five_kind_box else None
-    write_observation(obs, EncoderTables(fields, t.hand_part, t.scalars), HandRules(params, score[h], joker[h], face),
+    write_observation(obs, t._replace(fields=fields), HandRules(params, score[h], joker[h], face),
                       Position(h, state.rolls_left, filled, state.upper_total, -1 if box is None else box, legal))
     return obs
 
@@ -410,5 +402,5 @@ def decode(obs: np.ndarray, rules: str | RuleSet) -> dict[str, Any]:
     return out
 
 
-__all__ = ["LAYOUT_VERSION", "LAYOUT_VERSIONS", "NUM_UPPER", "DecodedBatch", "EncodingTables", "decode", "decode_batch",
+__all__ = ["LAYOUT_VERSION", "LAYOUT_VERSIONS", "NUM_UPPER", "DecodedBatch", "EncoderTables", "decode", "decode_batch",
            "encode", "encoding_tables", "high", "layout", "size", "visible_columns", "write_observation"]

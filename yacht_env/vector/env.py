@@ -146,7 +146,7 @@ class YachtVectorEnv(VectorEnv):
         self._same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
         self._t = make_tables(self.rules, self.unique_keeps, self.max_steps, self._same_step, self.max_episode_steps)
         self._b = Batch.empty(self.num_envs, c)
-        self._st, self._tb = self._b.arrays(), self._t.arrays()
+        self._st, self._tb = self._b, self._t
         self._mask = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)  # games that ended at the last step (not restarted)
         self._kept_obs: np.ndarray | None = None  # DISABLED: the last observations, for a partial reset
