@@ -52,7 +52,7 @@ class TurnKeys:
         layout = turn_arrays(rules).layout
         F = (~d.open).astype(np.int64) @ (np.int64(1) << np.arange(rules.num_categories, dtype=np.int64))
         u = np.minimum(d.upper, layout.threshold) if layout.threshold else np.zeros_like(d.upper)
-        y = (d.five_box == 50).astype(np.int64) if layout.Y == 2 else np.zeros_like(d.upper)
+        y = layout.five_kind_flags(d.five_box)
         return cls(F, u, y, d.hand, d.rolls)
 
     @classmethod

@@ -165,7 +165,7 @@ class TurnExpectimax(nn.Module):
         dev = obs.device
         hand, rolls, upper = (th.as_tensor(a, device=dev) for a in (d.hand, d.rolls, d.upper))
         open_ = th.as_tensor(d.open, device=dev)
-        y = th.as_tensor((d.five_box == 50).astype(np.int64), device=dev)
+        y = th.as_tensor((d.five_box > 0).astype(np.int64), device=dev)  # scored with five of a kind
         filled = ((~open_).long() * self.bits).sum(1)
         return hand, rolls, open_, upper, y, filled
 

@@ -15,11 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {"yacht_env": ROOT / "yacht_env", "yacht_agents": ROOT / "agents", "yacht_tools": ROOT / "yacht_tools",
             "yacht_training": ROOT / "yacht_training"}
 OURS = tuple(PACKAGES)
-# strings naming our modules that are not imports by this code: gymnasium's registry entry points (the package's
-# top naming its environments, below it) and module paths that model files record (read as names, never imported)
+# strings naming our modules that are not imports by this code: module paths that model files record (read as
+# names, never imported)
 ALLOWED = {
-    ("yacht_env/__init__.py", "yacht_env.env:YachtEnv"),
-    ("yacht_env/__init__.py", "yacht_env.vector.env:YachtVectorEnv"),
     ("agents/turn_policy.py", "yacht_agents.turn_policy"),
     ("agents/model_free.py", "yacht_agents.model_free"),
     ("yacht_env/env.py", "yacht_env.engine.batch_kernels"),  # whether it is loaded (sys.modules), not an import

@@ -418,7 +418,8 @@ def test_states_parse_and_render() -> None:
     assert isinstance(texts, tuple) and len(texts) == 3 and all(isinstance(t, str) for t in texts)
     for st in env.states():
         assert parse(st.notation()) == st
-    assert YachtVectorEnv(2).render() is None
+    with pytest.warns(UserWarning, match="without a render_mode"):
+        assert YachtVectorEnv(2).render() is None
 
 
 def test_memory_per_game() -> None:

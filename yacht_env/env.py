@@ -27,7 +27,7 @@ from yacht_env.engine.batch import check_max_steps
 from yacht_env.frames import LastAction, check_pillow, draw_frame, last_action
 from yacht_env.i18n import check_lang
 from yacht_env.objective import ReachTracker, objective_of
-from yacht_env.render import render_text
+from yacht_env.render import render_text, warn_no_render_mode
 from yacht_env.rules import get_rules
 from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category, scorecard
 
@@ -114,8 +114,9 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     ## Arguments
     - ``rules``: a rule set name of :data:`yacht_env.rules.RULESETS` (``"yacht"``, ``"yahtzee"``,
       ``"yahtzee-free-joker"``, ``"yatzy"``, ``"knizia"``; each stated in ``docs/rules.md``).
-    - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns text), ``"human"`` (prints it) or
-      ``"rgb_array"`` (``render()`` returns a (480, 640, 3) uint8 picture: :mod:`yacht_env.frames`; needs Pillow).
+    - ``render_mode``: ``None`` (``render()`` warns and returns None), ``"ansi"`` (``render()`` returns text),
+      ``"human"`` (prints it) or ``"rgb_array"`` (``render()`` returns a (480, 640, 3) uint8 picture:
+      :mod:`yacht_env.frames`; needs Pillow).
     - ``strict``: an in-space action the mask forbids raises ``ValueError``. Otherwise (default) it is a no-op:
       the state is unchanged, the reward is 0 and ``info["illegal_action"]`` is True.
     - ``unique_keeps``: one keep action per distinct kept multiset (default True).
@@ -301,6 +302,11 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             self._busy.release()
 
     def render(self) -> str | np.ndarray | None:
+        """The text (``render_mode="ansi"``) or picture (``"rgb_array"``) of the game; ``"human"`` prints the text.
+        Without a render mode it warns and returns None, as Gymnasium's environments do."""
+        if self.render_mode is None:
+            warn_no_render_mode(self.metadata["render_modes"])
+            return None
         if self._status == _NOT_STARTED:
             return None
         if self.render_mode == "rgb_array":

@@ -12,7 +12,7 @@ Layout for a rule set with C categories (slices in this order; see :func:`layout
 | turn        | 1    | turn index / C                                                                       |
 | upper_total | 1    | (upper-bonus rules: Yahtzee, Yatzy) upper total capped at the threshold, / threshold |
 | upper_bonus | 1    | (upper-bonus rules) 1 once the upper bonus is secured                                |
-| yahtzee_box | 3    | (five-of-a-kind bonus or Joker: Yahtzee) one-hot: open, holds 50, holds 0            |
+| yahtzee_box | 3    | (five-of-a-kind bonus or Joker: Yahtzee) one-hot: open, scored (50), holds 0         |
 | bonus_now   | 6    | (upper-bonus rules) 1 where scoring the upper box now brings the upper total to the  |
 |             |      | threshold (the bonus is secured by this very action)                                 |
 | joker       | 1    | (Joker rules: Yahtzee) 1 when the dice are five of a kind and the Yahtzee box is     |
@@ -61,13 +61,17 @@ LAYOUT_VERSION = 2
 LAYOUT_VERSIONS = (1, 2)
 """Every layout version :func:`layout` and :func:`size` describe (models saved with any of them still play)."""
 POINTS_SCALE = 50.0
-POINTS_HIGH = 4.0  # 30 upper + 35 bonus + 100 Yahtzee bonus = 165 < 4 * 50
+"""The unit of the ``points`` slice: a unit of the layout, not a rule, the same for every rule set so that a point
+weighs the same in every game's observation (and in a model trained on one)."""
+POINTS_HIGH = 4.0
+"""The bound of the ``points`` slice in units of :data:`POINTS_SCALE`; :func:`encoding_tables` refuses rules whose one
+action can add more (the largest box plus the upper and five-of-a-kind bonuses)."""
 SCALAR_TABLE = 256  # entries of the scalar tables: points one box adds, turns and upper totals stay below
 HAND_PART = D.NUM_FACES + D.NUM_DICE * D.NUM_FACES + ROLLS_PER_TURN  # dice_counts, dice_onehot, rolls_left
 
-# rows of EncodingTables.scalars
+# rows of EncoderTables.scalars
 S_POINTS, S_TURN, S_UPPER = range(3)
-# entries of EncodingTables.fields
+# entries of EncoderTables.fields
 (F_NUM_CAT, F_OPEN, F_POINTS, F_TURN, F_UPPER_TOTAL, F_UPPER_BONUS, F_YBOX, F_YCAT, F_THRESHOLD, F_BONUS_NOW,
  F_JOKER) = range(11)
 ENGINE_HELPERS = ("copy_hand_part", "count_bits", "lowest_bit")
@@ -146,19 +150,20 @@ def high(rules: str | RuleSet) -> np.ndarray:
 # ---- the encoder ------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class EncodingTables:
-    """What :func:`write_observation` reads for one rule set (read-only arrays).
+class EncoderTables(NamedTuple):
+    """What :func:`write_observation` reads for one rule set (:func:`encoding_tables`; read-only arrays). numba
+    compiles it, so the engine's kernels pass it as it is.
 
-    - ``fields`` (11,) int64: category count, slice starts of ``open``, ``points``, ``turn``, ``upper_total``,
-      ``upper_bonus``, ``yahtzee_box`` (-1 where absent), the five-of-a-kind category, the bonus threshold, and the
-      slice starts of ``bonus_now`` and ``joker`` (-1 where absent);
+    - ``fields`` (11,) int64 (or a tuple of ints, as :func:`encode` passes it): category count, slice starts of
+      ``open``, ``points``, ``turn``, ``upper_total``, ``upper_bonus``, ``yahtzee_box`` (-1 where absent), the
+      five-of-a-kind category, the bonus threshold, and the slice starts of ``bonus_now`` and ``joker`` (-1 where
+      absent);
     - ``hand_part`` (3 * 252, 39) float32: the dice and rolls slices, row ``rolls * 252 + hand``;
-    - ``scalars`` (3, 256) float32: ``points / 50``, ``turn / C`` and ``min(upper, threshold) / threshold``, each
-      computed in float64 and rounded once to float32.
+    - ``scalars`` (3, 256) float32: ``points / POINTS_SCALE``, ``turn / C`` and ``min(upper, threshold) /
+      threshold``, each computed in float64 and rounded once to float32.
     """
 
-    fields: np.ndarray
+    fields: Any
     hand_part: np.ndarray
     scalars: np.ndarray
 
@@ -178,7 +183,7 @@ def _hand_part_table() -> np.ndarray:
 
 
 @cache
-def encoding_tables(rules: str | RuleSet) -> EncodingTables:
+def encoding_tables(rules: str | RuleSet) -> EncoderTables:
     """The tables of the encoder for ``rules`` (built once; shared by every engine)."""
     rs = get_rules(rules)
     lay = layout(rs)
@@ -187,6 +192,9 @@ def encoding_tables(rules: str | RuleSet) -> EncodingTables:
     most = int(max(rs.score_table.max(), rs.joker_table.max())) + rs.upper_bonus + rs.five_kind_bonus
     if max(most, rs.upper_bonus_threshold, rs.num_categories) >= SCALAR_TABLE:
         raise ValueError(f"rules {rs.name!r} exceed the encoder's scalar tables ({SCALAR_TABLE} entries)")
+    if most > POINTS_HIGH * POINTS_SCALE:
+        raise ValueError(f"rules {rs.name!r}: one action can add {most} points, above the observation's bound "
+                         f"{POINTS_HIGH * POINTS_SCALE:g} (POINTS_HIGH units of POINTS_SCALE)")
     fields = np.array([rs.num_categories, lay["open"].start, lay["points"].start, lay["turn"].start,
                        lay["upper_total"].start if "upper_total" in lay else -1,
                        lay["upper_bonus"].start if "upper_bonus" in lay else -1,
@@ -201,7 +209,7 @@ def encoding_tables(rules: str | RuleSet) -> EncodingTables:
     scalars[S_TURN] = [v / rs.num_categories for v in x]
     if thr:
         scalars[S_UPPER] = [min(v, thr) / thr for v in x]
-    t = EncodingTables(fields, _hand_part_table(), scalars)
+    t = EncoderTables(fields, _hand_part_table(), scalars)
     for a in (t.fields, t.hand_part, t.scalars):
         a.setflags(write=False)
     return t
@@ -220,15 +228,6 @@ def count_bits(x: int) -> int:
 def lowest_bit(x: int) -> int:
     """Index of the lowest set bit of ``x`` > 0 (the engine compiles one instruction instead)."""
     return (int(x) & -int(x)).bit_length() - 1
-
-
-class EncoderTables(NamedTuple):
-    """The encoder's tables: the slice offsets (``F_*`` fields of :class:`EncodingTables`), the hand part of every
-    (rolls, hand) and the scalar tables."""
-
-    fields: Any
-    hand_part: np.ndarray
-    scalars: np.ndarray
 
 
 class HandRules(NamedTuple):
@@ -271,12 +270,12 @@ def write_observation(row: np.ndarray, enc: EncoderTables, rules_row: HandRules,
     for k in range(c):
         row[p + k] = 0.0
     turn = count_bits(filled)
-    y50 = five_box == 50
+    scored5 = five_box > 0  # the five-of-a-kind box holds its five-of-a-kind score (-1 open, 0 scratched)
     lb = legal
     while lb != 0:  # the legal boxes only; an illegal box shows 0
         k = lowest_bit(lb)
         lb &= lb - 1
-        pts = points_for(params, score_row, joker_row, face, filled, upper, y50, k)
+        pts = points_for(params, score_row, joker_row, face, filled, upper, scored5, k)
         row[p + k] = scalars[S_POINTS, min(pts, SCALAR_TABLE - 1)]
     row[fields[F_TURN]] = scalars[S_TURN, turn]
     ut = fields[F_UPPER_TOTAL]
@@ -320,7 +319,7 @@ def encode(state: GameState, out: np.ndarray | None = None) -> np.ndarray:
     filled = state.filled_bits
     legal = 0 if state.is_over else legal_bits(params, face, filled)
     box = state.yahtzee_box if rs.has_five_kind_box else None
-    write_observation(obs, EncoderTables(fields, t.hand_part, t.scalars), HandRules(params, score[h], joker[h], face),
+    write_observation(obs, t._replace(fields=fields), HandRules(params, score[h], joker[h], face),
                       Position(h, state.rolls_left, filled, state.upper_total, -1 if box is None else box, legal))
     return obs
 
@@ -334,7 +333,7 @@ class DecodedBatch:
 
     ``hand`` (N,) hand index; ``rolls`` (N,) rolls left; ``open`` (N, C) bool; ``upper`` (N,) upper total capped at
     the bonus threshold (0 without an upper bonus); ``five_box`` (N,) the five-of-a-kind box: -1 open, else its score
-    (50 or 0; -1 where the rules do not track it)."""
+    (:attr:`~yacht_env.rules.RuleSet.five_kind_box_score` or 0; -1 where the rules do not track it)."""
 
     hand: np.ndarray
     rolls: np.ndarray
@@ -370,7 +369,7 @@ def decode_batch(obs: np.ndarray, rules: str | RuleSet) -> DecodedBatch:
         upper = np.zeros(n, dtype=np.int64)
     five = np.full(n, -1, dtype=np.int64)
     if rs.has_five_kind_box:
-        five = np.array([-1, 50, 0], dtype=np.int64)[obs[:, lay["yahtzee_box"]].argmax(axis=1)]
+        five = np.array([-1, rs.five_kind_box_score, 0], dtype=np.int64)[obs[:, lay["yahtzee_box"]].argmax(axis=1)]
     return DecodedBatch(hand, rolls, open_, upper, five)
 
 
@@ -403,5 +402,5 @@ def decode(obs: np.ndarray, rules: str | RuleSet) -> dict[str, Any]:
     return out
 
 
-__all__ = ["LAYOUT_VERSION", "LAYOUT_VERSIONS", "NUM_UPPER", "DecodedBatch", "EncodingTables", "decode", "decode_batch",
+__all__ = ["LAYOUT_VERSION", "LAYOUT_VERSIONS", "NUM_UPPER", "DecodedBatch", "EncoderTables", "decode", "decode_batch",
            "encode", "encoding_tables", "high", "layout", "size", "visible_columns", "write_observation"]

@@ -5,11 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gymnasium import logger
+
 from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.i18n import category_name, display_width, fmt, pad, text
 from yacht_env.rules import NUM_UPPER, RuleSet, get_rules
 from yacht_env.state import GameState
+
+
+def warn_no_render_mode(modes: Sequence[str]) -> None:
+    """What ``render()`` does on an environment made without a ``render_mode``, as Gymnasium's own environments do:
+    it warns (naming the modes that render) and renders nothing."""
+    logger.warn("render() called without a render_mode (None): nothing is rendered; make the environment with "
+                f"render_mode={' or '.join(map(repr, modes))} ('ansi' for the text)")
 
 
 def render_dice(state: GameState) -> str:

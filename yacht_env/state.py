@@ -35,10 +35,17 @@ from yacht_env.rules import (
 )
 
 ROLLS_PER_TURN = 3
+"""The rolls of a turn: the first, and two more of the dice not kept."""
 MAX_NOTATION_CHARS = 10_000
 """The longest notation :func:`parse` reads (a full Yahtzee scorecard takes about 250 characters)."""
 MAX_JSON_CHARS, MAX_JSON_NESTING = 100_000, 4
 """The longest JSON text :meth:`GameState.from_json` reads, and how deep it may nest (a state nests 2 deep)."""
+
+
+def longest_game(rules: str | RuleSet) -> int:
+    """Steps of the longest legal game of ``rules``: one turn per box, each at most ``ROLLS_PER_TURN`` steps (two
+    keeps and the box). A step beyond it is an illegal action's (a no-op that counts a step)."""
+    return ROLLS_PER_TURN * get_rules(rules).num_categories
 
 
 @dataclass(frozen=True)
@@ -137,7 +144,7 @@ class GameState:
         h = self.hand
         return int(
             points_for(rs.params, rs.score_table[h], rs.joker_table[h], int(FIVE_KIND_FACE[h]), self.filled_bits,
-                       self.upper_total, self.yahtzee_box == 50, category)
+                       self.upper_total, self.yahtzee_box == rs.five_kind_box_score, category)
         )
 
     # ---- conversion ----------------------------------------------------------------------------------------
@@ -298,8 +305,8 @@ def _check_scores(rs: RuleSet, scores: object) -> tuple[int | None, ...]:
 
 
 def _check_bonus(rs: RuleSet, scores: tuple[int | None, ...], bonus: object) -> int:
-    """The count of five-of-a-kind bonuses, if a game can have earned it with these boxes: only with a 50 in the
-    five-of-a-kind box, at most one per other filled box."""
+    """The count of five-of-a-kind bonuses, if a game can have earned it with these boxes: only with the
+    five-of-a-kind box scored (:attr:`RuleSet.five_kind_box_score`), at most one per other filled box."""
     if not _is_int(bonus) or bonus < 0:
         raise ValueError(f"bonus_count must be a non-negative integer, got {bonus!r}")
     bonus = int(bonus)
@@ -308,8 +315,9 @@ def _check_bonus(rs: RuleSet, scores: tuple[int | None, ...], bonus: object) -> 
         if not rs.five_kind_bonus or c < 0:
             raise ValueError(f"bonus_count {bonus!r} is not possible under rules {rs.name!r}: it has no "
                              "five-of-a-kind bonus (accepted: 0)")
-        if scores[c] != 50:
-            raise ValueError(f"bonus_count {bonus!r} is not possible without 50 in the {rs.category_ids[c]!r} box "
+        if scores[c] != rs.five_kind_box_score:
+            raise ValueError(f"bonus_count {bonus!r} is not possible without {rs.five_kind_box_score} in the "
+                             f"{rs.category_ids[c]!r} box "
                              f"(it holds {scores[c]!r}; accepted: 0)")
         most = sum(s is not None for s in scores) - 1
         if bonus > most:
@@ -414,7 +422,8 @@ def score_category(state: GameState, category: int | str, rng: np.random.Generat
     face = int(FIVE_KIND_FACE[h])
     box = int(box_score(rs.params, rs.score_table[h], rs.joker_table[h], face, state.filled_bits, c))
     pts = state.points(c)
-    bonus = state.bonus_count + (1 if face and state.yahtzee_box == 50 and rs.five_kind_bonus else 0)
+    earns = face and rs.five_kind_bonus and state.yahtzee_box == rs.five_kind_box_score
+    bonus = state.bonus_count + (1 if earns else 0)
     scores = list(state.scores)
     scores[c] = box
     done = all(s is not None for s in scores)

@@ -156,7 +156,7 @@ def summarise(rules: str | RuleSet, totals: np.ndarray, boxes: np.ndarray, upper
 def _keys(pos: dict[str, np.ndarray], idx: np.ndarray, sol: Solution) -> TurnKeys:
     lay = sol.layout
     u = np.minimum(pos["upper"][idx], lay.threshold) if lay.threshold else np.zeros(idx.size, dtype=np.int64)
-    y = (pos["five_box"][idx] == 50).astype(np.int64) if lay.Y == 2 else np.zeros(idx.size, dtype=np.int64)
+    y = lay.five_kind_flags(pos["five_box"][idx])
     return TurnKeys(pos["filled"][idx], u, y, pos["hand"][idx], pos["rolls"][idx])
 
 

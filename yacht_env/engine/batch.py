@@ -4,13 +4,13 @@
 points so far, steps in the episode and the PCG64 generator) and is the one mapping between a
 :class:`~yacht_env.state.GameState` and a row. :class:`Tables` holds, per rule set and environment options, the
 rules' score tables, the dice model's keep tables, the legal keep masks and the observation encoder's tables
-(:func:`yacht_env.observation.encoding_tables`): everything the kernels of :mod:`.game` read.
+(:class:`yacht_env.observation.EncoderTables`): everything the kernels of :mod:`.game` read. Both are NamedTuples:
+numba compiles them, so the kernels take them as they are and read their fields by name.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -19,7 +19,7 @@ from yacht_env import dice as D
 from yacht_env import observation as O
 from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.rules import FIVE_KIND_FACE, RuleSet
-from yacht_env.state import GameState
+from yacht_env.state import ROLLS_PER_TURN, GameState
 
 # cfg: integer configuration of a batch (one int64 array, so the kernels take few arguments)
 C_NUM_CAT, C_YCAT, C_MAX_STEPS, C_AUTORESET, C_TIME_LIMIT = range(5)
@@ -28,9 +28,10 @@ MAX_STEPS_LIMIT = 2**31 - 1
 
 
 def check_max_steps(max_steps: object, num_categories: int) -> int:
-    """``max_steps`` as an int if it is one in ``3 * num_categories .. MAX_STEPS_LIMIT`` (a legal game takes at most
-    three steps a turn; the steps are counted in int32), else ``ValueError`` saying what is accepted."""
-    least = 3 * num_categories
+    """``max_steps`` as an int if it is one in ``ROLLS_PER_TURN * num_categories .. MAX_STEPS_LIMIT`` (the longest
+    legal game, :func:`~yacht_env.state.longest_game`; the steps are counted in int32), else ``ValueError`` saying
+    what is accepted."""
+    least = ROLLS_PER_TURN * num_categories
     if (isinstance(max_steps, (bool, np.bool_)) or not isinstance(max_steps, (int, np.integer))
             or not least <= max_steps <= MAX_STEPS_LIMIT):
         raise ValueError(f"max_steps must be an int in {least}..{MAX_STEPS_LIMIT} (a legal game takes at most "
@@ -48,41 +49,6 @@ def check_time_limit(max_episode_steps: object) -> int | None:
             or not 1 <= max_episode_steps <= MAX_STEPS_LIMIT):
         raise ValueError(f"max_episode_steps must be None or an int in 1..{MAX_STEPS_LIMIT}, got {max_episode_steps!r}")
     return int(max_episode_steps)
-
-
-class TableArrays(NamedTuple):
-    """The arrays of :class:`Tables` as the kernels take them (``tb``): numba compiles a NamedTuple, so the kernels
-    read the fields by name. ``params`` is ``RuleSet.params`` as a tuple of ints, the one type in which every kernel
-    passes it to the rules (one compiled copy of each; stores into other arrays cannot alias it)."""
-
-    params: tuple[int, ...]
-    cfg: np.ndarray
-    score_table: np.ndarray
-    joker_table: np.ndarray
-    five_face: np.ndarray
-    keep_mask: np.ndarray
-    pattern_keep: np.ndarray
-    keep_size: np.ndarray
-    keep_add: np.ndarray
-    keep_to_hand: np.ndarray
-    obs_fields: np.ndarray
-    hand_part: np.ndarray
-    scalars: np.ndarray
-
-
-class GameArrays(NamedTuple):
-    """The arrays of :class:`Batch` as the kernels take them (``st``), read by name."""
-
-    hand: np.ndarray
-    rolls: np.ndarray
-    filled: np.ndarray
-    scores: np.ndarray
-    upper: np.ndarray
-    bonus: np.ndarray
-    total: np.ndarray
-    steps: np.ndarray
-    rng: np.ndarray
-
 
 
 class StepOutputs(NamedTuple):
@@ -114,11 +80,12 @@ class StepOutputs(NamedTuple):
                    np.empty((n, num_actions), dtype=np.bool_), np.empty((n, num_categories + 3), dtype=np.int64))
 
 
-@dataclass(frozen=True)
-class Tables:
-    """Read-only arrays the kernels read, built once per (rules, unique_keeps, max_steps, autoreset, time_limit)."""
+class Tables(NamedTuple):
+    """Read-only arrays the kernels read (``tb``), built once per (rules, unique_keeps, max_steps, autoreset,
+    time_limit) by :func:`make_tables`. ``params`` is ``RuleSet.params`` as a tuple of ints, the one type in which
+    every kernel passes it to the rules (one compiled copy of each; stores into other arrays cannot alias it)."""
 
-    params: tuple[int, ...]  # RuleSet.params as ints
+    params: tuple[int, ...]
     cfg: np.ndarray  # int64 configuration, indices C_*
     score_table: np.ndarray  # (252, C) int32
     joker_table: np.ndarray  # (252, C) int32
@@ -128,15 +95,7 @@ class Tables:
     keep_size: np.ndarray  # (462,) int8
     keep_add: np.ndarray  # (462, 6) int32
     keep_to_hand: np.ndarray  # (462,) int32
-    obs_fields: np.ndarray  # the observation encoder's tables (yacht_env.observation.EncodingTables)
-    hand_part: np.ndarray
-    scalars: np.ndarray
-
-    def arrays(self) -> TableArrays:
-        """The arrays as the kernels take them."""
-        return TableArrays(self.params, self.cfg, self.score_table, self.joker_table, self.five_face, self.keep_mask,
-                           self.pattern_keep, self.keep_size, self.keep_add, self.keep_to_hand, self.obs_fields,
-                           self.hand_part, self.scalars)
+    encoder: O.EncoderTables  # the observation encoder's tables
 
 
 @functools.cache
@@ -146,7 +105,6 @@ def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, autoreset: b
     shared: every array is read-only). ``autoreset``: a game that ends starts over in the same step (``SAME_STEP``);
     else it stays over until it is sent :data:`~yacht_env.engine.game.RESET_ACTION`. ``time_limit``: Gymnasium's
     ``TimeLimit`` (truncated after that many steps even where the game also terminated), None for none."""
-    enc = O.encoding_tables(rules)
     cfg = np.zeros(5, dtype=np.int64)
     cfg[C_NUM_CAT] = rules.num_categories
     cfg[C_YCAT] = rules.five_kind_category
@@ -165,18 +123,16 @@ def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, autoreset: b
         keep_size=np.ascontiguousarray(D.KEEP_SIZE),
         keep_add=np.ascontiguousarray(D.KEEP_ADD),
         keep_to_hand=np.ascontiguousarray(D.KEEP_TO_HAND),
-        obs_fields=enc.fields,
-        hand_part=enc.hand_part,
-        scalars=enc.scalars,
+        encoder=O.encoding_tables(rules),
     )
 
 
 MAX_BOX = 1000  # largest box score (and bonus count) a loaded state may hold: int16 upper totals cannot overflow
 
 
-@dataclass
-class Batch:
-    """The state of N games as arrays (row i is game i). ``scores`` holds -1 for an open box."""
+class Batch(NamedTuple):
+    """The state of N games as arrays (row i is game i; ``st`` in the kernels). ``scores`` holds -1 for an open
+    box. The arrays are written in place, never replaced."""
 
     hand: np.ndarray  # (N,) int16: hand index 0..251 of the sorted dice
     rolls: np.ndarray  # (N,) int8: rolls left in the turn (0..2)
@@ -202,14 +158,9 @@ class Batch:
             rng=np.zeros((n, 4), dtype=np.uint64),
         )
 
-    def arrays(self) -> GameArrays:
-        """The arrays as the kernels take them."""
-        return GameArrays(self.hand, self.rolls, self.filled, self.scores, self.upper, self.bonus, self.total,
-                          self.steps, self.rng)
-
     @property
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in self.arrays())
+        return sum(a.nbytes for a in self)
 
     # ---- GameState <-> row: the one mapping (the vector env's states and loads) ------------------------------------
     def game_state(self, i: int, rules: RuleSet) -> GameState:

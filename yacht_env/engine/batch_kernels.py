@@ -1,11 +1,10 @@
 """The kernels over a batch of games: reset and step N games at once (the vector engine).
 
-One thread steps every game (a work pool of helper threads measured no faster on the commands users run). They release
-the GIL, and are compiled without numba's runtime (``_nrt=False``): they allocate nothing, and with it every array
-view handed to an inlined rules function cost atomic reference-count updates (``points_for`` ran 20 times slower).
+One thread steps every game (``python benchmarks/bench_machinery.py`` measures it against numba's ``prange``: its
+"threads" row). They release the GIL, and are compiled without numba's runtime (``_nrt=False``): they allocate
+nothing, and with it every array view handed to an inlined rules function would cost atomic reference-count updates.
 
-``st`` is :meth:`Batch.arrays() <yacht_env.engine.batch.Batch.arrays>`, ``tb`` is
-:meth:`Tables.arrays() <yacht_env.engine.batch.Tables.arrays>`.
+``st`` is a :class:`~yacht_env.engine.batch.Batch`, ``tb`` a :class:`~yacht_env.engine.batch.Tables`.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from yacht_env.engine.batch import GameArrays, StepOutputs, TableArrays
+from yacht_env.engine.batch import Batch, StepOutputs, Tables
 from yacht_env.engine.game import legal, step_game, write_mask, write_obs_row
 from yacht_env.engine.numba_cache import guard_numba_cache
 
@@ -21,7 +20,7 @@ guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def step_games(actions: np.ndarray, st: GameArrays, tb: TableArrays, out: StepOutputs) -> None:
+def step_games(actions: np.ndarray, st: Batch, tb: Tables, out: StepOutputs) -> None:
     """Step every game with its action (validated by the vector env first; :data:`~yacht_env.engine.game.RESET_ACTION`
     starts a new game), as :func:`~yacht_env.engine.game.step_game` does."""
     for i in range(actions.shape[0]):

@@ -9,8 +9,8 @@ the turn search and the solver call these.
 
 How they are compiled: ``_nrt=False``, without numba's runtime. They allocate nothing, so they need none, and without
 it they take their array arguments (rows of the score tables, views made by the caller) with no reference counting;
-with it every call paid atomic reference-count updates for those arrays (``points_for`` ran about 20 times slower in
-the vector engine). LLVM inlines them into the kernels that call them.
+with it every call would pay atomic reference-count updates for those arrays. LLVM inlines them into the kernels that
+call them.
 
 The encoder's helpers (:data:`yacht_env.observation.ENGINE_HELPERS`), written with Python's int methods, are replaced
 by the plain numba loops below; everything else is the Python source.
@@ -34,7 +34,8 @@ _INTERNAL = {"nopython": True, "_nrt": False, "no_cpython_wrapper": True, "no_cf
 
 class KernelOnly(CPUDispatcher):
     """A numba dispatcher with no Python or C entry point: it compiles only into the kernels that call it (no code
-    of its own to build: the stages of a cold start compiled 1.1-1.4 s less). Called from Python it raises a
+    of its own to build, so a cold start compiles less: ``python benchmarks/bench_cold_start.py`` times it). Called
+    from Python it raises a
     ``TypeError``; a plain numba dispatcher without its Python entry point would crash the interpreter."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -16,8 +16,8 @@ manifest, and the next run compiles them again (slower, never wrong). Why a mani
 failure: a flipped byte in machine code need not fail to load at all, and the check runs before numba unpickles
 anything, with no reliance on numba's internals beyond its file names.
 
-Kept for what it guards, not for speed: it costs 12-17 ms of a warm ``yacht eval`` (0.5-0.7 s); numba's own cache in
-a folder keyed by the sources' digest would keep it fresh too, but a damaged file would still fail every run
+Kept for what it guards, not for speed (it adds a check of the cache files to every start): numba's own cache in a
+folder keyed by the sources' digest would keep it fresh too, but a damaged file would still fail every run
 (``tests/test_faults.py`` holds both behaviours).
 
 Several processes may compile into one cache at once (two test workers, two commands on a cold cache). Saving a

@@ -39,8 +39,8 @@ class OneGame:
         self.actions = np.zeros(1, dtype=np.int64)
         self.out = StepOutputs.empty(np.zeros((1, NUM_KEEP_ACTIONS + rules.num_categories), dtype=np.bool_),
                                      obs_size)
-        self._st = self.batch.arrays()
-        self._tb = make_tables(rules, unique_keeps, max_steps, False).arrays()
+        self._st = self.batch
+        self._tb = make_tables(rules, unique_keeps, max_steps, False)
         self._step = compiled(K.step_games, self.actions, self._st, self._tb, self.out)
 
     def step(self, action: int) -> None:

@@ -7,7 +7,7 @@
   ``u`` for a hand that is not five of a kind (the upper bonus when it crosses the threshold);
 - ``box5[i, F, c]``, ``legal5[i, F, c]``: the box the ``i``-th five of a kind (faces 1..6) writes in ``c`` with the
   boxes ``F`` filled (the Joker's full values where they apply), and whether it may go there;
-- ``bonus5[i, y]``: what it adds beyond its box when the five-of-a-kind box holds 50 (``y = 1``) or not;
+- ``bonus5[i, y]``: what it adds beyond its box when the five-of-a-kind box was scored with one (``y = 1``) or not;
 - ``five_plain``: whether a five of a kind is scored as any other hand (no Joker, no bonus).
 
 Every entry is ``legal_bits`` / ``box_score`` / ``points_for`` of :mod:`yacht_env.rules` itself; building the

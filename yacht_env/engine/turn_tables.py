@@ -87,7 +87,7 @@ class SearchTables(NamedTuple):
     """A rule set's tables and turn-start layout as the compiled turn search takes them: one argument (numba compiles
     a named tuple's fields into the kernel like separate arguments).
 
-    ``params`` (a tuple of ints, as :class:`~yacht_env.engine.batch.TableArrays` has it), ``S`` (252, C) and ``J``
+    ``params`` (a tuple of ints, as :class:`~yacht_env.engine.batch.Tables` has it), ``S`` (252, C) and ``J``
     (252, C) are the rule set's parameters, score and Joker tables. The hands
     that are not five of a kind are grouped, per category, by their box score: class ``CLS[c, h]`` of box value
     ``BOXV[c, n]`` (``NV[c]`` classes) scoring ``PTV[u, c, n]`` points at capped upper total ``u``. ``U``, ``Y``,

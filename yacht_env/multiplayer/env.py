@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
@@ -27,6 +26,7 @@ from yacht_env.multiplayer.table import (
     render_table,
     seat_to_act,
 )
+from yacht_env.render import warn_no_render_mode
 from yacht_env.rules import get_rules
 from yacht_env.state import GameState, parse, scorecard
 
@@ -218,7 +218,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming convention)
 
     def render(self) -> str | None:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            warn_no_render_mode(self.metadata["render_modes"])
             return None
         if not self._states:
             return None

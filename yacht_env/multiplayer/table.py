@@ -198,7 +198,7 @@ def decode(obs: np.ndarray, rules: str | RuleSet, num_players: int) -> dict[str,
         if rs.has_upper_bonus:
             d["upper_total_capped"] = round(obs[lay[f"opponent_{j}_upper_total"].start] * rs.upper_bonus_threshold)
         if rs.has_five_kind_box:
-            d["yahtzee_box"] = [None, 50, 0][int(obs[lay[f"opponent_{j}_yahtzee_box"]].argmax())]
+            d["yahtzee_box"] = [None, rs.five_kind_box_score, 0][int(obs[lay[f"opponent_{j}_yahtzee_box"]].argmax())]
         opponents.append(d)
     out["opponents"] = opponents
     return out

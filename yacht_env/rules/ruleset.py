@@ -38,7 +38,7 @@ class RuleSet:
     categories: tuple[Category, ...]
     upper_bonus_threshold: int = 0
     upper_bonus: int = 0
-    five_kind_category: int = -1  # the box whose 50 makes later five-of-a-kinds earn the bonus, -1 if none
+    five_kind_category: int = -1  # the five-of-a-kind box whose score makes later five-of-a-kinds earn the bonus
     five_kind_bonus: int = 0
     joker: int = JOKER_NONE
     description: str = ""
@@ -51,6 +51,11 @@ class RuleSet:
             c = self.categories[f]
             if c.kind != "upper" or c.param != f + 1:
                 raise ValueError(f"rule set {self.name!r}: category {f} must be the upper box of face {f + 1}")
+        y = self.five_kind_category
+        if y >= 0 and (y >= self.num_categories or self.categories[y].kind != "five_kind"
+                       or self.categories[y].param <= 0):
+            raise ValueError(f"rule set {self.name!r}: five_kind_category {y} must be a box of kind 'five_kind' "
+                             f"with positive points (or -1 for none)")
 
     @property
     def num_categories(self) -> int:
@@ -67,6 +72,15 @@ class RuleSet:
     @property
     def has_five_kind_box(self) -> bool:
         return self.five_kind_category >= 0 and (self.five_kind_bonus > 0 or self.joker != JOKER_NONE)
+
+    @cached_property
+    def five_kind_box_score(self) -> int:
+        """What the five-of-a-kind box (``five_kind_category``) holds once five of a kind is scored there (0 where
+        the rules name no such box). That box holds either this or 0 (its kind scores five of a kind only, and the
+        Joker gives it the same), so the engines' kernels read "it was scored with five of a kind" as "it holds
+        points"."""
+        y = self.five_kind_category
+        return 0 if y < 0 else int(self.score_table[D.hand_index([1] * D.NUM_DICE), y])
 
     @property
     def joker_name(self) -> str:

@@ -60,15 +60,16 @@ def box_score(params: np.ndarray, base_row: np.ndarray, joker_row: np.ndarray, f
 
 
 def points_for(params: np.ndarray, base_row: np.ndarray, joker_row: np.ndarray, face: int, filled: int,
-               upper_total: int, five_kind_50: bool, cat: int) -> int:
+               upper_total: int, five_kind_scored: bool, cat: int) -> int:
     """Points added by scoring category ``cat``: the box, plus the upper bonus when this box brings the upper
-    total to the threshold, plus the five-of-a-kind bonus for a further five-of-a-kind after a 50 in its box."""
+    total to the threshold, plus the five-of-a-kind bonus for a further five-of-a-kind once the five-of-a-kind box
+    was scored with one (``five_kind_scored``: it holds :attr:`~yacht_env.rules.RuleSet.five_kind_box_score`)."""
     pts = box_score(params, base_row, joker_row, face, filled, cat)
     total = pts
     if cat < NUM_UPPER and params[P_UPPER_BONUS] > 0:
         thr = params[P_UPPER_THRESHOLD]
         if upper_total < thr <= upper_total + pts:
             total += params[P_UPPER_BONUS]
-    if face > 0 and five_kind_50 and params[P_FIVE_BONUS] > 0:
+    if face > 0 and five_kind_scored and params[P_FIVE_BONUS] > 0:
         total += params[P_FIVE_BONUS]
     return total

@@ -1,9 +1,9 @@
 """Exact optimal play by backward induction over turn-start states.
 
 A turn-start state is the set of filled categories, the upper total capped at the bonus threshold (only for rule
-sets with an upper bonus) and whether the five-of-a-kind box holds 50 (only for rule sets with a five-of-a-kind
-bonus or Joker). Its value is the expected number of points still to come under optimal play. Within a turn the
-solver takes expectations over the 252 hands and the 462 keeps with the turn search of
+sets with an upper bonus) and whether the five-of-a-kind box was scored with five of a kind (only for rule sets
+with a five-of-a-kind bonus or Joker). Its value is the expected number of points still to come under optimal
+play. Within a turn the solver takes expectations over the 252 hands and the 462 keeps with the turn search of
 :mod:`yacht_env.engine.turn_search`, the same kernel that the optimal player's decisions use.
 """
 
@@ -116,7 +116,8 @@ class Solution:
     """The solved game: the value of every turn-start state, and optimal action values in any game state.
 
     ``values[filled_bits, u, y]``: expected points to come from the start of a turn (``u`` the upper total capped at
-    the bonus threshold, ``y`` 1 if the five-of-a-kind box holds 50; both 0 where the rules do not track them);
+    the bonus threshold, ``y`` 1 if the five-of-a-kind box was scored with five of a kind; both 0 where the rules do
+    not track them);
     NaN for combinations no game reaches.
     """
 
@@ -145,7 +146,8 @@ class Solution:
     def value(self, filled: Iterable[str], upper_total: int = 0, yahtzee_box: int | None = None) -> float:
         """Expected points still to come, from the start of a turn with the categories ``filled`` filled, the
         upper boxes summing to ``upper_total`` (uncapped, as on the card) and the five-of-a-kind box (Yahtzee /
-        Yacht) holding ``yahtzee_box`` (``None`` while open, else 0 or 50). ``ValueError`` for impossible input."""
+        Yacht) holding ``yahtzee_box`` (``None`` while open, else 0 or its five-of-a-kind score, 50 in the rule sets
+        of :data:`~yacht_env.rules.RULESETS`). ``ValueError`` for impossible input."""
         rs = self.rules
         if isinstance(filled, str):
             raise ValueError(f"filled must be an iterable of category ids, not the string {filled!r}")
@@ -170,8 +172,9 @@ class Solution:
             if yahtzee_box is not None:
                 raise ValueError(f"yahtzee_box must be None while {rs.category_ids[ycat]!r} is open, "
                                  f"got {yahtzee_box!r}")
-        elif isinstance(yahtzee_box, bool) or yahtzee_box not in (0, 50):
-            raise ValueError(f"{rs.category_ids[ycat]!r} is filled: yahtzee_box must be 0 or 50, got {yahtzee_box!r}")
+        elif isinstance(yahtzee_box, bool) or yahtzee_box not in (0, rs.five_kind_box_score):
+            raise ValueError(f"{rs.category_ids[ycat]!r} is filled: yahtzee_box must be 0 or "
+                             f"{rs.five_kind_box_score}, got {yahtzee_box!r}")
         return float(self.values[self.layout.key(bits, int(upper_total), yahtzee_box)])
 
     # ---- within a turn ----------------------------------------------------------------------------------------

@@ -143,8 +143,8 @@ def reach_rows(tb: SearchTables, R: np.ndarray, states: np.ndarray, most: np.nda
 def sweep_layers(rows: Callable[[np.ndarray], None], layers: list[np.ndarray]) -> None:
     """Backward induction: ``rows(states)`` for each layer of flat state indices, fullest scorecard first (a layer
     reads only the layers before it). The states of a layer are independent: they are dealt out among
-    ``numba.get_num_threads()`` threads, whose kernels release the GIL (1.7-2.1x on this 2-core machine, Knizia's
-    tables)."""
+    ``numba.get_num_threads()`` threads, whose kernels release the GIL (the factor: ``python
+    benchmarks/bench_solver.py --threads 1`` against its default)."""
     threads = numba.get_num_threads()
     with ThreadPoolExecutor(threads) as pool:
         for states in (s for s in layers if len(s)):

@@ -32,7 +32,7 @@ from yacht_env.frames import LastAction, check_pillow, draw_frame, last_action
 from yacht_env.i18n import check_lang
 from yacht_env.memory import available_bytes
 from yacht_env.objective import VectorReachTracker, objective_of
-from yacht_env.render import render_text
+from yacht_env.render import render_text, warn_no_render_mode
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState
 
@@ -146,7 +146,7 @@ class YachtVectorEnv(VectorEnv):
         self._same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
         self._t = make_tables(self.rules, self.unique_keeps, self.max_steps, self._same_step, self.max_episode_steps)
         self._b = Batch.empty(self.num_envs, c)
-        self._st, self._tb = self._b.arrays(), self._t.arrays()
+        self._st, self._tb = self._b, self._t
         self._mask = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)  # games that ended at the last step (not restarted)
         self._kept_obs: np.ndarray | None = None  # DISABLED: the last observations, for a partial reset
@@ -314,7 +314,9 @@ class YachtVectorEnv(VectorEnv):
 
     def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
         """One text (``render_mode="ansi"``) or one (480, 640, 3) uint8 picture (``"rgb_array"``) per game;
-        ``"human"`` prints the texts and returns None; None without a render mode."""
+        ``"human"`` prints the texts and returns None; without a render mode it warns and returns None."""
+        if self.render_mode is None:
+            warn_no_render_mode(self.metadata["render_modes"])
         if self.render_mode is None or not self._ready:
             return None
         if self.render_mode == "rgb_array":

@@ -7,6 +7,8 @@ it); a slice the layout has and that table lacks fails the build.
 
 from __future__ import annotations
 
+import gymnasium as gym
+
 import yacht_env
 from docgen.table import table
 from yacht_env import observation as O
@@ -59,8 +61,11 @@ def observation_tables() -> str:
 
 
 def env_ids_table() -> str:
-    """Every registered environment id with its rule set, action count and observation size."""
+    """Every registered environment id with its rule set, action count, observation size and registered
+    ``max_episode_steps`` (read from gymnasium's registry)."""
     rows = [(f"`{env_id}`", f"`{name}`", RULESETS[name].title, RULESETS[name].num_categories,
-             f"`Discrete({NUM_KEEP_ACTIONS + RULESETS[name].num_categories})`", O.size(name))
+             f"`Discrete({NUM_KEEP_ACTIONS + RULESETS[name].num_categories})`", O.size(name),
+             gym.spec(env_id).max_episode_steps)
             for name, env_id in yacht_env.ENV_IDS.items()]
-    return table(["id", "rules", "game", "categories", "action space", "observation size"], rows, "lllrlr")
+    return table(["id", "rules", "game", "categories", "action space", "observation size", "max_episode_steps"],
+                 rows, "lllrlrr")
