@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -29,9 +30,8 @@ from docgen.config import config_keys  # noqa: E402
 from docgen.observation import slice_meanings  # noqa: E402
 
 PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if "hooks" not in p.parts)]
-SMALLER: dict[str, list[tuple[str, str]]] = {  # page -> (text in an example, what the test runs instead)
-    "README.md": [(".learn(20_000)", ".learn(2_048)")],  # MaskablePPO's least budget: one rollout of 2,048 steps
-}
+SMALLER: dict[str, list[tuple[str, str]]] = {}  # page -> (text in an example, what the test runs instead)
+STANDALONE = {"README.md"}  # pages whose every example runs on its own (a reader copies one block)
 README_LIMIT = 10_000
 
 
@@ -74,22 +74,61 @@ def test_python_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.Mon
     namespace: dict[str, object] = {"__name__": "__docs_example__"}
     used = set()
     for b in (b for b in blocks(page) if b.lang == "python"):
+        if rel(page) in STANDALONE:
+            namespace = {"__name__": "__docs_example__"}
         code = b.code
         for old, new in changes:
             if old in code:
                 code = code.replace(old, new)
                 used.add(old)
-        with contextlib.redirect_stdout(io.StringIO()):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
             try:
                 exec(compile(code, f"{rel(page)}:{b.line}", "exec"), namespace)  # noqa: S102 - our own examples
             except Exception as e:
                 raise AssertionError(f"the example at {rel(page)} line {b.line} fails: {e!r}") from e
+        wrong = [c for c in printed_claims(b.code) if not claim_holds(c, out.getvalue())]
+        assert not wrong, f"{rel(page)} line {b.line}: the comments say {wrong}, the example printed {out.getvalue()!r}"
     unused = [old for old, _ in changes if old not in used]
     assert not unused, f"{rel(page)}: SMALLER lists {unused}, which no example there has any more"
 
 
+PRINTED = re.compile(r"print\(.*#\s+(about\s+)?(-?\d[\d,]*(?:\.\d+)?)(\.\.\.)?(?::.*)?$")
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
+
+
+def printed_claims(code: str) -> list[str]:
+    """The numbers an example's comments say its ``print`` lines show: ``print(x)  # 33.01`` (exactly),
+    ``# 254.5877287...`` (its leading digits), ``# about 46`` (within 10%)."""
+    out = []
+    for line in code.splitlines():
+        m = PRINTED.search(line)
+        if m:
+            out.append(f"{m.group(1) or ''}{m.group(2).replace(',', '')}{m.group(3) or ''}")
+    return out
+
+
+def claim_holds(claim: str, printed: str) -> bool:
+    """Whether ``printed`` shows the number ``claim`` (from :func:`printed_claims`)."""
+    shown = NUMBER.findall(printed.replace(",", ""))
+    if claim.startswith("about "):
+        x = float(claim.removeprefix("about "))
+        return any(abs(float(v) - x) <= 0.1 * abs(x) for v in shown)
+    if claim.endswith("..."):
+        return any(v.startswith(claim[:-3]) for v in shown)
+    return claim in shown
+
+
+def test_printed_claims_are_read() -> None:
+    code = 'print(a)   # 33.01\nprint(b)  # about 46: random play\nprint(c)  # 254.5877287...\nx = 1  # 7\n'
+    assert printed_claims(code) == ["33.01", "about 46", "254.5877287..."]
+    assert claim_holds("33.01", "33.01\n") and not claim_holds("33.01", "33.012\n")
+    assert claim_holds("about 46", "45.9\n") and not claim_holds("about 46", "52.0\n")
+    assert claim_holds("254.5877287...", "254.58772871\n") and not claim_holds("254.5877287...", "254.5\n")
+
+
 def test_smaller_budgets_name_pages_with_examples() -> None:
-    assert set(SMALLER) <= {rel(p) for p in python_pages()}
+    assert set(SMALLER) <= {rel(p) for p in python_pages()} and STANDALONE <= {rel(p) for p in python_pages()}
 
 
 def _commands(text: str) -> list[list[str]]:
