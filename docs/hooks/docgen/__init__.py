@@ -12,6 +12,7 @@ from docgen.benchmarks import benchmarks_list
 from docgen.changelog import changelog
 from docgen.cli import cli_reference
 from docgen.config import config_reference
+from docgen.env_summary import env_summaries
 from docgen.observation import env_ids_table, observation_tables
 from docgen.readme import readme_results
 
@@ -23,5 +24,6 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "changelog": changelog,
     "benchmarks": benchmarks_list,
     "readme-results": readme_results,
+    "env-summaries": env_summaries,
 }
 """Marker name -> generator of the Markdown that replaces the marker."""
