@@ -329,3 +329,28 @@ def test_readme_shows_the_install_lines_the_errors_print() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert install_line("train") in text and TORCH_CPU_LINE in text
     assert "pip install .  " in text  # the environments alone, without extras
+
+
+LAB_NOTEBOOK = re.compile(
+    r"\bcommits? [0-9a-f]{7,40}\b|--baseline [0-9a-f]{7,40}\b|\b[0-9a-f]{7} to [0-9a-f]{7}\b|load average|"
+    r"\b(?:this|the|our|a shared|the shared|the idle) (?:\d-core[, \w]*? )?machine\b|\bCI machine\b|\d-core machine|"
+    r"\bother jobs?\b|\bissues? #?\d+\b|(?<![\w&])#\d{2,}\b|\bthis project's CI\b|\bCI run beside|"
+    r"\bbenchmarking job\b|\bfresh clone on\b", re.IGNORECASE)
+"""Phrases about how and where a run was made (a lab notebook), not what a user gets."""
+
+
+def test_pages_speak_to_users() -> None:
+    """README and the site say what a user gets and the command that gives it: no commit hashes, load averages,
+    machines of ours or issue numbers (history is in docs/changelog.md)."""
+    found = [f"{rel(p)}:{i}: {m.group(0)!r}" for p in PAGES if p.name != "changelog.md"
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             for m in LAB_NOTEBOOK.finditer(line)]
+    assert not found, "lab-notebook phrases:\n" + "\n".join(found)
+
+
+def test_lab_notebook_phrases_are_caught() -> None:
+    for text in ("the same recipe at commit 3a7c6d1", "load average 0.5-1.0", "on the idle 2-core machine",
+                 "this project's CI machine", "with one other job running", "the goals of issue 30",
+                 "shared with other jobs", "This machine is shared", "#40/#41"):
+        assert LAB_NOTEBOOK.search(text), text
+    assert not LAB_NOTEBOOK.search("two CPU cores, about a minute; Yacht-v0 and seed 1010000000")
