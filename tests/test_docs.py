@@ -354,3 +354,36 @@ def test_lab_notebook_phrases_are_caught() -> None:
                  "shared with other jobs", "This machine is shared", "#40/#41"):
         assert LAB_NOTEBOOK.search(text), text
     assert not LAB_NOTEBOOK.search("two CPU cores, about a minute; Yacht-v0 and seed 1010000000")
+
+
+def test_messages_name_site_pages() -> None:
+    """What the code prints (messages, help) names a page of the site, never a file of a checkout (``docs/*.md``,
+    which an installed yacht-env does not have); docstrings and comments may."""
+    import ast
+
+    sources = [ROOT / "train.py", *(p for pkg in ("yacht_env", "yacht_tools", "yacht_training", "agents")
+                                    for p in (ROOT / pkg).rglob("*.py"))]
+    bad = []
+    for path in sources:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                      if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                      and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        bad += [f"{path.relative_to(ROOT)}:{n.lineno}" for n in ast.walk(tree)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings
+                and re.search(r"docs/\w+\.md", n.value)]
+    assert not bad, bad
+
+
+def test_version_is_the_changelog_s() -> None:
+    """The package version, pyproject's and the newest changelog heading (``## [X.Y.Z] - YYYY-MM-DD``) agree."""
+    from yacht_env import __version__
+
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.findall(r'^version = "([^"]+)"$', pyproject, re.MULTILINE) == [__version__]
+    text = (ROOT / "docs" / "changelog.md").read_text(encoding="utf-8")
+    versions = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$", text, re.MULTILINE)
+    assert versions and versions[0] == __version__, versions
+    for section in text.split("\n## [")[1:]:
+        kinds = re.findall(r"^### (Added|Changed|Deprecated|Removed|Fixed|Security)$", section, re.MULTILINE)
+        assert kinds, f"## [{section[:20]}... has no Added / Changed / Fixed heading"

@@ -70,6 +70,21 @@ def test_site_shows_the_pictures(site: Path) -> None:
     assert replay and (site / replay[0]).is_file() and "<script" in (site / replay[0]).read_text(encoding="utf-8")
 
 
+def test_built_pages_speak_to_users(site: Path) -> None:
+    """The built pages, generated parts and API reference included, hold no lab-notebook phrase either."""
+    import html
+
+    from test_docs import LAB_NOTEBOOK
+
+    found = []
+    for page in site.rglob("*.html"):
+        if page.name in ("changelog.html", "greedy-yacht-seed7.html"):
+            continue
+        text = html.unescape(re.sub(r"<[^>]+>", " ", page.read_text(encoding="utf-8")))
+        found += [f"{page.relative_to(site)}: {m.group(0)!r}" for m in LAB_NOTEBOOK.finditer(text)]
+    assert not found, found
+
+
 def test_site_works_from_disk(site: Path) -> None:
     """Every link between pages names a file (no folder links: from disk a folder shows its listing), and search
     works without a server (the offline plugin inlines its index)."""

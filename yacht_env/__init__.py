@@ -11,7 +11,7 @@ from gymnasium.envs.registration import register, registry
 from yacht_env.rules import RULESETS, get_rules, score
 from yacht_env.state import GameState, new_game, parse, reroll, score_category
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 ENV_IDS: dict[str, str] = {name: rs.env_id for name, rs in RULESETS.items() if rs.env_id}
 """Rule-set name -> Gymnasium id, from the definitions (:attr:`RuleSet.env_id`)."""
