@@ -7,8 +7,8 @@ interleave the configurations, so that a change in the machine's load touches th
 one's median and its ratio to the baseline.
 
     python benchmarks/bench_autoreset.py                             # the three modes of this tree
-    python benchmarks/bench_autoreset.py --baseline 3e057f8 --rounds 5 --json out.json
-    python benchmarks/bench_autoreset.py --baseline 3e057f8 --clock cpu   # beside other jobs: CPU seconds
+    python benchmarks/bench_autoreset.py --baseline REV --rounds 5 --json out.json
+    python benchmarks/bench_autoreset.py --baseline REV --clock cpu     # beside other jobs: CPU seconds
 
 ``--baseline REV`` checks REV out into a temporary git worktree and measures its default vector engine the same way
 (the revision's own code, in its own process).

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -29,9 +30,8 @@ from docgen.config import config_keys  # noqa: E402
 from docgen.observation import slice_meanings  # noqa: E402
 
 PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if "hooks" not in p.parts)]
-SMALLER: dict[str, list[tuple[str, str]]] = {  # page -> (text in an example, what the test runs instead)
-    "README.md": [(".learn(20_000)", ".learn(2_048)")],  # MaskablePPO's least budget: one rollout of 2,048 steps
-}
+SMALLER: dict[str, list[tuple[str, str]]] = {}  # page -> (text in an example, what the test runs instead)
+STANDALONE = {"README.md"}  # pages whose every example runs on its own (a reader copies one block)
 README_LIMIT = 10_000
 
 
@@ -74,22 +74,61 @@ def test_python_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.Mon
     namespace: dict[str, object] = {"__name__": "__docs_example__"}
     used = set()
     for b in (b for b in blocks(page) if b.lang == "python"):
+        if rel(page) in STANDALONE:
+            namespace = {"__name__": "__docs_example__"}
         code = b.code
         for old, new in changes:
             if old in code:
                 code = code.replace(old, new)
                 used.add(old)
-        with contextlib.redirect_stdout(io.StringIO()):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
             try:
                 exec(compile(code, f"{rel(page)}:{b.line}", "exec"), namespace)  # noqa: S102 - our own examples
             except Exception as e:
                 raise AssertionError(f"the example at {rel(page)} line {b.line} fails: {e!r}") from e
+        wrong = [c for c in printed_claims(b.code) if not claim_holds(c, out.getvalue())]
+        assert not wrong, f"{rel(page)} line {b.line}: the comments say {wrong}, the example printed {out.getvalue()!r}"
     unused = [old for old, _ in changes if old not in used]
     assert not unused, f"{rel(page)}: SMALLER lists {unused}, which no example there has any more"
 
 
+PRINTED = re.compile(r"print\(.*#\s+(about\s+)?(-?\d[\d,]*(?:\.\d+)?)(\.\.\.)?(?::.*)?$")
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
+
+
+def printed_claims(code: str) -> list[str]:
+    """The numbers an example's comments say its ``print`` lines show: ``print(x)  # 33.01`` (exactly),
+    ``# 254.5877287...`` (its leading digits), ``# about 46`` (within 10%)."""
+    out = []
+    for line in code.splitlines():
+        m = PRINTED.search(line)
+        if m:
+            out.append(f"{m.group(1) or ''}{m.group(2).replace(',', '')}{m.group(3) or ''}")
+    return out
+
+
+def claim_holds(claim: str, printed: str) -> bool:
+    """Whether ``printed`` shows the number ``claim`` (from :func:`printed_claims`)."""
+    shown = NUMBER.findall(printed.replace(",", ""))
+    if claim.startswith("about "):
+        x = float(claim.removeprefix("about "))
+        return any(abs(float(v) - x) <= 0.1 * abs(x) for v in shown)
+    if claim.endswith("..."):
+        return any(v.startswith(claim[:-3]) for v in shown)
+    return claim in shown
+
+
+def test_printed_claims_are_read() -> None:
+    code = 'print(a)   # 33.01\nprint(b)  # about 46: random play\nprint(c)  # 254.5877287...\nx = 1  # 7\n'
+    assert printed_claims(code) == ["33.01", "about 46", "254.5877287..."]
+    assert claim_holds("33.01", "33.01\n") and not claim_holds("33.01", "33.012\n")
+    assert claim_holds("about 46", "45.9\n") and not claim_holds("about 46", "52.0\n")
+    assert claim_holds("254.5877287...", "254.58772871\n") and not claim_holds("254.5877287...", "254.5\n")
+
+
 def test_smaller_budgets_name_pages_with_examples() -> None:
-    assert set(SMALLER) <= {rel(p) for p in python_pages()}
+    assert set(SMALLER) <= {rel(p) for p in python_pages()} and STANDALONE <= {rel(p) for p in python_pages()}
 
 
 def _commands(text: str) -> list[list[str]]:
@@ -290,3 +329,61 @@ def test_readme_shows_the_install_lines_the_errors_print() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert install_line("train") in text and TORCH_CPU_LINE in text
     assert "pip install .  " in text  # the environments alone, without extras
+
+
+LAB_NOTEBOOK = re.compile(
+    r"\bcommits? [0-9a-f]{7,40}\b|--baseline [0-9a-f]{7,40}\b|\b[0-9a-f]{7} to [0-9a-f]{7}\b|load average|"
+    r"\b(?:this|the|our|a shared|the shared|the idle) (?:\d-core[, \w]*? )?machine\b|\bCI machine\b|\d-core machine|"
+    r"\bother jobs?\b|\bissues? #?\d+\b|(?<![\w&])#\d{2,}\b|\bthis project's CI\b|\bCI run beside|"
+    r"\bbenchmarking job\b|\bfresh clone on\b", re.IGNORECASE)
+"""Phrases about how and where a run was made (a lab notebook), not what a user gets."""
+
+
+def test_pages_speak_to_users() -> None:
+    """README and the site say what a user gets and the command that gives it: no commit hashes, load averages,
+    machines of ours or issue numbers (history is in docs/changelog.md)."""
+    found = [f"{rel(p)}:{i}: {m.group(0)!r}" for p in PAGES if p.name != "changelog.md"
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             for m in LAB_NOTEBOOK.finditer(line)]
+    assert not found, "lab-notebook phrases:\n" + "\n".join(found)
+
+
+def test_lab_notebook_phrases_are_caught() -> None:
+    for text in ("the same recipe at commit 3a7c6d1", "load average 0.5-1.0", "on the idle 2-core machine",
+                 "this project's CI machine", "with one other job running", "the goals of issue 30",
+                 "shared with other jobs", "This machine is shared", "#40/#41"):
+        assert LAB_NOTEBOOK.search(text), text
+    assert not LAB_NOTEBOOK.search("two CPU cores, about a minute; Yacht-v0 and seed 1010000000")
+
+
+def test_messages_name_site_pages() -> None:
+    """What the code prints (messages, help) names a page of the site, never a file of a checkout (``docs/*.md``,
+    which an installed yacht-env does not have); docstrings and comments may."""
+    import ast
+
+    sources = [ROOT / "train.py", *(p for pkg in ("yacht_env", "yacht_tools", "yacht_training", "agents")
+                                    for p in (ROOT / pkg).rglob("*.py"))]
+    bad = []
+    for path in sources:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                      if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                      and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        bad += [f"{path.relative_to(ROOT)}:{n.lineno}" for n in ast.walk(tree)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings
+                and re.search(r"docs/\w+\.md", n.value)]
+    assert not bad, bad
+
+
+def test_version_is_the_changelog_s() -> None:
+    """The package version, pyproject's and the newest changelog heading (``## [X.Y.Z] - YYYY-MM-DD``) agree."""
+    from yacht_env import __version__
+
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.findall(r'^version = "([^"]+)"$', pyproject, re.MULTILINE) == [__version__]
+    text = (ROOT / "docs" / "changelog.md").read_text(encoding="utf-8")
+    versions = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$", text, re.MULTILINE)
+    assert versions and versions[0] == __version__, versions
+    for section in text.split("\n## [")[1:]:
+        kinds = re.findall(r"^### (Added|Changed|Deprecated|Removed|Fixed|Security)$", section, re.MULTILINE)
+        assert kinds, f"## [{section[:20]}... has no Added / Changed / Fixed heading"

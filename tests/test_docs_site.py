@@ -1,12 +1,15 @@
-"""The built site in headless Chromium: the CLI reference keeps every flag whole in its table cell, wide or narrow.
+"""The built site: its pictures are there and are pictures, it works opened from disk, and (in headless Chromium) the
+CLI reference keeps every flag whole in its table cell, wide or narrow.
 
-Builds the site with ``mkdocs build`` into a temporary folder (a few seconds), then reads the laid-out page. Needs
+Builds the site with ``mkdocs build`` into a temporary folder (seconds; the pictures are drawn then), then reads the
+files and the laid-out page. Needs
 Chromium as tests/test_replay_page.py does (its ``browser`` fixture); screenshots go beside that test's.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +43,63 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def _sources(page: Path, tag: str) -> list[str]:
+    return re.findall(rf'<{tag}\b[^>]*\bsrc="([^"]+)"', page.read_text(encoding="utf-8"))
+
+
+def test_site_shows_the_pictures(site: Path) -> None:
+    """At least six real pictures, each page that describes something visual shows one, and every animation moves."""
+    from PIL import Image
+
+    shown = {p.name: _sources(p, "img") for p in site.glob("*.html")}
+    pictures = {(site / s).resolve() for srcs in shown.values() for s in srcs if not s.startswith(("http", "data:"))}
+    assert len(pictures) >= 6, shown
+    for page in ("index.html", "environments.html", "objectives.html", "evaluation.html", "training.html",
+                 "time_to_quality.html"):
+        assert [s for s in shown[page] if s.startswith("img/")], f"{page} shows no picture"
+    for path in pictures:
+        with Image.open(path) as im:
+            assert im.width >= 300 and im.height >= 200, path
+            if path.suffix == ".gif":
+                assert im.n_frames > 20, f"{path.name}: {im.n_frames} frames"
+    games = {s for s in shown["environments.html"] if "game-" in s}
+    from yacht_env import ENV_IDS
+
+    assert games == {f"img/game-{r}.gif" for r in ENV_IDS}, games
+    replay = _sources(site / "evaluation.html", "iframe")
+    assert replay and (site / replay[0]).is_file() and "<script" in (site / replay[0]).read_text(encoding="utf-8")
+
+
+def test_built_pages_speak_to_users(site: Path) -> None:
+    """The built pages, generated parts and API reference included, hold no lab-notebook phrase either."""
+    import html
+
+    from test_docs import LAB_NOTEBOOK
+
+    found = []
+    for page in site.rglob("*.html"):
+        if page.name in ("changelog.html", "greedy-yacht-seed7.html"):
+            continue
+        text = html.unescape(re.sub(r"<[^>]+>", " ", page.read_text(encoding="utf-8")))
+        found += [f"{page.relative_to(site)}: {m.group(0)!r}" for m in LAB_NOTEBOOK.finditer(text)]
+    assert not found, found
+
+
+def test_site_works_from_disk(site: Path) -> None:
+    """Every link between pages names a file (no folder links: from disk a folder shows its listing), and search
+    works without a server (the offline plugin inlines its index)."""
+    bad = []
+    for page in (p for p in site.rglob("*.html") if p.name != "404.html"):  # a server's page, linked from "/"
+        for href in re.findall(r'<a\b[^>]*\bhref="([^"#?]*)[^"]*"', page.read_text(encoding="utf-8")):
+            if not href or href.startswith(("http:", "https:", "mailto:", "javascript:")):
+                continue
+            target = (page.parent / href).resolve()
+            if not target.is_file():
+                bad.append(f"{page.relative_to(site)} -> {href}")
+    assert not bad, bad[:20]
+    assert list((site / "search").glob("*.js")), "the search index as a script, for file://"
+
+
 @pytest.mark.parametrize("width", [1400, 900, 600])
 def test_cli_reference_keeps_flags_whole(browser: Any, site: Path, width: int,  # noqa: F811
                                          capsys: pytest.CaptureFixture[str]) -> None:
@@ -47,7 +107,7 @@ def test_cli_reference_keeps_flags_whole(browser: Any, site: Path, width: int,  
 
     browser.set_window_size(width, 1000)
     try:
-        browser.get((site / "cli" / "index.html").as_uri())
+        browser.get((site / "cli.html").as_uri())
         got = browser.execute_script(_FLAGS)
         subcommands = [a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction"][0].choices
         assert got["tables"] == len(subcommands) + 1, "one table per subcommand and one for train.py"

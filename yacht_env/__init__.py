@@ -10,7 +10,7 @@ from yacht_env.registration import ENV_IDS, register_ids
 from yacht_env.rules import RULESETS, get_rules, score
 from yacht_env.state import GameState, new_game, parse, reroll, score_category
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 register_ids()
 

@@ -108,7 +108,7 @@ def ppo_config(cfg: TrainConfig, session: int = 0, done: int = 0) -> Any:
 
 
 def start_ray(cfg: TrainConfig, address: str | None) -> bool:
-    """Join the cluster at ``address`` (or ``$RAY_ADDRESS``), else start Ray on this machine with at least the
+    """Join the cluster at ``address`` (or ``$RAY_ADDRESS``), else start Ray locally with at least the
     logical CPUs the env runners ask for. Returns whether this call started Ray (then it should shut it down)."""
     import ray
 

@@ -239,11 +239,17 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
     ts.write_json(run_dir / "eval.json", result)
     ts.plot_learning_curve(evals, run_dir / "learning_curve.png", f"TD expectimax on {rs.name}", final=result,
                            final_steps=counters["timesteps"], periodic_games=cfg.eval.episodes)
-    half = result["ci95"][1] - result["mean"]
-    print(f"{rs.name}: {result['agent']} scores {result['mean']:.2f} ± {half:.2f} over {result['episodes']:,} games "
-          f"= {result['percent_of_optimal']:.2f}% of optimal ({result['optimal_value']:.4f}); trained "
-          f"{counters['games']:,} games in {counters['train_seconds']:.0f} s (self-play and updates)")
+    print(f"{score_line(rs.name, result)}; trained {counters['games']:,} games in {counters['train_seconds']:.0f} s "
+          "(self-play and updates)")
     return 0 if math.isfinite(result["mean"]) else 1
+
+
+def score_line(rules_name: str, result: dict[str, Any]) -> str:
+    """The final evaluation as the last line of ``train.py`` gives it (the README quotes it): the mean, the half-width
+    of its 95% interval, the games and the percent of optimal play."""
+    half = result["ci95"][1] - result["mean"]
+    return (f"{rules_name}: {result['agent']} scores {result['mean']:.2f} ± {half:.2f} over {result['episodes']:,} "
+            f"games = {result['percent_of_optimal']:.2f}% of optimal ({result['optimal_value']:.4f})")
 
 
 def _final_evaluation(cfg: TrainConfig, run_dir: Path, progress: bool) -> dict[str, Any]:

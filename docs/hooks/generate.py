@@ -1,8 +1,10 @@
-"""The MkDocs hook of the site (``hooks:`` in ``mkdocs.yml``): the package version in the site's name, and the
-generated reference parts in place of their markers.
+"""The MkDocs hook of the site (``hooks:`` in ``mkdocs.yml``): the package version in the site's name, the
+generated reference parts in place of their markers, and the pictures drawn from the code.
 
 A page line ``<!-- generated: NAME -->`` is replaced by the Markdown of generator ``NAME`` of
-:data:`docgen.GENERATORS`, computed from the code at every build; an unknown name fails the build.
+:data:`docgen.GENERATORS`, computed from the code at every build; an unknown name fails the build. The files of
+:data:`docgen.pictures.PICTURES` (animations, plots, a replay page) are drawn at every build and added to the site's
+files, so pages link them as any other file.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from docgen import GENERATORS  # noqa: E402 - after the path above
+from docgen.pictures import PICTURES  # noqa: E402
 
 MARKER = re.compile(r"^<!-- generated: ([\w-]+) -->$", re.MULTILINE)
 
@@ -26,6 +29,15 @@ def on_config(config: Any, **kwargs: Any) -> Any:
     config["site_name"] = f"{config['site_name']} {__version__}"
     config["extra"]["version"] = __version__
     return config
+
+
+def on_files(files: Any, config: Any, **kwargs: Any) -> Any:
+    """Add every picture of :data:`PICTURES`, drawn now, to the site's files."""
+    from mkdocs.structure.files import File
+
+    for path, make in PICTURES.items():
+        files.append(File.generated(config, path, content=make()))
+    return files
 
 
 def on_page_markdown(markdown: str, page: Any, **kwargs: Any) -> str:

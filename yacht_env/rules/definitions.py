@@ -120,7 +120,8 @@ def get_rules(rules: str | RuleSet) -> RuleSet:
         return RULESETS[rules]
     except (KeyError, TypeError):
         accepted = ", ".join(RULESETS)
-        raise ValueError(f"unknown rules {rules!r}; accepted: {accepted} (stated in docs/rules.md)") from None
+        raise ValueError(f"unknown rules {rules!r}; accepted: {accepted} (each stated on the documentation's Rules "
+                         "page, rules.html)") from None
 
 
 def score(category: str, dice: Sequence[int], rules: str = "yacht") -> int:

@@ -66,7 +66,8 @@ def check_table_memory(rules: RuleSet, what: str) -> None:
     need = table_bytes(rules) / 1e9
     if need > limit:
         raise ValueError(f"{what} for rules {rules.name!r} needs a table of {need:.1f} GB, more than the {limit:g} GB "
-                         f"allowed; set {MEMORY_ENV} to allow it (docs/objectives.md gives the time it takes)")
+                         f"allowed; set {MEMORY_ENV} to allow it (the documentation's page 'Distributions, targets, "
+                         "winning', objectives.html, gives the time it takes)")
 
 
 class ReachSolution:

@@ -29,7 +29,7 @@ def add_agents(p: argparse.ArgumentParser, help_: str = "the agents") -> None:
 
 def add_rules(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", default="yacht", metavar="RULES",
-                   help=f"rule set: {', '.join(RULESETS)} (default: yacht; docs/rules.md)")
+                   help=f"rule set: {', '.join(RULESETS)} (default: yacht; the documentation's Rules page)")
 
 
 def add_seed(p: argparse.ArgumentParser, default: str | None = "0", help_: str = "seed") -> None:

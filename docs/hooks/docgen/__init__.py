@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from docgen.benchmarks import benchmarks_list
-from docgen.changelog import changelog
 from docgen.cli import cli_reference
 from docgen.config import config_reference
+from docgen.env_summary import env_summaries
 from docgen.observation import env_ids_table, observation_tables
 from docgen.readme import readme_results
 
@@ -20,8 +20,8 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "env-ids": env_ids_table,
     "config-reference": config_reference,
     "cli-reference": cli_reference,
-    "changelog": changelog,
     "benchmarks": benchmarks_list,
     "readme-results": readme_results,
+    "env-summaries": env_summaries,
 }
 """Marker name -> generator of the Markdown that replaces the marker."""

@@ -1,0 +1,156 @@
+"""The site's pictures, drawn from the code at every build (so none can go stale): an animation of a game of each
+rule set from the environment's ``rgb_array`` frames, the exact score distribution and P*(T) curve of the rule sets
+small enough to solve in a build, the learning curve of the main command from its shipped run record, the score of
+every shipped agent against its learning time, a regret chart and a replay page.
+
+:data:`PICTURES` maps each file's path in the site to the function that makes its bytes; the hook adds them to the
+site's files before the pages are read, so a page links them as any other file (``![...](img/game-yacht.gif)``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[3]
+RECORDS = ROOT / "docs" / "records"
+MODELS = ROOT / "agents" / "models"
+GAME_SEED = 0  # the game each animation shows: the single environment seeded with 0
+REPLAY = ("greedy", "yacht", 7)  # the replay page the evaluation page embeds: agent, rules, seed
+REGRET_GAMES = 1_000  # games of the regret chart (greedy on Yacht, seed 0)
+RULE_ORDER = ("yacht", "yahtzee", "yahtzee-free-joker", "yatzy", "knizia")  # every rule set, as the Rules page
+SMALL_RULES = ("yacht", "knizia")  # whose distribution and reach tables a build solves (about a second each)
+
+
+def _png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    return buf.getvalue()
+
+
+def game_animation(rules: str) -> bytes:
+    """A GIF of one game of the greedy agent, a frame per decision from ``render_mode="rgb_array"``."""
+    import gymnasium as gym
+    import numpy as np
+    from PIL import Image
+
+    import yacht_env
+    from yacht_agents.loader import load_agent
+
+    env = gym.make(yacht_env.ENV_IDS[rules], render_mode="rgb_array")
+    agent = load_agent("greedy", rules)
+    obs, info = env.reset(seed=GAME_SEED)
+    frames = [env.render()]
+    done = False
+    while not done:
+        mask = np.asarray(info["action_mask"], dtype=bool)
+        obs, _, terminated, truncated, info = env.step(agent.act(obs, mask, env.unwrapped.state))
+        done = terminated or truncated
+        frames.append(env.render())
+    env.close()
+    # one palette for the whole game, from its first, middle and last frames (the frames share their colours)
+    sample = Image.fromarray(np.concatenate([frames[0], frames[len(frames) // 2], frames[-1]]))
+    palette = sample.quantize(colors=48, method=Image.Quantize.MEDIANCUT)
+    images = [Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE) for f in frames]
+    buf = io.BytesIO()
+    durations = [700] * (len(images) - 1) + [4000]  # the final scorecard stays a while before the loop restarts
+    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:], duration=durations, loop=0)
+    return buf.getvalue()
+
+
+def distribution_picture(rules: str) -> bytes:
+    """The exact score distribution of optimal play (``yacht solve --distribution --plot``)."""
+    from yacht_env.rules import get_rules
+    from yacht_env.solver import score_distribution
+    from yacht_tools.objective_plots import distribution_figure
+
+    dist = score_distribution(rules)
+    return _png(distribution_figure(dist.probabilities, f"{get_rules(rules).title}: final score of optimal play"))
+
+
+def reach_picture(rules: str) -> bytes:
+    """P*(T) beside the expected-score player's P(final >= T) (``yacht solve --objective reach --plot``)."""
+    from yacht_env.rules import get_rules
+    from yacht_env.solver import score_distribution, solve_reach
+    from yacht_tools.objective_plots import reach_figure
+
+    best, player = solve_reach(rules).curve(), score_distribution(rules).at_least()
+    return _png(reach_figure(best, player, f"{get_rules(rules).title}: the best chance of reaching T points", 200))
+
+
+def main_command_curve() -> bytes:
+    """The learning curve of ``python train.py`` (the shipped ``td-yacht``): percent of optimal play against steps
+    and against learning seconds, from the run's ``evaluations.json`` and the final evaluation of its card."""
+    from yacht_tools.plots import figure, legend_below
+
+    evals = json.loads((RECORDS / "td-yacht-evaluations.json").read_text(encoding="utf-8"))
+    card = json.loads((MODELS / "td-yacht.json").read_text(encoding="utf-8"))
+    final = card["final_eval"]["percent_of_optimal"]
+    fig = figure((11, 4.6), what="the learning curve")
+    for ax, key, label in zip(fig.subplots(1, 2), ("timesteps", "train_seconds"),
+                              ("training steps (decisions played)", "learning seconds (self-play and updates)")):
+        x = [e[key] for e in evals]
+        ax.plot(x, [e["percent_of_optimal"] for e in evals], marker="o", markersize=4,
+                label="periodic evaluation: the same 1,000 games each time")
+        ax.plot([x[-1]], [final], "*", markersize=11, color="C3",
+                label=f"final evaluation: 10,000 unseen games, {final:.2f}%")
+        ax.axhline(100.0, color="grey", linestyle="--", linewidth=1, label="optimal play: 100%")
+        ax.set_xlabel(label)
+        ax.set_ylabel("mean final score (% of optimal play)")
+        ax.grid(alpha=0.3)
+        legend_below(ax)
+    fig.suptitle("python train.py: TD expectimax on Yacht (the shipped td-yacht)")
+    return _png(fig)
+
+
+def agents_time_to_quality() -> bytes:
+    """Every shipped agent's final evaluation (percent of optimal) against its recorded training time."""
+    from yacht_tools.plots import figure, legend_below
+
+    fig = figure((9, 5), what="the agents' chart")
+    ax = fig.add_subplot()
+    for i, path in enumerate(sorted(MODELS.glob("*.json"))):
+        card = json.loads(path.read_text(encoding="utf-8"))
+        ax.plot([card["training_wall_s"] / 60], [card["final_eval"]["percent_of_optimal"]],
+                "o^sDvP*X"[i % 8], markersize=8, color=f"C{i % 10}", label=card["agent"])
+    ax.axhline(100.0, color="grey", linestyle="--", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_xlabel("training time recorded on the card (minutes, log scale)")
+    ax.set_ylabel("final evaluation (% of optimal play)")
+    ax.set_title("The shipped agents: quality against training time")
+    ax.grid(alpha=0.3)
+    legend_below(ax, ncols=4)
+    return _png(fig)
+
+
+def regret_chart() -> bytes:
+    """``yacht eval --agent greedy --rules yacht --episodes 1000 --seed 0 --plot FILE``: scores and regret."""
+    from yacht_tools.evaluation import evaluate
+    from yacht_tools.report import scores_figure
+
+    return _png(scores_figure(evaluate("greedy", "yacht", REGRET_GAMES, 0)))
+
+
+def replay_page() -> bytes:
+    """``yacht replay --agent greedy --rules yacht --seed 7 --format html``: the game as a page of its own."""
+    from yacht_tools.replay import replay_game
+    from yacht_tools.replay_page import page_html
+
+    agent, rules, seed = REPLAY
+    return page_html(replay_game(agent, rules, seed), "en").encode("utf-8")
+
+
+PICTURES: dict[str, Callable[[], bytes]] = {
+    **{f"img/game-{r}.gif": partial(game_animation, r) for r in RULE_ORDER},
+    **{f"img/distribution-{r}.png": partial(distribution_picture, r) for r in SMALL_RULES},
+    **{f"img/reach-{r}.png": partial(reach_picture, r) for r in SMALL_RULES},
+    "img/learning-curve-td-yacht.png": main_command_curve,
+    "img/agents-time-to-quality.png": agents_time_to_quality,
+    "img/regret-greedy-yacht.png": regret_chart,
+    "replays/greedy-yacht-seed7.html": replay_page,
+}
+"""Path in the site -> maker of the file's bytes."""
