@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -24,7 +26,7 @@ def test_an_ids_rules_are_fixed(other: object) -> None:
 
 
 def test_rules_without_an_id_name_the_classes_to_make() -> None:
-    variant = YACHT.__class__(**{**YACHT.__dict__, "name": "yacht-variant", "env_id": "", "_ids": {}})
+    variant = dataclasses.replace(YACHT, name="yacht-variant", env_id="", _ids={})
     with pytest.raises(ValueError, match=r"YachtEnv\(rules=\.\.\.\)"):
         gym.make("Yacht-v0", rules=variant)
 
