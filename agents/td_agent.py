@@ -28,10 +28,10 @@ import numpy as np
 
 from yacht_agents.nets import check_activation, check_declared_mlp, check_hidden, check_weights, mlp, read_model_file
 from yacht_agents.search import TurnKeys, TurnSearchAgent
-from yacht_env.engine.turn_successors import missing_successors, successor_boxes
-from yacht_env.engine.turn_tables import Starts, turn_arrays
 from yacht_env.files import write_atomic
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
+from yacht_env.search.turn_successors import missing_successors, successor_boxes
+from yacht_env.search.turn_tables import Starts, turn_arrays
 
 if TYPE_CHECKING:
     import torch

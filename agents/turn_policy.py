@@ -33,7 +33,7 @@ from yacht_agents.sb3_policies import TURN_EXPECTIMAX_KWARGS, PolicySpec, regist
 from yacht_env import dice as D
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS
-from yacht_env.engine.rule_tables import rule_tables
+from yacht_env.jit.rule_tables import rule_tables
 from yacht_env.rules import FIVE_KIND_FACE, NUM_UPPER, RuleSet, get_rules
 
 NEG = -1.0e4  # "impossible" action value (finite, so that masked gradients stay finite)
@@ -112,7 +112,7 @@ class TurnExpectimax(nn.Module):
         buf("util_cat", util_cat, th.long)
         buf("util_idx", idx, th.long)  # (252, C)
         buf("util_idx_flat", idx.reshape(-1), th.long)
-        # every rule-dependent number from the rules' own tables (yacht_env.engine.rule_tables)
+        # every rule-dependent number from the rules' own tables (yacht_env.jit.rule_tables)
         rt = rule_tables(rs)
         self.five_plain = rt.five_plain  # no Joker and no bonus: five of a kind goes the way of any hand
         buf("base_scaled", rs.score_table * self.reward_scale, th.float32)  # (252, C): the box of each hand

@@ -44,8 +44,8 @@ STAGES = {
 ALL = "\n".join(STAGES.values())
 # a stage that never loaded the engine compiled nothing
 _REPORT = ("\nimport sys\n"
-           "print('COMPILE', sys.modules['yacht_env.engine.numba_cache'].compile_seconds() "
-           "if 'yacht_env.engine.numba_cache' in sys.modules else 0.0)\n")
+           "print('COMPILE', sys.modules['yacht_env.jit.numba_cache'].compile_seconds() "
+           "if 'yacht_env.jit.numba_cache' in sys.modules else 0.0)\n")
 
 
 def run(code: str, numba_dir: str, solver_dir: str) -> tuple[float, float]:

@@ -27,8 +27,8 @@ import numba
 import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
-from yacht_env.engine.turn_tables import turn_arrays
 from yacht_env.rules import TurnStartLayout, get_rules
+from yacht_env.search.turn_tables import turn_arrays
 from yacht_env.solver import distribution_kernels as DK
 from yacht_env.solver import reach_kernels as RK
 from yacht_env.solver import solve

@@ -12,10 +12,10 @@ import time
 import numpy as np
 
 from yacht_agents import td_agent
-from yacht_env.engine import state_search as ST
-from yacht_env.engine import turn_search as T
-from yacht_env.engine.turn_tables import Starts, turn_arrays
 from yacht_env.rules import get_rules
+from yacht_env.search import state_search as ST
+from yacht_env.search import turn_search as T
+from yacht_env.search.turn_tables import Starts, turn_arrays
 from yacht_tools.evaluation import evaluate
 from yacht_training.td_learner import SelfPlay
 

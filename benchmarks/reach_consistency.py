@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from yacht_env.engine.turn_tables import HAND_PROBABILITY
+from yacht_env.search.turn_tables import HAND_PROBABILITY
 from yacht_env.solver.reach import solve_reach
 
 NEEDS = (1, 50, 150, 250, 300)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from yacht_env.engine.notice import SlowNotice
+from yacht_env.jit.notice import SlowNotice
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -28,7 +28,7 @@ TINY_TD = {"rules": "yacht", "algo": "td", "total_timesteps": 600, "seed": 0, "c
 COMMANDS = """
 import contextlib, io, runpy, sys
 from yacht_tools.cli import main
-from yacht_env.engine.numba_cache import compile_seconds
+from yacht_env.jit.numba_cache import compile_seconds
 for args in (["solve", "--rules", "yacht"],
              ["eval", "--agent", "optimal", "--episodes", "20", "--no-progress"],
              ["eval", "--agent", "td-yacht", "--episodes", "20", "--no-progress"],

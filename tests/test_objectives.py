@@ -232,7 +232,7 @@ def test_computing_a_table_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path, ca
     import functools
     import time
 
-    from yacht_env.engine import notice
+    from yacht_env.jit import notice
     from yacht_env.rules import TurnStartLayout
     from yacht_env.solver import reach as RM
 

@@ -26,11 +26,11 @@ import pytest
 from yacht_env import dice as D
 from yacht_env import rules as R
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask
-from yacht_env.engine import compile as CK
-from yacht_env.engine import state_search as SS
-from yacht_env.engine import turn_search as TS
-from yacht_env.engine import turn_tables as TT
+from yacht_env.jit import compile as CK
 from yacht_env.rules import FIVE_KIND_FACE, JOKER_NONE, RuleSet
+from yacht_env.search import state_search as SS
+from yacht_env.search import turn_search as TS
+from yacht_env.search import turn_tables as TT
 from yacht_env.solver import clear_memory_cache, core, solve
 from yacht_env.solver import table_cache as solver_cache
 from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category

@@ -17,9 +17,9 @@ from yacht_agents.loader import load_agent  # noqa: E402
 from yacht_agents.optimal import OptimalAgent  # noqa: E402
 from yacht_agents.random_agent import RandomAgent  # noqa: E402
 from yacht_env.actions import action_mask  # noqa: E402
-from yacht_env.engine import turn_search as T  # noqa: E402
-from yacht_env.engine.turn_tables import Starts, turn_arrays  # noqa: E402
 from yacht_env.rules import RULESETS, get_rules  # noqa: E402
+from yacht_env.search import turn_search as T  # noqa: E402
+from yacht_env.search.turn_tables import Starts, turn_arrays  # noqa: E402
 from yacht_env.solver import solve  # noqa: E402
 from yacht_env.state import GameState, parse  # noqa: E402
 from yacht_tools.evaluation import evaluate, play_games  # noqa: E402

@@ -42,7 +42,7 @@ def compiled_step_ready() -> bool:
     cache for the current sources (looked up without importing numba)."""
     if "yacht_env.engine.batch_kernels" in sys.modules:
         return True
-    from yacht_env.engine.cache_manifest import kernel_cached
+    from yacht_env.jit.cache_manifest import kernel_cached
 
     return kernel_cached(str(Path(__file__).parent / "engine" / "batch_kernels.py"), "step_games")
 

@@ -27,7 +27,7 @@ Layout versions (:data:`LAYOUT_VERSION`): 1, the slices down to ``yahtzee_box``;
 Knizia's observations, without either, did not change). ``layout(rules, 1)`` and ``size(rules, 1)`` describe
 layout 1, a prefix of layout 2: a model saved with it plays on the first columns (:mod:`yacht_agents.sb3_agent`).
 The encoder is written once, :func:`write_observation`, on plain integers and arrays: :func:`encode` runs it in
-Python for a :class:`~yacht_env.state.GameState`, and the compiled engine (:mod:`yacht_env.engine.compile`) compiles
+Python for a :class:`~yacht_env.state.GameState`, and the compiled engine (:mod:`yacht_env.jit.compile`) compiles
 the same function for the single and vector environments. Every float it writes comes from the tables of
 :func:`encoding_tables`. The decoder is :func:`decode` (one observation, readable fields) and :func:`decode_batch`
 (arrays of the fields agents compute with).
@@ -257,7 +257,7 @@ def write_observation(row: np.ndarray, enc: EncoderTables, rules_row: HandRules,
     """Write the observation of ``pos`` into the float32 vector ``row``: the one encoder (see the module
     docstring). Every slot is written. Written on ints, arrays and tuples only: numba compiles this function as it
     is, with its helpers :func:`copy_hand_part`, :func:`count_bits` and :func:`lowest_bit` replaced by single machine
-    operations (:mod:`yacht_env.engine.compile`)."""
+    operations (:mod:`yacht_env.jit.compile`)."""
     fields, hand_part, scalars = enc
     params, score_row, joker_row, face = rules_row
     hand, rolls, filled, upper, five_box, legal = pos

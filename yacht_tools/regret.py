@@ -20,9 +20,9 @@ import numpy as np
 
 from yacht_agents.search import TurnKeys
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
-from yacht_env.engine import turn_search as T
-from yacht_env.engine.turn_tables import turn_arrays
 from yacht_env.rules import RuleSet, get_rules
+from yacht_env.search import turn_search as T
+from yacht_env.search.turn_tables import turn_arrays
 
 DECISIONS = ("first_keep", "second_keep", "score")
 """Decision points, by the rolls left when they are taken (2, 1, 0)."""

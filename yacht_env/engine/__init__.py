@@ -1,13 +1,10 @@
-"""The compiled engine: the rules and the observation encoder compiled by numba, and the kernels built on them.
+"""The compiled engine that steps games: N games in arrays and the numba kernels that step them.
 
-- :mod:`.compile`: the pure functions of :mod:`yacht_env.rules` and :mod:`yacht_env.observation`, compiled;
-- :mod:`.numba_cache`: numba's disk cache kept fresh and shared safely between processes, first-use compilation
-  announced and timed apart;
 - :mod:`.batch`, :mod:`.game`, :mod:`.batch_kernels`: N games in arrays and their steps (one thread);
+- :mod:`.one_game`: one game stepped by the same kernel (the single environment's compiled path);
 - :mod:`.pcg64`, :mod:`.sampler`: dice (numpy's PCG64 in numba), random legal actions;
-- :mod:`.notice`: a line on stderr while something slow runs;
-- :mod:`.turn_search`, :mod:`.turn_tables`, :mod:`.state_search`: the search of a turn over the dice model;
-  :mod:`.rule_tables`: the rules as dense tables.
+- :mod:`.self_play`: sampled turns for TD self-play.
 
-Nothing is imported here: each engine part compiles only when used.
+The turn search the solver and the agents share is :mod:`yacht_env.search`; the compile machinery (the rules
+compiled, numba's cache) is :mod:`yacht_env.jit`. Nothing is imported here: each engine part compiles only when used.
 """

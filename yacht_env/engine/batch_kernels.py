@@ -14,7 +14,7 @@ import numpy as np
 
 from yacht_env.engine.batch import Batch, StepOutputs, Tables
 from yacht_env.engine.game import legal, step_game, write_mask, write_obs_row
-from yacht_env.engine.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import guard_numba_cache
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 

@@ -1,7 +1,7 @@
 """The per-game step of the engine: roll, play an action, write the legal-action mask and the observation.
 
 Every rule comes from :mod:`yacht_env.rules`: the turn logic (``legal_bits``, ``box_score``, ``points_for``) is the
-*same* Python functions, compiled once by :mod:`yacht_env.engine.compile`, and so is the observation encoder
+*same* Python functions, compiled once by :mod:`yacht_env.jit.compile`, and so is the observation encoder
 (:func:`yacht_env.observation.write_observation`); the score, Joker and encoder tables are passed in as arrays
 (:class:`yacht_env.engine.batch.Tables`). The dice are drawn with :mod:`yacht_env.engine.pcg64` exactly as
 :func:`yacht_env.randomness.roll` draws them. These functions are inlined into the kernels over a batch
@@ -30,8 +30,8 @@ from yacht_env.engine.batch import (
     StepOutputs,
     Tables,
 )
-from yacht_env.engine.compile import box_score, legal_bits, points_for, write_observation
-from yacht_env.engine.numba_cache import guard_numba_cache
+from yacht_env.jit.compile import box_score, legal_bits, points_for, write_observation
+from yacht_env.jit.numba_cache import guard_numba_cache
 from yacht_env.observation import HandRules, Position
 from yacht_env.state import ROLLS_PER_TURN
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
-from yacht_env.engine.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import guard_numba_cache
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 

@@ -2,7 +2,7 @@
 
 :func:`legal_bits`, :func:`box_score` and :func:`points_for` are written on ints, int arrays and simple control flow
 so that the same source runs in Python (the reference transitions of :mod:`yacht_env.state`) and compiled by numba
-(:mod:`yacht_env.engine.compile`, for the solver, the vector engine and the agents): one source of truth for every
+(:mod:`yacht_env.jit.compile`, for the solver, the vector engine and the agents): one source of truth for every
 rule. Keep them to ints, int arrays and simple control flow.
 """
 

@@ -9,7 +9,7 @@
 turn-start state, and ``action_values(state)`` / ``best_action(state)`` for any :class:`~yacht_env.state.GameState`.
 :func:`score_distribution` gives the exact distribution of the final score under that play (from a new game or any
 state), :func:`solve_reach` the play that maximises the probability of reaching a target score.
-:mod:`yacht_env.engine.turn_search` is the search of a turn the solver sweeps, usable with any successor values (e.g. a
+:mod:`yacht_env.search.turn_search` is the search of a turn the solver sweeps, usable with any successor values (e.g. a
 network's).
 """
 

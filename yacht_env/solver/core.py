@@ -4,7 +4,7 @@ A turn-start state is the set of filled categories, the upper total capped at th
 sets with an upper bonus) and whether the five-of-a-kind box was scored with five of a kind (only for rule sets
 with a five-of-a-kind bonus or Joker). Its value is the expected number of points still to come under optimal
 play. Within a turn the solver takes expectations over the 252 hands and the 462 keeps with the turn search of
-:mod:`yacht_env.engine.turn_search`, the same kernel that the optimal player's decisions use.
+:mod:`yacht_env.search.turn_search`, the same kernel that the optimal player's decisions use.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ import numpy as np
 
 from yacht_env import dice as D
 from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
-from yacht_env.engine import state_search as ST
-from yacht_env.engine import turn_search as T
-from yacht_env.engine.notice import SlowNotice
-from yacht_env.engine.turn_tables import PATTERN_KEEP, DecisionRule, KeepLane, Starts, turn_arrays
+from yacht_env.jit.notice import SlowNotice
 from yacht_env.objective import max_final_score
 from yacht_env.rules import NUM_UPPER, RuleSet, TurnStartLayout, get_rules
+from yacht_env.search import state_search as ST
+from yacht_env.search import turn_search as T
+from yacht_env.search.turn_tables import PATTERN_KEEP, DecisionRule, KeepLane, Starts, turn_arrays
 from yacht_env.solver import table_cache as _cache
 from yacht_env.state import GameState
 

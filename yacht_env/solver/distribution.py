@@ -15,8 +15,8 @@ from functools import lru_cache
 import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
-from yacht_env.engine.turn_tables import turn_arrays
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
+from yacht_env.search.turn_tables import turn_arrays
 from yacht_env.solver import distribution_kernels as DK
 from yacht_env.solver.core import Solution, solve, turn_start_layers
 from yacht_env.solver.reach import cached_table, check_table_memory, max_score, most_points

@@ -2,9 +2,9 @@
 (:mod:`yacht_env.solver.distribution`).
 
 Each turn-start state's turn is searched once with the solver's values
-(:func:`yacht_env.engine.turn_search.hand_values`,
-:func:`~yacht_env.engine.turn_search.keep_tree`), and every decision of the turn is the optimal agent's
-(:func:`~yacht_env.engine.turn_search.action_row`, :func:`~yacht_env.engine.turn_search.choose`, the same tie rule). The
+(:func:`yacht_env.search.turn_search.hand_values`,
+:func:`~yacht_env.search.turn_search.keep_tree`), and every decision of the turn is the optimal agent's
+(:func:`~yacht_env.search.turn_search.action_row`, :func:`~yacht_env.search.turn_search.choose`, the same tie rule). The
 distribution of the points still to come then follows those decisions through the same keep tree's means over the
 dice (``_expect_keeps``), with the points as the lanes.
 """
@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from yacht_env.engine.numba_cache import guard_numba_cache
-from yacht_env.engine.turn_search import (
+from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.search.turn_search import (
     FIVE_KIND_FACE,
     HAND0,
     HAND_PROBABILITY,

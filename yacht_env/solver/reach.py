@@ -23,13 +23,13 @@ from types import ModuleType
 import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
-from yacht_env.engine import turn_search as T
-from yacht_env.engine import turn_tables as TT
-from yacht_env.engine.notice import SlowNotice
-from yacht_env.engine.turn_search import Positions
-from yacht_env.engine.turn_tables import turn_arrays
+from yacht_env.jit.notice import SlowNotice
 from yacht_env.objective import max_final_score
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
+from yacht_env.search import turn_search as T
+from yacht_env.search import turn_tables as TT
+from yacht_env.search.turn_search import Positions
+from yacht_env.search.turn_tables import turn_arrays
 from yacht_env.solver import reach_kernels as RK
 from yacht_env.solver import table_cache as _cache
 from yacht_env.solver.core import turn_start_layers

@@ -3,7 +3,7 @@
 The state of a game gains the points still needed, ``n``; ``R[s, n]`` is the best probability that the points still
 to come from turn-start state ``s`` are at least ``n`` (``R[s, 0] = 1``). Scoring hand ``h`` in box ``c`` leads to
 ``R[s', max(n - points, 0)]``. Only that end-of-turn value differs from the expected-score search: the keep tree,
-the action rows and the tie rule are those of :mod:`yacht_env.engine.turn_search`, with the needs (or the positions)
+the action rows and the tie rule are those of :mod:`yacht_env.search.turn_search`, with the needs (or the positions)
 side by side as its lanes.
 """
 
@@ -16,9 +16,9 @@ import numba
 import numpy as np
 from numba import njit
 
-from yacht_env.engine.compile import box_score, legal_bits, next_turn_start, points_for
-from yacht_env.engine.numba_cache import guard_numba_cache
-from yacht_env.engine.turn_search import (
+from yacht_env.jit.compile import box_score, legal_bits, next_turn_start, points_for
+from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.search.turn_search import (
     FIVE_KIND_FACE,
     FIVE_KIND_HANDS,
     HAND0,
@@ -69,7 +69,7 @@ def _lookup(R: np.ndarray, s2: int, need: int, pts: int) -> float:
 def reach_hand_values(tb: SearchTables, R: np.ndarray, lanes: Starts, needs: np.ndarray, W: np.ndarray,
                       T: np.ndarray, bits: np.ndarray) -> None:
     """``W[h, b]`` = best over legal boxes of ``R[next state, max(needs[b] - points, 0)]`` in turn-start state b of
-    ``lanes``, for the lanes b < len(lanes.F): the reach twin of :func:`yacht_env.engine.turn_search.hand_values`,
+    ``lanes``, for the lanes b < len(lanes.F): the reach twin of :func:`yacht_env.search.turn_search.hand_values`,
     with the same box-score classes (one small table per category, one vector max per hand) and the six
     five-of-a-kinds through the rules' functions. ``needs[b] < R.shape[1]``."""
     Fs, us, ys = lanes
@@ -99,7 +99,7 @@ def reach_row(out: np.ndarray, tb: SearchTables, R: np.ndarray, h: int, key: tup
               ) -> None:
     """``out[c]`` (c < C) = probability to reach ``need`` more points after scoring hand ``h`` in box c in
     turn-start state ``key``; ``-inf`` where the rules forbid it (the reach twin of
-    :func:`yacht_env.engine.turn_search.successor_row`)."""
+    :func:`yacht_env.search.turn_search.successor_row`)."""
     lb = legal_bits(tb.params, FIVE_KIND_FACE[h], key[0])
     for c in range(tb.S.shape[1]):
         out[c] = NEG_INF

@@ -13,9 +13,9 @@ import json
 import sys
 from typing import Any
 
-from yacht_env.engine.numba_cache import Stopwatch
 from yacht_env.extras import require
 from yacht_env.files import check_output_paths, write_text_atomic
+from yacht_env.jit.numba_cache import Stopwatch
 from yacht_env.rules import get_rules
 from yacht_env.solver import solve
 from yacht_tools.cli import options

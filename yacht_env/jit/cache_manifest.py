@@ -1,7 +1,7 @@
 """The manifest of numba's cache of a kernels module, read and written without numba.
 
 A manifest (``<module>.cache.json`` beside numba's cache files) records the digest of the package's sources and the
-SHA-256 of every cache file numba wrote; :mod:`yacht_env.engine.numba_cache` keeps it and checks the files against it.
+SHA-256 of every cache file numba wrote; :mod:`yacht_env.jit.numba_cache` keeps it and checks the files against it.
 This module imports no numba, so that :func:`kernel_cached` can tell at once whether a kernel would load from the
 cache (the single environment chooses its engine by it, and a first ``gym.make`` must not wait for numba's import).
 """

@@ -22,8 +22,8 @@ from functools import cache
 import numpy as np
 from numba import njit
 
-from yacht_env.engine.compile import box_score, legal_bits, points_for
-from yacht_env.engine.numba_cache import guard_numba_cache
+from yacht_env.jit.compile import box_score, legal_bits, points_for
+from yacht_env.jit.numba_cache import guard_numba_cache
 from yacht_env.rules import FIVE_KIND_FACE, RuleSet, TurnStartLayout
 from yacht_env.rules import scoring as pure
 

@@ -40,14 +40,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from yacht_env.engine.cache_manifest import (
+from yacht_env.file_lock import FileLock
+from yacht_env.jit.cache_manifest import (
     MANIFEST_SUFFIX,
     _read_manifest,
     _write_manifest,
     source_digest,
 )
-from yacht_env.engine.notice import SlowNotice, say
-from yacht_env.file_lock import FileLock
+from yacht_env.jit.notice import SlowNotice, say
 
 
 def _numba_cache_dir(path: str) -> Path:
@@ -235,8 +235,8 @@ _KERNELS_OF = {
     "rule_tables": "the rule tables", "self_play": "TD self-play", "turn_search": "the turn search",
     "turn_successors": "the turn search", "turn_tables": "the turn search", "state_search": "the turn search",
 }
-"""What the kernels of a module of :mod:`yacht_env.engine` (by its last name) are for, in the words of the compile
-announcement."""
+"""What the kernels of a module of :mod:`yacht_env.engine`, :mod:`yacht_env.search` or :mod:`yacht_env.jit` (by its
+last name) are for, in the words of the compile announcement."""
 
 
 def kernels_of(module: str) -> str:
@@ -245,7 +245,7 @@ def kernels_of(module: str) -> str:
     if module.split(".")[:2] == [__package__.split(".")[0], "solver"]:
         return "the solver"
     package, _, name = module.rpartition(".")
-    return _KERNELS_OF.get(name, module) if package == __package__ else module
+    return _KERNELS_OF.get(name, module) if package.split(".")[0] == __package__.split(".")[0] else module
 
 
 def _compiled(ev: Any) -> tuple[str, Path | None]:

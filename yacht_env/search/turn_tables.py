@@ -2,7 +2,7 @@
 
 The keep tree walks the 462 keeps through ``KEEP_ADD`` (one die more) and ``REMOVE_PTR`` / ``REMOVE_IDX`` (one die
 less); :func:`turn_arrays` groups, per category, the hands that are not five of a kind by their box score, so that
-:func:`yacht_env.engine.turn_search.hand_values` pays one small table per category instead of one rules call per
+:func:`yacht_env.search.turn_search.hand_values` pays one small table per category instead of one rules call per
 hand. Built once per rule set; every engine that searches a turn (the solver, the agents, the objectives) reads
 these.
 """
@@ -17,8 +17,8 @@ import numpy as np
 from numba import njit
 
 from yacht_env import dice as D
-from yacht_env.engine.compile import points_for
-from yacht_env.engine.numba_cache import guard_numba_cache
+from yacht_env.jit.compile import points_for
+from yacht_env.jit.numba_cache import guard_numba_cache
 from yacht_env.rules import FIVE_KIND_FACE as _FIVE_KIND_FACE
 from yacht_env.rules import RuleSet, TurnStartLayout
 
