@@ -100,7 +100,7 @@ def test_the_cache_folder_follows_numba_cache_dir(tmp_path: Path, monkeypatch: p
 
     monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))
     folder = numba_cache._numba_cache_dir(numba_cache.__file__)
-    assert folder.parent == tmp_path and folder.name.startswith("engine_")
+    assert folder.parent == tmp_path and folder.name.startswith("jit_")
 
 
 # ==== several processes compile into one cache at once ==============================================================
