@@ -8,7 +8,7 @@ one's median and its ratio to the baseline.
 
     python benchmarks/bench_autoreset.py                             # the three modes of this tree
     python benchmarks/bench_autoreset.py --baseline REV --rounds 5 --json out.json
-    python benchmarks/bench_autoreset.py --baseline REV --clock cpu     # beside other jobs: CPU seconds
+    python benchmarks/bench_autoreset.py --baseline REV --clock cpu     # busy cores: steps per CPU second
 
 ``--baseline REV`` checks REV out into a temporary git worktree and measures its default vector engine the same way
 (the revision's own code, in its own process).
@@ -53,7 +53,7 @@ print(json.dumps({"wall": k * n / (time.perf_counter() - t0), "cpu": k * n / (ti
 
 def measure(tree: Path, rules: str, n: int, mode: str, seconds: float, clock: str = "wall") -> float:
     """Steps/s of the engine of ``tree`` in ``mode`` (``default``: the tree's own default), in a new process, per
-    second of ``clock``: ``wall`` (elapsed) or ``cpu`` (the process's own CPU time, steadier beside other jobs)."""
+    second of ``clock``: ``wall`` (elapsed) or ``cpu`` (the process's own CPU time, steadier on busy cores)."""
     env = dict(os.environ, PYTHONPATH=str(tree))
     out = subprocess.run([sys.executable, "-c", WORKER, rules, str(n), mode, str(seconds)], cwd=tree, env=env,
                          capture_output=True, text=True, check=True)
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="steps per second of elapsed time (default) or of the process's CPU time (steadier when "
-                         "other jobs share the cores)")
+                         "other work shares the cores)")
     ap.add_argument("--baseline", help="a git revision whose default engine is measured beside this tree's")
     ap.add_argument("--json", type=Path, help="also write the results as JSON here")
     args = ap.parse_args(argv)
