@@ -239,6 +239,21 @@ def test_every_generator_is_on_a_page() -> None:
     assert all(f"<!-- generated: {name} -->" in text for name in GENERATORS)
 
 
+def test_a_generated_part_leaves_a_note_in_the_markdown_and_none_on_the_site() -> None:
+    """Read on a code host, a page says what the build puts at each marker (no silent hole); the build replaces the
+    marker and its note together."""
+    from generate import MARKER
+
+    for p in PAGES:
+        lines = p.read_text(encoding="utf-8").splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("<!-- generated: "):
+                assert i + 1 < len(lines) and lines[i + 1].startswith("> *Generated when the site is built: "), \
+                    f"{rel(p)}:{i + 1}: a generated part without its note"
+    page = "intro\n<!-- generated: x -->\n> *Generated when the site is built: a table.*\nafter"
+    assert MARKER.sub("TABLE", page) == "intro\nTABLE\nafter"
+
+
 def test_config_reference_has_every_key() -> None:
     import dataclasses
 

@@ -1,7 +1,8 @@
 """The MkDocs hook of the site (``hooks:`` in ``mkdocs.yml``): the package version in the site's name, the
 generated reference parts in place of their markers, and the pictures drawn from the code.
 
-A page line ``<!-- generated: NAME -->`` is replaced by the Markdown of generator ``NAME`` of
+A page line ``<!-- generated: NAME -->`` (and the note under it, ``> *Generated when the site is built: ...*``, which
+says what a reader of the plain Markdown misses there) is replaced by the Markdown of generator ``NAME`` of
 :data:`docgen.GENERATORS`, computed from the code at every build; an unknown name fails the build. The files of
 :data:`docgen.pictures.PICTURES` (animations, plots, a replay page) are drawn at every build and added to the site's
 files, so pages link them as any other file.
@@ -19,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docgen import GENERATORS  # noqa: E402 - after the path above
 from docgen.pictures import PICTURES  # noqa: E402
 
-MARKER = re.compile(r"^<!-- generated: ([\w-]+) -->$", re.MULTILINE)
+MARKER = re.compile(r"^<!-- generated: ([\w-]+) -->$(?:\n> \*Generated when the site is built:[^\n]*)?", re.MULTILINE)
+"""A marker line, with the note under it that a reader of the Markdown file (on a code host) sees in its place."""
 
 
 def on_config(config: Any, **kwargs: Any) -> Any:
