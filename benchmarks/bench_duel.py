@@ -30,11 +30,12 @@ def main(argv: list[str] | None = None) -> int:
         plan = duel_plan(rs)
         total, done, last = sum(plan.cells), [0], [time.perf_counter()]
 
-        def progress(n: int, total: int = total, done: list[int] = done, last: list[float] = last) -> None:
+        def progress(n: int, total: int = total, done: list[int] = done, last: list[float] = last,
+                     name: str = rs.name) -> None:
             done[0] += n
             if time.perf_counter() - last[0] > 30:
                 last[0] = time.perf_counter()
-                print(f"{rs.name}: {100 * done[0] / total:.1f}% of {total:,} values", file=sys.stderr, flush=True)
+                print(f"{name}: {100 * done[0] / total:.1f}% of {total:,} values", file=sys.stderr, flush=True)
 
         sol = solve_duel(rs, progress=progress)
         print(json.dumps({"rules": rs.name, "first_player_win": sol.first_player_win, "seconds": round(sol.seconds, 1),

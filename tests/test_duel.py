@@ -284,3 +284,82 @@ def test_register_rules_refuses_what_is_not_valid(bad: RuleSet, message: str) ->
     with pytest.raises(ValueError, match=message):
         register_rules(bad)
     assert bad.name == "yacht" or bad.name not in RULESETS
+
+
+# ---- the agent and the tools ------------------------------------------------------------------------------------
+
+
+def test_optimal_duel_plays_only_games_of_two() -> None:
+    from yacht_agents.loader import load_agent
+
+    rs = registered(UPPER6)
+    _solved(UPPER6)
+    agent = load_agent("optimal-duel", rs.name)
+    st = GameState(rs.name, (1, 2, 3, 4, 5), 2, (None,) * 6)
+    with pytest.raises(ValueError, match="game of two players only"):
+        agent.act_at_table([st, st, st], 0, np.ones(38, dtype=bool))
+    with pytest.raises(ValueError, match="game of two players only"):
+        agent.act(np.zeros(0), np.ones(38, dtype=bool), st)
+    a = agent.act_at_table([st, st], 0, np.ones(38, dtype=bool))
+    assert a == agent.duel.best_action(st, st)
+
+
+def test_tournament_seat_win_rate_and_exact_win_regret(tmp_path, monkeypatch) -> None:
+    """Self-play of optimal-duel: zero win-regret at every decision; the expected-score player's is positive; each
+    seat's win rate is its mean win share, the two adding up to 1."""
+    from yacht_tools.tournament import format_report, run_tournament
+
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    r = run_tournament(["optimal-duel", "optimal-duel", "optimal"], 60, rules=rs.name, win_regret=True)
+    assert abs(sum(r["seat_win_rate"]) - 1.0) < 1e-12 and len(r["seat_win_rate_ci95"]) == 2
+    for name in ("optimal-duel", "optimal-duel#2"):
+        assert r["agents"][name]["win_regret"]["regret_per_game"] == 0.0
+        assert r["agents"][name]["win_regret"]["decisions"] > 60 * 2 * 6
+    opt = r["agents"]["optimal"]["win_regret"]
+    assert opt["regret_per_game"] > 0 and len(opt["regret_by_turn"]) == 6
+    assert abs(sum(opt["regret_by_decision"].values()) - opt["regret_per_game"]) < 1e-12
+    text = format_report(r)
+    assert "Win rate by seat" in text and "Exact win-regret" in text
+    with pytest.raises(ValueError, match="two players"):
+        run_tournament(["optimal", "optimal", "optimal"], 2, rules=rs.name, players=3, win_regret=True)
+
+
+def test_yacht_solve_objective_duel_prints_and_writes_json(tmp_path, monkeypatch, capsys) -> None:
+    import json
+
+    from yacht_tools.cli import main
+
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    out = tmp_path / "duel.json"
+    assert main(["solve", "--rules", rs.name, "--objective", "duel", "--json", str(out), "--no-progress"]) == 0
+    got = json.loads(out.read_text())
+    want = _solved(UPPER6)[0].first_player_win
+    assert got["objective"] == "duel" and got["first_player_win"] == pytest.approx(want, abs=1e-12)
+    assert got["pairs"] == 1716 and not got["cached"]
+    assert f"the first player wins {want:.7f}" in capsys.readouterr().out
+    assert main(["solve", "--rules", rs.name, "--objective", "duel", "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["cached"] is True
+    assert main(["solve", "--rules", rs.name, "--objective", "duel", "--target", "3"]) == 2
+
+
+def test_the_coach_against_optimal_duel_shows_the_exact_win_chance(tmp_path, monkeypatch) -> None:
+    from yacht_agents.loader import load_agent
+    from yacht_tools.coach import Coach
+    from yacht_tools.play import play_game
+
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    lines: list[str] = []
+    moves = iter(["score ones", "score twos", "quit"])
+    play_game(rs.name, 0, hint=True, opponent=load_agent("optimal-duel", rs.name), coach=Coach(rs, "duel"),
+              read=lambda _: next(moves), write=lines.append)
+    assert any(x.startswith("Coach, P(win), exact: ") for x in lines)
+    sol = DU.solve_duel(rs)
+    rng = np.random.default_rng(3)
+    me, other = _state(rs, 0b000011, rng, (2, 2, 3, 5, 6), 1), _state(rs, 0b000111, rng)
+    choices = Coach(rs, "duel").choices([other, me], seat=1)
+    probs = sol.action_win_probabilities(me, other)
+    assert choices[0].probability == pytest.approx(np.nanmax(probs), abs=1e-12)
+    assert sorted(c.action for c in choices) == list(np.flatnonzero(~np.isnan(probs)))

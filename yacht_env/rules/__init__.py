@@ -11,8 +11,18 @@
 from __future__ import annotations
 
 from yacht_env.rules.categories import Category
-from yacht_env.rules.definitions import KNIZIA, RULESETS, YACHT, YAHTZEE, YAHTZEE_FREE_JOKER, YATZY, get_rules, score
-from yacht_env.rules.definitions import register_rules, validate_rules
+from yacht_env.rules.definitions import (
+    KNIZIA,
+    RULESETS,
+    YACHT,
+    YAHTZEE,
+    YAHTZEE_FREE_JOKER,
+    YATZY,
+    get_rules,
+    register_rules,
+    score,
+    validate_rules,
+)
 from yacht_env.rules.ruleset import (
     FIVE_KIND_FACE,
     JOKER_FORCED,

@@ -14,10 +14,10 @@ Values are computed in float64 and stored in float32 (seven significant digits):
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import math
 import os
-import inspect
 import re
 import time
 from collections.abc import Callable
@@ -61,7 +61,7 @@ def duel_index(rules: RuleSet) -> DK.DuelIndex:
     start[1:] = np.cumsum([len(g) for g in groups])
     states = np.concatenate(groups).astype(np.int64)
     rank = np.full(layout.size, -1, dtype=np.int64)
-    for k, g in enumerate(groups):
+    for g in groups:
         rank[g] = np.arange(len(g))
     most = np.ascontiguousarray(most_points(rules), dtype=np.int64)
     ix = DK.DuelIndex(states, start, rank, most)
@@ -246,7 +246,8 @@ def sweep(rules: RuleSet, emit: Callable[[int, np.ndarray], None],
           progress: Callable[[int], None] | None = None, stop: int = 0) -> None:
     """The backward induction: ``emit(t, layer)`` for each layer ``t`` from ``2C`` (the game over: 0.5, a tie at
     difference 0) down to 0 (a new game), each as soon as it is done; ``progress(cells)`` after each batch of
-    rows. ``stop``: the first layer solved (an end game: the layers from ``stop`` on). The states of a layer are dealt out among ``numba.get_num_threads()`` threads."""
+    rows. ``stop``: the first layer solved (an end game: the layers from ``stop`` on). The states of a layer are
+    dealt out among ``numba.get_num_threads()`` threads."""
     plan = duel_plan(rules)
     tb = turn_arrays(rules).tables
     ix = plan.index
