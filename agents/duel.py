@@ -34,6 +34,7 @@ class DuelAgent(Agent):
     needs_state = True
     needs_obs = False
     wants_table = True
+    max_players = 2  # a tournament of more players refuses it before the first game
 
     def __init__(self, rules: str | RuleSet = "yacht", seed: int | None = None, *,
                  solution: DuelSolution | None = None) -> None:

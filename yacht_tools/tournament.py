@@ -187,6 +187,9 @@ def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0
         raise ValueError(f"a tournament of {players}-player games needs at least {players} agents, got "
                          f"{list(agent_specs) if not isinstance(agent_specs, (str, Agent)) else [agent_specs]}")
     agents, names = _make_agents(agent_specs, rs.name, seed)
+    for agent, name in zip(agents, names):
+        if players > getattr(agent, "max_players", MP.MAX_PLAYERS):
+            raise ValueError(f"agent {name!r} plays games of at most {agent.max_players} players, not {players}")
     if len({id(a) for a in agents}) != len(agents):
         raise ValueError("the same Agent object is listed twice: pass separate agents (they are reseeded per match)")
     groups = list(itertools.combinations(range(len(agents)), players))
