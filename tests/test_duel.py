@@ -257,7 +257,7 @@ def test_the_duel_table_is_cached_memory_mapped_and_a_bad_file_is_solved_again(t
     assert not redone.from_cache and redone.first_player_win == first.first_player_win
 
 
-@pytest.mark.parametrize("which", ["yahtzee", "yatzy"])
+@pytest.mark.parametrize("which", ["yahtzee", pytest.param("yatzy", marks=pytest.mark.slow)])
 def test_yahtzee_and_yatzy_are_refused_saying_what_they_would_need(which: str) -> None:
     with pytest.raises(ValueError, match=r"needs [\d,.]+ GB of memory .* GB on disk .*YACHT_ENV_TABLE_GB"):
         DU.solve_duel(which)
@@ -332,6 +332,10 @@ def test_optimal_duel_plays_only_games_of_two() -> None:
         agent.act(np.zeros(0), np.ones(38, dtype=bool), st)
     a = agent.act_at_table([st, st], 0, np.ones(38, dtype=bool))
     assert a == agent.duel.best_action(st, st)
+    from yacht_tools.tournament import run_tournament
+
+    with pytest.raises(ValueError, match="at most 2 players, not 3"):
+        run_tournament(["optimal-duel", "optimal", "greedy"], 1, rules=rs.name, players=3)
 
 
 def test_tournament_seat_win_rate_and_exact_win_regret(tmp_path, monkeypatch) -> None:
