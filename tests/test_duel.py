@@ -397,3 +397,17 @@ def test_the_coach_against_optimal_duel_shows_the_exact_win_chance(tmp_path, mon
     probs = sol.action_win_probabilities(me, other)
     assert choices[0].probability == pytest.approx(np.nanmax(probs), abs=1e-12)
     assert sorted(c.action for c in choices) == list(np.flatnonzero(~np.isnan(probs)))
+
+
+def test_a_replay_of_two_shows_each_decisions_exact_win_chance(tmp_path, monkeypatch) -> None:
+    from yacht_tools.table_replay import format_table_replay, replay_table
+
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    rec = replay_table(["optimal-duel", "greedy"], rs.name, 0, win_regret=True)
+    duel = [d for d in rec["decisions"] if d["player"] == "optimal-duel"]
+    assert duel and all(d["win_chance"] == d["best_win_chance"] for d in duel)
+    assert all(0.0 <= d["win_chance"] <= d["best_win_chance"] <= 1.0 for d in rec["decisions"])
+    assert "P(win) " in format_table_replay(rec)
+    with pytest.raises(ValueError, match="two players"):
+        replay_table(["optimal", "greedy", "random"], rs.name, 0, players=3, win_regret=True)
