@@ -247,12 +247,15 @@ def test_the_duel_table_is_cached_memory_mapped_and_a_bad_file_is_solved_again(t
     rs = registered(UPPER6)
     first = DU.solve_duel(rs)
     assert not first.from_cache and first.path is not None and first.path.exists()
+    assert DU.solve_duel(rs) is first  # one mapping per process
+    DU._MEMO.clear()
     again = DU.solve_duel(rs)
     assert again.from_cache and _mapped(again._data[0])
     assert again.first_player_win == first.first_player_win == _solved(UPPER6)[0].first_player_win
     raw = bytearray(first.path.read_bytes())
     raw[-40] ^= 0xFF  # a byte of the last layer
     first.path.write_bytes(bytes(raw))
+    DU._MEMO.clear()
     redone = DU.solve_duel(rs)
     assert not redone.from_cache and redone.first_player_win == first.first_player_win
 
@@ -373,6 +376,7 @@ def test_yacht_solve_objective_duel_prints_and_writes_json(tmp_path, monkeypatch
     assert got["objective"] == "duel" and got["first_player_win"] == pytest.approx(want, abs=1e-12)
     assert got["pairs"] == 1716 and not got["cached"]
     assert f"the first player wins {want:.7f}" in capsys.readouterr().out
+    DU._MEMO.clear()  # a new process: the table is read from disk
     assert main(["solve", "--rules", rs.name, "--objective", "duel", "--json", "-"]) == 0
     assert json.loads(capsys.readouterr().out)["cached"] is True
     assert main(["solve", "--rules", rs.name, "--objective", "duel", "--target", "3"]) == 2

@@ -355,12 +355,16 @@ def _load(rules: RuleSet, key: str, plan: DuelPlan) -> list[np.ndarray] | None:
     return layers
 
 
+_MEMO: dict[str, DuelSolution] = {}
+
+
 def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[int], None] | None = None
                ) -> DuelSolution:
     """The exact two-player solution of ``rules``: both players maximise their own chance to win, ties half.
 
     With ``cache`` (default) a valid table on disk (beside the solver's, :func:`yacht_env.solver.cache_dir`) is
-    memory-mapped, or the table is solved straight into a new file there (written atomically) and then mapped;
+    memory-mapped (once per process), or the table is solved straight into a new file there (written atomically) and
+    then mapped;
     ``cache=False`` solves in memory and touches no file (small rule sets). ``progress(cells)`` is called as rows
     are done (:attr:`DuelPlan.cells` in all). ``ValueError`` where the sweep would take more memory than
     ``YACHT_ENV_TABLE_GB`` allows (Yahtzee and Yatzy: the message says what they would need)."""
@@ -378,9 +382,15 @@ def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[
         sweep(rs, keep, progress)
         return DuelSolution(rs, layers, seconds=time.perf_counter() - t0)
     key = duel_key(rs)
+    where = str(duel_path(rs, key))
+    hit = _MEMO.get(where)
+    if hit is not None:  # one mapping per process: two agents of a tournament share it
+        return hit
     got = _load(rs, key, plan)
     if got is not None:
-        return DuelSolution(rs, got, seconds=time.perf_counter() - t0, from_cache=True, path=duel_path(rs, key))
+        sol = DuelSolution(rs, got, seconds=time.perf_counter() - t0, from_cache=True, path=duel_path(rs, key))
+        _MEMO[where] = sol
+        return sol
     path = duel_path(rs, key)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, lambda f: _write_table(rs, key, plan, f, progress))
@@ -388,4 +398,5 @@ def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[
     got = _load(rs, key, plan)
     if got is None:
         raise OSError(f"the duel table just written to {path} does not read back")
-    return DuelSolution(rs, got, seconds=seconds, path=path)
+    _MEMO[where] = DuelSolution(rs, got, seconds=seconds, path=path)
+    return _MEMO[where]
