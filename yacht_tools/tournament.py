@@ -325,12 +325,12 @@ def format_report(result: dict[str, Any], width: int | None = None) -> str:
                      for n in m["agents"]]
             lines.append("  " + " | ".join(parts))
     if "seat_win_rate" in result:
-        seats = ", ".join(f"seat {k + 1} {r:.4f} [{lo:.4f}, {hi:.4f}]"
-                          for k, (r, (lo, hi)) in enumerate(zip(result["seat_win_rate"], result["seat_win_rate_ci95"])))
-        lines += ["", f"Win rate by seat, whoever sat there (95% CI): {seats}"]
+        lines += ["", "Win rate by seat, whoever sat there (95% CI):"]
+        lines += [f"  seat {k + 1}  {r:.4f}  [{lo:.4f}, {hi:.4f}]"
+                  for k, (r, (lo, hi)) in enumerate(zip(result["seat_win_rate"], result["seat_win_rate_ci95"]))]
     regrets = [(short[n], s["win_regret"]) for n, s in result["agents"].items() if "win_regret" in s]
     if regrets:
         lines += ["", "Exact win-regret (chance to win lost against optimal play of the game of two):"]
-        lines += [f"  {n}: {r['regret_per_game']:.5f} per game, {r['mean_regret']:.7f} per decision "
-                  f"({r['decisions']:,} decisions)" for n, r in regrets]
+        lines += [f"  {n}: {r['regret_per_game']:.5f} per game, {r['mean_regret']:.7f} per decision"
+                  for n, r in regrets]
     return "\n".join(lines)
