@@ -83,7 +83,9 @@ class Coach:
         """What the probabilities are of, in ``lang``."""
         if self.objective == "reach":
             return fmt("reach_what", lang, target=self.target)
-        return text("duel_what" if self.objective == "duel" else "win_what", lang)
+        if self.objective == "duel":
+            return text("duel_what", lang)
+        return text("win_what", lang)
 
     def hint(self, states: Sequence[GameState], seat: int = 0) -> str:
         """One line: the best few choices with their probabilities and expected final scores."""
@@ -106,9 +108,13 @@ class Coach:
 def replay_line(record: dict[str, Any], dice: Sequence[int], rules: str | RuleSet, lang: str = "en") -> str:
     """The text a replay adds to a decision with :meth:`Coach.decision`'s record, in ``lang``."""
     reach = re.fullmatch(r"P\(final >= (\d+)\)", record["objective"])
-    named = {"P(win), estimated": "win_what", "P(win), exact": "duel_what"}
-    what = fmt("reach_what", lang, target=reach.group(1)) if reach else (
-        text(named[record["objective"]], lang) if record["objective"] in named else record["objective"])
+    what = record["objective"]
+    if reach:
+        what = fmt("reach_what", lang, target=reach.group(1))
+    elif what == "P(win), estimated":
+        what = text("win_what", lang)
+    elif what == "P(win), exact":
+        what = text("duel_what", lang)
     line = fmt("coach_replay", lang, what=what, probability=f"{record['probability']:.4f}",
                action=action_label(record["best_action_for_objective"], dice, rules, lang),
                best=f"{record['best_probability']:.4f}")
