@@ -2,7 +2,8 @@
 
 ``load_agent(spec, rules, seed)`` is what the command line tools call. A spec is one of
 
-- a name in :data:`AGENT_FACTORIES` (``random``, ``greedy``, ``optimal``, ``optimal-win``), or ``name:ARG`` of
+- a name in :data:`AGENT_FACTORIES` (``random``, ``greedy``, ``optimal``,
+  ``optimal-win``, ``optimal-duel``), or ``name:ARG`` of
   :data:`PARAMETRIC_FACTORIES` (``optimal-reach:T``: play to end with at least T points);
 - a model file: ``.zip`` (a stable-baselines3 / sb3-contrib model, :mod:`yacht_agents.sb3_agent`) or ``.pt`` (a TD
   model, :mod:`yacht_agents.td_agent`, or an RLlib PPO policy, :mod:`yacht_agents.rllib_agent`, told apart by its
@@ -28,6 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from yacht_agents.base import Agent, CallableAgent
+from yacht_agents.duel import DuelAgent
 from yacht_agents.greedy import GreedyAgent
 from yacht_agents.objectives import ReachAgent, WinAgent, parse_target
 from yacht_agents.optimal import OptimalAgent
@@ -44,6 +46,7 @@ AGENT_FACTORIES: dict[str, AgentFactory] = {
     "greedy": lambda rules, seed: GreedyAgent(rules, seed=seed),
     "optimal": lambda rules, seed: OptimalAgent(rules, seed=seed),
     "optimal-win": lambda rules, seed: WinAgent(rules, seed=seed),
+    "optimal-duel": lambda rules, seed: DuelAgent(rules, seed=seed),
 }
 PARAMETRIC_FACTORIES: dict[str, Callable[[RuleSet, int | None, str], Agent]] = {
     "optimal-reach": lambda rules, seed, arg: ReachAgent(rules, parse_target(arg), seed=seed),

@@ -5,7 +5,8 @@ each decision, the best choices for the objective with their probabilities and t
 (the exact expected-score solver); ``yacht replay --objective reach --target T`` adds to every decision the
 probability of reaching T after the move played and after the best move for it. Reach probabilities are exact
 (:mod:`yacht_env.solver.reach`); win probabilities are the estimate :class:`~yacht_agents.objectives.WinAgent`
-plays by (the opponents' exact final-score distributions, the reach table beyond this turn).
+plays by (the opponents' exact final-score distributions, the reach table beyond this turn); against
+``optimal-duel`` in a game of two they are exact (objective ``duel``: :func:`yacht_env.solver.solve_duel`).
 
 The text is in the language asked (:mod:`yacht_tools.messages`); a replay records the objective in English, as data.
 """
@@ -19,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from yacht_agents.duel import check_two
 from yacht_agents.objectives import WinAgent
 from yacht_env.render import action_label
 from yacht_env.rules import RuleSet, get_rules
@@ -26,7 +28,7 @@ from yacht_env.solver import solve, solve_reach
 from yacht_env.state import GameState
 from yacht_tools.messages import fmt, text
 
-COACH_OBJECTIVES = ("reach", "win")
+COACH_OBJECTIVES = ("reach", "win", "duel")
 """The objectives the coach speaks of (the points objective is the plain hint)."""
 SHOWN = 3
 """Choices shown per hint."""
@@ -54,12 +56,19 @@ class Coach:
         self.expected = solve(self.rules)
         self.reach = solve_reach(self.rules) if objective == "reach" else None
         self.win = WinAgent(self.rules) if objective == "win" else None
+        if objective == "duel":
+            from yacht_env.solver.duel import solve_duel
+
+            self.duel = solve_duel(self.rules)
 
     def choices(self, states: Sequence[GameState], seat: int = 0) -> list[Choice]:
         """The legal actions of ``states[seat]``, best for the objective first."""
         st = states[seat]
         if self.reach is not None:
             probs = self.reach.action_probabilities(st, int(self.target))
+        elif self.objective == "duel":
+            check_two(states, "the exact win chance")
+            probs = self.duel.action_win_probabilities(st, states[1 - seat])
         else:
             others = [s for i, s in enumerate(states) if i != seat]
             if not others:
@@ -72,7 +81,11 @@ class Coach:
 
     def what(self, lang: str = "en") -> str:
         """What the probabilities are of, in ``lang``."""
-        return fmt("reach_what", lang, target=self.target) if self.objective == "reach" else text("win_what", lang)
+        if self.objective == "reach":
+            return fmt("reach_what", lang, target=self.target)
+        if self.objective == "duel":
+            return text("duel_what", lang)
+        return text("win_what", lang)
 
     def hint(self, states: Sequence[GameState], seat: int = 0) -> str:
         """One line: the best few choices with their probabilities and expected final scores."""
@@ -95,8 +108,13 @@ class Coach:
 def replay_line(record: dict[str, Any], dice: Sequence[int], rules: str | RuleSet, lang: str = "en") -> str:
     """The text a replay adds to a decision with :meth:`Coach.decision`'s record, in ``lang``."""
     reach = re.fullmatch(r"P\(final >= (\d+)\)", record["objective"])
-    what = fmt("reach_what", lang, target=reach.group(1)) if reach else (
-        text("win_what", lang) if record["objective"] == "P(win), estimated" else record["objective"])
+    what = record["objective"]
+    if reach:
+        what = fmt("reach_what", lang, target=reach.group(1))
+    elif what == "P(win), estimated":
+        what = text("win_what", lang)
+    elif what == "P(win), exact":
+        what = text("duel_what", lang)
     line = fmt("coach_replay", lang, what=what, probability=f"{record['probability']:.4f}",
                action=action_label(record["best_action_for_objective"], dice, rules, lang),
                best=f"{record['best_probability']:.4f}")

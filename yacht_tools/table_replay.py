@@ -36,13 +36,16 @@ from yacht_tools.tournament import _make_agents as make_agents
 
 
 def replay_table(agent_specs: Sequence[str | Agent], rules: str = "yacht", seed: int = 0, *, players: int = 2,
-                 match: int = 0, game: int = 0, lang: str = "en", regret: bool = True) -> dict[str, Any]:
+                 match: int = 0, game: int = 0, lang: str = "en", regret: bool = True, win_regret: bool = False
+                 ) -> dict[str, Any]:
     """Replay game ``game`` of match ``match`` of ``yacht tournament --agents ... --players ... --seed ...``.
 
     Returns ``rules``, ``players`` (the names by seat), ``seed``, ``match``, ``game``, ``game_seed``, ``lang``,
     ``final_scores`` (by seat), ``winners``, ``optimal_value`` (the solver's expected score of a new solitaire game,
     None without solver), ``regret`` (by seat), ``final_states`` (by seat) and ``decisions`` (see the module
-    docstring). ``ValueError`` names a bad argument and what is accepted."""
+    docstring). ``win_regret`` (two players): each decision also gets ``win_chance`` and ``best_win_chance``, the
+    mover's exact chance to win after the move played and after the best one (the solved game of two,
+    :func:`yacht_env.solver.solve_duel`). ``ValueError`` names a bad argument and what is accepted."""
     specs = [agent_specs] if isinstance(agent_specs, (str, Agent)) else list(agent_specs)
     players = check_int(players, "players", MP.MIN_PLAYERS, MP.MAX_PLAYERS)
     if len(specs) < players:
@@ -56,13 +59,22 @@ def replay_table(agent_specs: Sequence[str | Agent], rules: str = "yacht", seed:
         agents[i].seed(agent_seed(seed, match, slot))
     seat_slot = [(s + game) % players for s in range(players)]
     seat_names = [names[group[slot]] for slot in seat_slot]
+    if win_regret and players != 2:
+        raise ValueError(f"the exact win chance is of games of two players, not {players}")
     sol = solution_or_none(rs) if regret else None
+    if win_regret:
+        from yacht_env.solver.duel import solve_duel
+
+        duel = solve_duel(rs)
     rng = np.random.default_rng(game_seed(seed, match, game))
     table = Table(MP.new_table(rs, players, rng), rng)
     decisions: list[dict[str, Any]] = []
 
     def record(_: int, seat: int, state: GameState, action: int) -> None:
         dec = decision_record(state, action, sol)
+        if win_regret:
+            q = duel.action_win_probabilities(state, table.states[1 - seat])
+            dec |= {"win_chance": float(q[action]), "best_win_chance": float(np.nanmax(q))}
         decisions.append({"seat": seat, "player": seat_names[seat], "turn": state.turn + 1, **dec})
 
     play_tables([table], lambda _, seat: agents[group[seat_slot[seat]]], on_decision=record)
@@ -108,6 +120,8 @@ def format_table_replay(record: dict[str, Any], lang: str | None = None) -> str:
         if d["regret"] is not None and d["action"] != d["best_action"]:
             head += (f"   [{text('best', lang)}: {action_label(d['best_action'], d['dice'], rs, lang)}; "
                      f"{text('regret', lang)} {d['regret']:.2f}]")
+        if "win_chance" in d:
+            head += f"   P(win) {d['win_chance']:.4f} (best {d['best_win_chance']:.4f})"
         lines.append(head)
     states = [GameState.from_dict(s) for s in record["final_states"]]
     lines += ["", render_board(states, record["players"], lang, with_verdict=False),

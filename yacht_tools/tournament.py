@@ -42,6 +42,7 @@ from yacht_env.rules import get_rules
 from yacht_tools.games import Table, play_tables
 from yacht_tools.messages import shown
 from yacht_tools.progress import progress_bar
+from yacht_tools.regret import RegretTally
 from yacht_tools.seeds import agent_seed, check_int, game_seed
 from yacht_tools.stats import wilson_interval
 
@@ -79,15 +80,43 @@ def _make_agents(agent_specs: Sequence[str | Agent], rules: str, seed: int) -> t
 # ---- playing ------------------------------------------------------------------------------------------------------
 
 
+class WinRegret:
+    """The exact win-regret of every decision of a game of two, ``max_a W(a) - W(chosen)`` with ``W`` the mover's
+    chance to win after each action when both play optimally from there (:func:`yacht_env.solver.solve_duel`),
+    tallied per agent slot like ``yacht eval``'s regret (:class:`~yacht_tools.regret.RegretTally`)."""
+
+    def __init__(self, rules: str, tallies: Sequence[RegretTally], offsets: Sequence[int]) -> None:
+        from yacht_env.solver.duel import solve_duel
+
+        self.duel = solve_duel(rules)
+        self.tallies, self.offsets = list(tallies), list(offsets)
+        self.rows: list[list[tuple[int, int, int, int, float]]] = [[] for _ in self.tallies]
+
+    def decision(self, slot: int, game: int, state: Any, other: Any, action: int) -> None:
+        q = self.duel.action_win_probabilities(state, other)
+        self.rows[slot].append((self.offsets[slot] + game, state.turn, state.rolls_left, action,
+                                max(0.0, float(np.nanmax(q) - q[action]))))
+
+    def flush(self) -> None:
+        for tally, rows in zip(self.tallies, self.rows):
+            if rows:
+                g, t, r, a, x = (np.array(c) for c in zip(*rows))
+                tally.add(g, t, r, a, x)
+            rows.clear()
+
+
 def play_match(agents: Sequence[Agent], rules: str, games: int, seed: int, match: int = 0,
-               batch_size: int = DEFAULT_BATCH, progress: Any = None) -> np.ndarray:
+               batch_size: int = DEFAULT_BATCH, progress: Any = None, regret: WinRegret | None = None
+               ) -> np.ndarray:
     """Play ``games`` games between ``agents`` (2 to 8) with rotating seats; return their totals, shape
     ``(games, len(agents))``, column ``i`` being agent ``i`` whatever its seat.
 
     Raises ``ValueError`` if an agent plays an illegal action. ``progress`` (a tqdm bar or None) advances by one per
-    finished game."""
+    finished game. ``regret`` (two players): every decision's exact win-regret is tallied for its agent's slot."""
     rs = get_rules(rules)
     n = MP.check_num_players(len(agents))
+    if regret is not None and n != 2:
+        raise ValueError(f"the win-regret is exact for games of two players, not {n}")
     for slot, agent in enumerate(agents):
         agent.seed(agent_seed(seed, match, slot))
     totals = np.zeros((games, n), dtype=np.int64)
@@ -97,8 +126,14 @@ def play_match(agents: Sequence[Agent], rules: str, games: int, seed: int, match
         for g in ids:
             rng = np.random.default_rng(game_seed(seed, match, g))
             tables.append(Table(MP.new_table(rs, n, rng), rng))
-        play_tables(tables, lambda i, seat, ids=ids: agents[(seat + ids[i]) % n],
+        hook = None
+        if regret is not None:
+            def hook(i: int, seat: int, st: Any, a: int, ids: list[int] = ids, tables: list[Table] = tables) -> None:
+                regret.decision((seat + ids[i]) % n, ids[i], st, tables[i].states[1 - seat], a)
+        play_tables(tables, lambda i, seat, ids=ids: agents[(seat + ids[i]) % n], on_decision=hook,
                     on_over=None if progress is None else (lambda i: progress.update(1)))
+        if regret is not None:
+            regret.flush()
         for g, t in zip(ids, tables):
             for seat, st in enumerate(t.states):
                 totals[g, (seat + g) % n] = st.total
@@ -130,8 +165,8 @@ def _stats(shares: np.ndarray, results: np.ndarray, scores: np.ndarray) -> dict[
 
 
 def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0, rules: str = "yacht",
-                   players: int = 2, *, batch_size: int = DEFAULT_BATCH, progress: bool | None = False
-                   ) -> dict[str, Any]:
+                   players: int = 2, *, batch_size: int = DEFAULT_BATCH, progress: bool | None = False,
+                   win_regret: bool = False) -> dict[str, Any]:
     """Play every group of ``players`` distinct agents (every pair by default) ``games`` games each.
 
     ``agent_specs`` are :func:`agents.loader.load_agent` specs (``"optimal"``, ``"greedy"``, ``"random"``, model
@@ -139,7 +174,10 @@ def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0
     "players", "games", "seed"}``; stats hold ``games``, ``wins``, ``draws``, ``losses``, ``win_rate`` (ties shared),
     ``win_rate_ci95``, ``mean_score`` and ``score_std``; each match holds its agents in slot order and the same
     stats per agent. ``progress``: report progress on stderr (:func:`~yacht_tools.progress.progress_bar`; None
-    too). Raises ``ValueError`` for bad input."""
+    too). The result's ``seat_win_rate`` is each seat's mean win share, whoever sat there (the first-mover effect),
+    with ``seat_win_rate_ci95``. ``win_regret`` (two players): each agent's stats gain ``win_regret``, the exact
+    win-regret of its decisions (:class:`WinRegret`) by decision type and turn. Raises ``ValueError`` for bad
+    input."""
     rs = get_rules(rules)
     games = check_int(games, "games", 1, MAX_GAMES)
     seed = check_int(seed, "seed", 0)
@@ -149,15 +187,28 @@ def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0
         raise ValueError(f"a tournament of {players}-player games needs at least {players} agents, got "
                          f"{list(agent_specs) if not isinstance(agent_specs, (str, Agent)) else [agent_specs]}")
     agents, names = _make_agents(agent_specs, rs.name, seed)
+    for agent, name in zip(agents, names):
+        if players > getattr(agent, "max_players", MP.MAX_PLAYERS):
+            raise ValueError(f"agent {name!r} plays games of at most {agent.max_players} players, not {players}")
     if len({id(a) for a in agents}) != len(agents):
         raise ValueError("the same Agent object is listed twice: pass separate agents (they are reseeded per match)")
     groups = list(itertools.combinations(range(len(agents)), players))
+    if win_regret and players != 2:
+        raise ValueError(f"--win-regret is exact for games of two players, not {players}")
+    tallies = [RegretTally(rs, games * sum(i in g for g in groups)) for i in range(len(agents))]
+    seen = [0] * len(agents)
     per_agent: dict[int, list[np.ndarray]] = {i: [] for i in range(len(agents))}
     matches: list[dict[str, Any]] = []
+    seat_won = np.zeros(players)
     with progress_bar(len(groups) * games, "tournament", "game", enabled=progress is not False, leave=False) as bar:
         for m, group in enumerate(groups):
-            totals = play_match([agents[i] for i in group], rs.name, games, seed, m, batch_size, bar)
+            regret = WinRegret(rs.name, [tallies[i] for i in group], [seen[i] for i in group]) if win_regret else None
+            totals = play_match([agents[i] for i in group], rs.name, games, seed, m, batch_size, bar, regret)
+            for i in group:
+                seen[i] += games
             shares, results = match_results(totals)
+            g = np.arange(games)[:, None]
+            seat_won += shares[g, (np.arange(players)[None, :] + g) % players].sum(axis=0)
             for col, i in enumerate(group):
                 per_agent[i].append(np.stack([shares[:, col], results[:, col], totals[:, col]]))
             matches.append({"match": m, "agents": [names[i] for i in group], "games": games,
@@ -167,7 +218,12 @@ def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0
     for i, name in enumerate(names):
         data = np.concatenate(per_agent[i], axis=1)
         stats[name] = _stats(data[0], data[1], data[2])
+        if win_regret:
+            stats[name]["win_regret"] = tallies[i].summary()
+    played = len(groups) * games
     return {"agents": stats, "matches": matches, "rules": rs.name, "players": players, "games": games, "seed": seed,
+            "seat_win_rate": [float(w / played) for w in seat_won],
+            "seat_win_rate_ci95": [list(wilson_interval(float(w), played)) for w in seat_won],
             "seating": "rotating: in game g seat s is taken by the match's agent (s + g) mod players",
             "win_rate": "mean win share: 1 for the sole highest total, 1/k each for k sharing it, else 0"}
 
@@ -268,4 +324,13 @@ def format_report(result: dict[str, Any], width: int | None = None) -> str:
             parts = [f"{short.get(n, shown(n, 60))} {m['stats'][n]['win_rate']:.3f} ({m['stats'][n]['mean_score']:.1f})"
                      for n in m["agents"]]
             lines.append("  " + " | ".join(parts))
+    if "seat_win_rate" in result:
+        lines += ["", "Win rate by seat, whoever sat there (95% CI):"]
+        lines += [f"  seat {k + 1}  {r:.4f}  [{lo:.4f}, {hi:.4f}]"
+                  for k, (r, (lo, hi)) in enumerate(zip(result["seat_win_rate"], result["seat_win_rate_ci95"]))]
+    regrets = [(short[n], s["win_regret"]) for n, s in result["agents"].items() if "win_regret" in s]
+    if regrets:
+        lines += ["", "Exact win-regret (chance to win lost against optimal play of the game of two):"]
+        lines += [f"  {n}: {r['regret_per_game']:.5f} per game, {r['mean_regret']:.7f} per decision"
+                  for n, r in regrets]
     return "\n".join(lines)

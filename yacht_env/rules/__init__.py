@@ -11,7 +11,18 @@
 from __future__ import annotations
 
 from yacht_env.rules.categories import Category
-from yacht_env.rules.definitions import KNIZIA, RULESETS, YACHT, YAHTZEE, YAHTZEE_FREE_JOKER, YATZY, get_rules, score
+from yacht_env.rules.definitions import (
+    KNIZIA,
+    RULESETS,
+    YACHT,
+    YAHTZEE,
+    YAHTZEE_FREE_JOKER,
+    YATZY,
+    get_rules,
+    register_rules,
+    score,
+    validate_rules,
+)
 from yacht_env.rules.ruleset import (
     FIVE_KIND_FACE,
     JOKER_FORCED,
@@ -33,4 +44,4 @@ __all__ = ["Category", "FIVE_KIND_FACE", "JOKER_FORCED", "JOKER_FREE", "JOKER_NO
            "P_FIVE_BONUS", "P_FIVE_CAT", "P_JOKER", "P_NUM_CAT", "P_UPPER_BONUS", "P_UPPER_THRESHOLD",
            "RULESETS", "RuleSet", "TURNSTART_LOGIC", "TURN_LOGIC", "TurnStartLayout", "YACHT", "YAHTZEE",
            "YAHTZEE_FREE_JOKER", "YATZY", "box_score", "get_rules", "joker_applies", "legal_bits",
-           "next_turn_start", "points_for", "score"]
+           "next_turn_start", "points_for", "register_rules", "score", "validate_rules"]

@@ -1,15 +1,17 @@
-"""The rule sets: one definition each. Adding a variant means adding a definition to :data:`RULESETS`.
+"""The rule sets: one definition each. Adding a variant means adding a definition to :data:`RULESETS`, or, for a
+rule set of one's own, :func:`register_rules` at run time.
 
 The statement of every rule set, with its sources, is ``docs/rules.md``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from yacht_env import dice as D
 from yacht_env.rules.categories import Category
-from yacht_env.rules.ruleset import JOKER_FORCED, JOKER_FREE, RuleSet
+from yacht_env.rules.ruleset import JOKER_FORCED, JOKER_FREE, JOKER_NONE, NUM_UPPER, RuleSet
 
 _UPPER = tuple(
     Category(cid, name, "upper", f + 1)
@@ -110,6 +112,100 @@ KNIZIA = RuleSet(
 )
 
 RULESETS: dict[str, RuleSet] = {r.name: r for r in (YACHT, YAHTZEE, YAHTZEE_FREE_JOKER, YATZY, KNIZIA)}
+
+
+MAX_CATEGORIES = 20
+"""The most boxes a registered rule set may have: every solver indexes the filled boxes as a bit set of 2**C states."""
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
+_KINDS = ("upper", "full_house_sum", "full_house_fixed", "full_house_sum_or_five", "kind_face_times", "kind_sum",
+          "two_pairs", "straight_exact", "straight_run", "sum", "five_kind")
+
+
+def _check_category(rs: RuleSet, i: int, c: object) -> None:
+    """``ValueError`` naming what is wrong with box ``i`` of a rule set being registered."""
+    where = f"rule set {rs.name!r}, category {i}"
+    if not isinstance(c, Category):
+        raise ValueError(f"{where}: expected a yacht_env.rules.Category, got {type(c).__name__}")
+    if not isinstance(c.id, str) or not _NAME.fullmatch(c.id):
+        raise ValueError(f"{where}: id {c.id!r} must be 1-40 characters of a-z, 0-9, '_' or '-'")
+    if c.kind not in _KINDS:
+        raise ValueError(f"{where} ({c.id!r}): unknown kind {c.kind!r}; accepted: {', '.join(_KINDS)}")
+    if c.kind == "upper" and i >= NUM_UPPER:
+        raise ValueError(f"{where} ({c.id!r}): only the first {NUM_UPPER} boxes are upper boxes")
+    if c.kind in ("kind_face_times", "kind_sum") and not (isinstance(c.param, int) and 2 <= c.param <= D.NUM_DICE):
+        raise ValueError(f"{where} ({c.id!r}): kind {c.kind!r} needs param 2..{D.NUM_DICE} (dice of one face), "
+                         f"got {c.param!r}")
+    if c.kind in ("full_house_fixed", "straight_exact", "straight_run", "five_kind") and not (
+            isinstance(c.param, int) and 0 < c.param <= 1000):
+        raise ValueError(f"{where} ({c.id!r}): kind {c.kind!r} needs param 1..1000 (its points), got {c.param!r}")
+    if c.kind == "straight_exact" and (len(c.faces) != D.NUM_DICE or not all(
+            isinstance(f, int) and 1 <= f <= D.NUM_FACES for f in c.faces)):
+        raise ValueError(f"{where} ({c.id!r}): straight_exact needs faces, {D.NUM_DICE} faces 1..{D.NUM_FACES}, "
+                         f"got {c.faces!r}")
+    if c.kind == "straight_run" and not (isinstance(c.run, int) and 2 <= c.run <= D.NUM_DICE):
+        raise ValueError(f"{where} ({c.id!r}): straight_run needs run 2..{D.NUM_DICE}, got {c.run!r}")
+
+
+def validate_rules(rs: object) -> RuleSet:
+    """``rs`` if it is a rule set every part of the project can play and solve, else ``ValueError`` naming what is
+    wrong and what is accepted (its upper boxes are checked when the RuleSet is built)."""
+    if not isinstance(rs, RuleSet):
+        raise ValueError(f"expected a yacht_env.rules.RuleSet, got {type(rs).__name__}")
+    if not isinstance(rs.name, str) or not _NAME.fullmatch(rs.name):
+        raise ValueError(f"rule set name {rs.name!r}: 1-40 characters of a-z, 0-9, '_' or '-', starting with a "
+                         "letter or digit")
+    if not isinstance(rs.categories, tuple) or not NUM_UPPER <= len(rs.categories) <= MAX_CATEGORIES:
+        raise ValueError(f"rule set {rs.name!r}: {NUM_UPPER} to {MAX_CATEGORIES} categories (a tuple) accepted, got "
+                         f"{len(rs.categories) if isinstance(rs.categories, tuple) else type(rs.categories).__name__}")
+    for i, c in enumerate(rs.categories):
+        _check_category(rs, i, c)
+    ids = [c.id for c in rs.categories]
+    dup = sorted({x for x in ids if ids.count(x) > 1})
+    if dup:
+        raise ValueError(f"rule set {rs.name!r}: category ids must be distinct, repeated: {', '.join(dup)}")
+    ints = {"upper_bonus_threshold": rs.upper_bonus_threshold, "upper_bonus": rs.upper_bonus,
+            "five_kind_bonus": rs.five_kind_bonus}
+    for key, v in ints.items():
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 1000:
+            raise ValueError(f"rule set {rs.name!r}: {key} must be an integer 0..1000, got {v!r}")
+    if (rs.upper_bonus > 0) != (rs.upper_bonus_threshold > 0):
+        raise ValueError(f"rule set {rs.name!r}: an upper bonus needs a threshold and a threshold a bonus (both > 0 "
+                         f"or both 0), got bonus {rs.upper_bonus} at {rs.upper_bonus_threshold}")
+    if rs.upper_bonus_threshold > 5 * 21:
+        raise ValueError(f"rule set {rs.name!r}: upper_bonus_threshold {rs.upper_bonus_threshold} cannot be reached "
+                         "(the upper boxes hold at most 105)")
+    if rs.joker not in (JOKER_NONE, JOKER_FORCED, JOKER_FREE):
+        raise ValueError(f"rule set {rs.name!r}: joker must be JOKER_NONE, JOKER_FORCED or JOKER_FREE "
+                         f"({JOKER_NONE}, {JOKER_FORCED}, {JOKER_FREE}), got {rs.joker!r}")
+    y = rs.five_kind_category
+    if isinstance(y, bool) or not isinstance(y, int) or not -1 <= y < len(rs.categories):
+        raise ValueError(f"rule set {rs.name!r}: five_kind_category must be -1 (none) or a category index "
+                         f"0..{len(rs.categories) - 1}, got {y!r}")
+    if y >= 0 and rs.categories[y].kind != "five_kind":
+        raise ValueError(f"rule set {rs.name!r}: five_kind_category {y} ({rs.categories[y].id!r}) must be a "
+                         "five_kind box")
+    if y < 0 and (rs.five_kind_bonus or rs.joker != JOKER_NONE):
+        raise ValueError(f"rule set {rs.name!r}: a five-of-a-kind bonus or a Joker needs a five_kind_category")
+    rs.score_table  # noqa: B018 - every kind scores every hand (raises for a kind it cannot score)
+    return rs
+
+
+def register_rules(ruleset: RuleSet) -> RuleSet:
+    """Make a rule set of one's own usable by name everywhere (:class:`~yacht_env.state.GameState`, the solvers,
+    the environments, the command line run in this process), after :func:`validate_rules`. ``ValueError`` if its
+    name (or its Gymnasium id) is taken or it is not valid. Returns it.
+
+    >>> from yacht_env.rules import Category, RuleSet, register_rules, YACHT
+    >>> upper = register_rules(RuleSet("upper-only", "Upper boxes", YACHT.categories[:6]))  # doctest: +SKIP
+    """
+    rs = validate_rules(ruleset)
+    if rs.name in RULESETS:
+        raise ValueError(f"rules name {rs.name!r} is taken; taken: {', '.join(RULESETS)}")
+    if rs.env_id:
+        raise ValueError(f"rule set {rs.name!r}: a registered rule set has no Gymnasium id of its own; leave env_id "
+                         f"empty and make its environment with gym.make('Yacht-v0', rules={rs.name!r})")
+    RULESETS[rs.name] = rs
+    return rs
 
 
 def get_rules(rules: str | RuleSet) -> RuleSet:

@@ -8,7 +8,8 @@
 :func:`solve` returns a :class:`Solution`: ``start_value``, ``value(filled, upper_total, yahtzee_box)`` for any
 turn-start state, and ``action_values(state)`` / ``best_action(state)`` for any :class:`~yacht_env.state.GameState`.
 :func:`score_distribution` gives the exact distribution of the final score under that play (from a new game or any
-state), :func:`solve_reach` the play that maximises the probability of reaching a target score.
+state), :func:`solve_reach` the play that maximises the probability of reaching a target score, :func:`solve_duel`
+the game of two players (each maximising its chance to win).
 :mod:`yacht_env.search.turn_search` is the search of a turn the solver sweeps, usable with any successor values (e.g. a
 network's).
 """
@@ -24,9 +25,10 @@ from yacht_env.solver.core import (
     solve,
 )
 from yacht_env.solver.distribution import ScoreDistribution, distribution_table, score_distribution
+from yacht_env.solver.duel import DuelSolution, solve_duel
 from yacht_env.solver.reach import ReachSolution, solve_reach
 from yacht_env.solver.table_cache import SOLVER_VERSION, cache_dir
 
-__all__ = ["SOLVER_VERSION", "ReachSolution", "ScoreDistribution", "Solution", "TurnTables", "cache_dir",
-           "clear_memory_cache", "compute_values", "distribution_table", "score_distribution", "solution_or_none",
-           "solve", "solve_reach"]
+__all__ = ["SOLVER_VERSION", "DuelSolution", "ReachSolution", "ScoreDistribution", "Solution", "TurnTables",
+           "cache_dir", "clear_memory_cache", "compute_values", "distribution_table", "score_distribution",
+           "solution_or_none", "solve", "solve_duel", "solve_reach"]

@@ -67,12 +67,13 @@ def run(args: argparse.Namespace) -> int:
 
 def play_coach(args: argparse.Namespace, rules: RuleSet, lang: str) -> Coach | None:
     """The coach of ``--objective reach --target T`` or ``--objective win`` (with ``--vs``), else None."""
-    if args.objective == "win":
+    duel = args.agent is not None and args.agent.strip().lower() == "optimal-duel"
+    if args.objective == "win" or (duel and args.hint and args.objective == "points"):
         if args.target is not None:
             raise ValueError("--target goes with --objective reach")
         if args.agent is None:
             raise ValueError("--objective win needs an opponent: --vs AGENT")
-        return Coach(rules, "win", lang=lang)
+        return Coach(rules, "duel" if duel else "win", lang=lang)  # against optimal-duel: the exact chance
     if args.objective not in ("points", "reach"):
         raise ValueError(f"--objective must be one of points, reach, win, got {args.objective!r}")
     target = check_objective(args.objective, args.target)

@@ -53,6 +53,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--format", default="text", choices=FORMATS,
                    help="text, json, or html: one self-contained page to step through (default: text)")
     p.add_argument("--output", metavar="PATH", help="write to PATH instead of printing")
+    p.add_argument("--win-regret", action="store_true",
+                   help="with --agents, two players: each decision's exact chance to win, after the move played and "
+                        "after the best one (the solved game of two, as optimal-duel plays it)")
     p.add_argument("--no-regret", dest="regret", action="store_false",
                    help="skip the optimal actions and regrets (no solver)")
     return p
@@ -65,11 +68,14 @@ def run(args: argparse.Namespace) -> int:
     lang = check_lang(args.lang)
     seed = check_seed(args.seed)
     target = check_objective(args.objective, args.target)
+    if args.win_regret and not args.agents:
+        raise ValueError("--win-regret goes with --agents (a game of two players)")
     if args.agents:
         if target is not None:
             raise ValueError("--objective reach applies to the replay of one agent (--agent), not to --agents")
         record = replay_table(args.agents, rules.name, seed, players=check_int(args.players, "players", 2, 8),
-                              match=args.match, game=args.game, lang=lang, regret=args.regret)
+                              match=args.match, game=args.game, lang=lang, regret=args.regret,
+                              win_regret=args.win_regret)
         text = format_table_replay(record, lang)
     else:
         agent = load_agent(args.agent, rules, seed)

@@ -4,6 +4,7 @@ best probability to reach a target.
     yacht solve --rules yacht [--json [PATH]] [--no-cache]
     yacht solve --rules yacht --distribution [--json [PATH]] [--plot PATH]
     yacht solve --rules yacht --objective reach --target 200 [--json [PATH]] [--plot PATH]
+    yacht solve --rules yacht --objective duel [--json [PATH]]
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from yacht_env.solver import solve
 from yacht_tools.cli import options
 from yacht_tools.messages import shown
 from yacht_tools.objective_eval import check_objective
+from yacht_tools.progress import progress_bar
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -41,6 +43,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--distribution", action="store_true",
                    help="the exact distribution of the final score under expected-score optimal play")
     options.add_objective(p)
+    for a in p._actions:  # the objectives of this command: also the game of two
+        if a.dest == "objective":
+            a.help += "; duel: the game of two players solved exactly (the first player's chance to win)"
+    options.add_progress(p)
     p.add_argument("--plot", metavar="PATH", help="write a PNG: the distribution (--distribution), or the curve "
                    "T -> P*(T) beside the expected-score player's P(final >= T) (--objective reach)")
     return p
@@ -60,6 +66,8 @@ def _emit(result: dict[str, Any], path: str | None) -> None:
 def run(args: argparse.Namespace) -> int:
     """Solve and print; returns the exit status."""
     rules = get_rules(args.rules)
+    if args.objective == "duel":
+        return _run_duel(args)
     target = check_objective(args.objective, args.target)
     reach = target is not None
     if reach and args.distribution:
@@ -133,4 +141,30 @@ def _run_reach(args: argparse.Namespace, base: dict[str, Any], target: int) -> i
 
         plot_reach(rs.curve(), expected_player, f"{get_rules(args.rules).title}: best probability to reach T",
                    args.plot, target)
+    return 0
+
+
+def _run_duel(args: argparse.Namespace) -> int:
+    """``--objective duel``: the two-player game solved exactly (a bar over the sweep's values on stderr)."""
+    from yacht_env.solver.duel import duel_plan, solve_duel
+
+    for flag, given in (("--target", args.target is not None), ("--distribution", args.distribution),
+                        ("--plot", args.plot)):
+        if given:
+            raise ValueError(f"{flag} does not go with --objective duel")
+    check_output_paths({"--json": None if args.json == "-" else args.json})
+    rules = get_rules(args.rules)
+    plan = duel_plan(rules)
+    with Stopwatch() as sw, progress_bar(sum(plan.cells), "duel sweep", "value", enabled=options.progress(args),
+                                         unit_scale=True, leave=False) as bar:
+        sol = solve_duel(rules, cache=not args.no_cache, progress=bar.update)
+    result = {"rules": rules.name, "objective": "duel", "first_player_win": sol.first_player_win,
+              "pairs": sum(plan.pairs), "values": sum(plan.cells), "table_bytes": plan.table_bytes,
+              "seconds": round(sw.seconds, 6), "cached": sol.from_cache}
+    _emit(result, args.json)
+    if args.json != "-":
+        how = "loaded from cache" if sol.from_cache else "solved"
+        print(f"{rules.title}, two players: the first player wins {sol.first_player_win:.7f} (ties half), both "
+              f"optimal; table of {sum(plan.pairs):,} pairs of turn-start states, {sum(plan.cells):,} values, "
+              f"{plan.table_bytes / 1e9:.2f} GB ({how} in {sw.seconds:.1f} s)")
     return 0

@@ -32,6 +32,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--players", default="2", help="players per game, 2 to 8 (default 2)")
     p.add_argument("--batch-size", default=str(DEFAULT_BATCH), help=argparse.SUPPRESS)
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
+    p.add_argument("--win-regret", action="store_true",
+                   help="two players: the exact win-regret of every decision of each agent, max_a W(a) - W(chosen), "
+                        "from the solved game of two (yacht solve --objective duel), by decision type and turn")
     options.add_progress(p)
     return p
 
@@ -44,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
                             rules.name,
                             check_int(args.players, "players", 2, 8),
                             batch_size=check_int(args.batch_size, "batch size", 1),
-                            progress=options.progress(args))
+                            progress=options.progress(args), win_regret=args.win_regret)
     print(format_report(result))
     if json_path is not None:
         write_text_atomic(json_path, json.dumps(result, indent=2) + "\n", user_path=True)

@@ -1,0 +1,417 @@
+"""The two-player solver (:mod:`yacht_env.solver.duel`) against a plain two-player solver written here from the
+rules (the tests' own dice model and box scores), on small registered rule sets, and the end games of Yacht and
+Knizia's Yacht with one box left each; and :func:`yacht_env.rules.register_rules`."""
+
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from test_solver import DENSE, HANDS, _dense_model
+
+from yacht_env.actions import NUM_KEEP_ACTIONS
+from yacht_env.rules import RULESETS, YACHT, Category, RuleSet, get_rules, register_rules
+from yacht_env.solver import duel as DU
+from yacht_env.state import GameState
+
+UPPER6 = RuleSet("test-upper6", "Six upper boxes", YACHT.categories[:6])
+UPPER_YACHT = RuleSet("test-upper-yacht", "Upper boxes and Yacht", YACHT.categories[:6] + YACHT.categories[11:])
+SMALL = [UPPER6, pytest.param(UPPER_YACHT, marks=pytest.mark.slow)]
+
+
+def registered(rs: RuleSet) -> RuleSet:
+    """``rs`` registered once for the whole test session."""
+    return RULESETS[rs.name] if rs.name in RULESETS else register_rules(rs)
+
+
+# ---- the plain two-player solver --------------------------------------------------------------------------------
+
+
+def _turn(v0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A turn whose hands with no roll left are worth ``v0`` (252, lanes): the hand values with 0, 1 and 2 rolls
+    left and the turn-start values, over every keep of the tests' dice model."""
+    P, patterns = _dense_model()
+    v = [v0]
+    for _ in range(2):
+        K = P @ v[-1]
+        best = v[-1].copy()
+        for p in range(31):  # every keep but all five (that is the hand itself)
+            np.maximum(best, K[patterns[:, p]], out=best)
+        v.append(best)
+    return v[0], v[1], v[2], P[patterns[0, 0]] @ v[2]
+
+
+class PlainDuel:
+    """``W[(A, B)]``: the mover's chance to win (ties half) at the start of its turn with filled sets ``A`` (mover)
+    and ``B``, at the score differences ``d = -most(A) .. most(B)`` (``most``: the sum of the open boxes' highest
+    scores; beyond, the game is decided), by backward induction over every pair with dense numpy turns. Rules
+    without bonuses: box scores from ``score(category, hand)``."""
+
+    def __init__(self, cats: list[str], score) -> None:
+        self.n = len(cats)
+        self.S = np.array([[score(c, h) for c in cats] for h in HANDS], dtype=np.int64)
+        top = self.S.max(axis=0)
+        full = (1 << self.n) - 1
+        self.most = [int(sum(top[c] for c in range(self.n) if not F >> c & 1)) for F in range(full + 1)]
+        self.W = {(full, full): np.array([0.5])}
+        sets = [[F for F in range(full + 1) if bin(F).count("1") == k] for k in range(self.n + 1)]
+        for t in range(2 * self.n - 1, -1, -1):
+            pairs = [(A, B) for A in sets[t // 2] for B in sets[t - t // 2]]
+            while pairs:  # batches of pairs side by side: one matrix product per roll for all of them
+                batch, lanes = [], 0
+                while pairs and lanes < 20_000:
+                    batch.append(pairs.pop())
+                    lanes += len(self.d(*batch[-1]))
+                start = _turn(np.concatenate([self.ends(A, B).max(axis=1) for A, B in batch], axis=1))[3]
+                cuts = np.cumsum([len(self.d(A, B)) for A, B in batch])[:-1]
+                self.W.update(zip(batch, np.split(start, cuts)))
+
+    def d(self, A: int, B: int) -> np.ndarray:
+        return np.arange(-self.most[A], self.most[B] + 1)
+
+    def at(self, A: int, B: int, e: np.ndarray) -> np.ndarray:
+        """``W(A, B, e)`` for an array of differences (1 above the row, 0 below)."""
+        lo, hi = -self.most[A], self.most[B]
+        row = self.W[(A, B)]
+        return np.where(e > hi, 1.0, np.where(e < lo, 0.0, row[np.clip(e - lo, 0, len(row) - 1)]))
+
+    def ends(self, A: int, B: int) -> np.ndarray:
+        """(252, C, lanes) the mover's chance after scoring each hand in each box (-inf where filled)."""
+        d = self.d(A, B)
+        out = np.full((len(HANDS), self.n, len(d)), -np.inf)
+        for c in range(self.n):
+            if not A >> c & 1:
+                out[:, c] = 1.0 - self.at(B, A | 1 << c, -(d[None, :] + self.S[:, c:c + 1]))
+        return out
+
+    def levels(self, A: int, B: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The hand values with 0, 1 and 2 rolls left (252, lanes) and the turn-start values."""
+        return _turn(self.ends(A, B).max(axis=1))
+
+    def actions(self, A: int, B: int, d: int, h: int, rolls: int) -> np.ndarray:
+        """(32 + C,) every action's chance (NaN where illegal: no keep without rolls, no keep of all five)."""
+        P, patterns = _dense_model()
+        out = np.full(NUM_KEEP_ACTIONS + self.n, np.nan)
+        lo, hi = -self.most[A], self.most[B]
+        if not lo <= d <= hi:  # decided: every action gives the same
+            e = self.ends(A, B)[h, :, 0]
+            out[NUM_KEEP_ACTIONS:] = np.where(e > -np.inf, float(d > hi), np.nan)
+            if rolls:
+                out[:31] = float(d > hi)
+            return out
+        i = d - lo
+        e = self.ends(A, B)[h, :, i]
+        out[NUM_KEEP_ACTIONS:] = np.where(e > -np.inf, e, np.nan)
+        if rolls:
+            below = self.levels(A, B)[rolls - 1]
+            out[:31] = (P @ below)[patterns[h, :31], i]
+        return out
+
+
+@lru_cache(maxsize=4)
+def _solved(rs: RuleSet) -> tuple[DU.DuelSolution, PlainDuel]:
+    rs = registered(rs)
+    return DU.solve_duel(rs, cache=False), PlainDuel(list(rs.category_ids), DENSE["yacht"])
+
+
+def _state(rs: RuleSet, F: int, rng: np.random.Generator, dice: tuple[int, ...] = (1, 1, 1, 1, 1), rolls: int = 0
+           ) -> GameState:
+    """A scorecard with the boxes of ``F`` filled with scores drawn from what each box can hold."""
+    scores = tuple(int(rng.choice(sorted(rs.box_values[c]))) if F >> c & 1 else None
+                   for c in range(rs.num_categories))
+    return GameState(rs.name, dice, rolls, scores)
+
+
+@pytest.mark.parametrize("rs", SMALL, ids=lambda r: r.name)
+def test_every_turn_start_value_equals_the_plain_solver(rs: RuleSet) -> None:
+    """Every pair of scorecards and every difference that matters: the duel table equals the plain solver."""
+    sol, plain = _solved(rs)
+    ix = sol.plan.index
+    worst = 0.0
+    for t in range(2 * rs.num_categories):
+        lay = sol.layer(t)
+        a, b = t // 2, t - t // 2
+        A_states = ix.states[ix.start[a]:ix.start[a + 1]]
+        B_states = ix.states[ix.start[b]:ix.start[b + 1]]
+        for i, sa in enumerate(A_states):
+            for j, sb in enumerate(B_states):
+                p = i * len(B_states) + j
+                row = lay.data[lay.off[p]:lay.off[p + 1]]
+                assert int(ix.most[sa]) == plain.most[int(sa)] and len(row) == len(plain.W[(int(sa), int(sb))])
+                ref = plain.W[(int(sa), int(sb))]
+                worst = max(worst, float(np.abs(row - ref).max()))
+    assert worst < 2e-6
+    assert abs(sol.first_player_win - plain.at(0, 0, np.array([0]))[0]) < 2e-6
+    assert 0.4 < sol.first_player_win < 0.6
+    if rs is UPPER6:
+        assert round(sol.first_player_win, 7) == 0.4982007  # docs/objectives.md
+
+
+@pytest.mark.parametrize("rs", SMALL, ids=lambda r: r.name)
+def test_sampled_decisions_equal_the_plain_solver(rs: RuleSet) -> None:
+    """At 60 random decisions (scorecards, scores, dice, rolls left), every action's chance and the best action's
+    equal the plain solver's; the chosen action is a best one."""
+    sol, plain = _solved(rs)
+    rs = registered(rs)
+    rng = np.random.default_rng(7)
+    n = rs.num_categories
+    for _ in range(60):
+        k = int(rng.integers(0, n))
+        j = k + int(rng.integers(0, 2))
+        A = int(rng.choice([F for F in range(1 << n) if bin(F).count("1") == k]))
+        B = int(rng.choice([F for F in range(1 << n) if bin(F).count("1") == j]))
+        h = int(rng.integers(0, len(HANDS)))
+        rolls = int(rng.integers(0, 3))
+        mover = _state(rs, A, rng, HANDS[h], rolls)
+        other = _state(rs, B, rng)
+        d = mover.total - other.total
+        got = sol.action_win_probabilities(mover, other)
+        want = plain.actions(A, B, d, h, rolls)
+        legal = ~np.isnan(got)
+        assert np.all(np.isnan(want[~legal]) | (np.arange(len(want))[~legal] < NUM_KEEP_ACTIONS))
+        np.testing.assert_allclose(got[legal], want[legal], atol=2e-6)
+        assert abs(sol.win_probability(mover, other) - np.nanmax(want)) < 2e-6
+        assert got[sol.best_action(mover, other)] >= np.nanmax(got) - 1e-9
+        ref = plain.at(A, B, np.array([d]))[0]
+        assert abs(sol.turn_start_win(mover, other) - ref) < 2e-6
+
+
+def _direct_last_turn(score_h: np.ndarray, lead: np.ndarray) -> np.ndarray:
+    """The second player's chance with one box left (scores ``score_h`` per hand) at each lead: its best turn for
+    ``1[lead + s > 0] + 1/2 1[lead + s = 0]``."""
+    P, patterns = _dense_model()
+    s = score_h[:, None] + lead[None, :]
+    v = np.where(s > 0, 1.0, np.where(s == 0, 0.5, 0.0))
+    for _ in range(2):
+        v = np.maximum(v, (P @ v)[patterns].max(axis=1))
+    return P[patterns[0, 0]] @ v
+
+
+@pytest.mark.parametrize("which", ["yacht", "knizia"])
+def test_end_game_with_one_box_left_each_equals_a_direct_computation(which: str) -> None:
+    """The last two layers of Yacht and Knizia's Yacht, swept alone: the second player's last turn against the
+    chance of each lead computed directly, and the first player's last turn, every box against every box."""
+    rs = get_rules(which)
+    n = rs.num_categories
+    layers: dict[int, np.ndarray] = {}
+    DU.sweep(rs, lambda t, a: layers.__setitem__(t, a), stop=2 * n - 2)
+    plan = DU.duel_plan(rs)
+    ix = plan.index
+    full = (1 << n) - 1
+    S = np.array([[DENSE[which](c, h) for c in rs.category_ids] for h in HANDS], dtype=np.int64)
+    last: dict[int, tuple[int, np.ndarray]] = {}  # box -> (most, chance at leads -most .. 0)
+    off = plan.offsets(2 * n - 1)
+    for c in range(n):
+        sa = full & ~(1 << c)
+        p = int(ix.rank[sa])  # one opponent state: the full card
+        m = int(ix.most[sa])
+        row = layers[2 * n - 1][off[p]:off[p + 1]]
+        lead = np.arange(-m, 1)
+        want = _direct_last_turn(S[:, c], lead)
+        np.testing.assert_allclose(row, want, atol=1e-6)
+        assert m == S[:, c].max()
+        last[c] = (m, want)
+    P, patterns = _dense_model()
+    off = plan.offsets(2 * n - 2)
+    nb = int(ix.start[n] - ix.start[n - 1])
+    for ca, cb in itertools.product(range(n), repeat=2):
+        sa, sb = full & ~(1 << ca), full & ~(1 << cb)
+        ma, mb = int(ix.most[sa]), int(ix.most[sb])
+        p = int(ix.rank[sa]) * nb + int(ix.rank[sb])
+        row = layers[2 * n - 2][off[p]:off[p + 1]]
+        d = np.arange(-ma, mb + 1)
+        lead = -(d[None, :] + S[:, ca:ca + 1])  # the second player's lead after the first's last box
+        m2, w2 = last[cb]
+        second = np.where(lead > 0, 1.0, np.where(lead < -m2, 0.0, w2[np.clip(lead + m2, 0, m2)]))
+        v = 1.0 - second
+        for _ in range(2):
+            v = np.maximum(v, (P @ v)[patterns].max(axis=1))
+        np.testing.assert_allclose(row, P[patterns[0, 0]] @ v, atol=1e-6)
+
+
+def _mapped(a: np.ndarray) -> bool:
+    """Whether the array's memory is a mapped file."""
+    import mmap
+
+    while a is not None:
+        if isinstance(a, (np.memmap, mmap.mmap)):
+            return True
+        a = getattr(a, "base", None)
+    return False
+
+
+def test_the_duel_table_is_cached_memory_mapped_and_a_bad_file_is_solved_again(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    first = DU.solve_duel(rs)
+    assert not first.from_cache and first.path is not None and first.path.exists()
+    assert DU.solve_duel(rs) is first  # one mapping per process
+    DU._MEMO.clear()
+    again = DU.solve_duel(rs)
+    assert again.from_cache and _mapped(again._data[0])
+    assert again.first_player_win == first.first_player_win == _solved(UPPER6)[0].first_player_win
+    raw = bytearray(first.path.read_bytes())
+    raw[-40] ^= 0xFF  # a byte of the last layer
+    first.path.write_bytes(bytes(raw))
+    DU._MEMO.clear()
+    redone = DU.solve_duel(rs)
+    assert not redone.from_cache and redone.first_player_win == first.first_player_win
+
+
+@pytest.mark.parametrize("which", ["yahtzee", pytest.param("yatzy", marks=pytest.mark.slow)])
+def test_yahtzee_and_yatzy_are_refused_saying_what_they_would_need(which: str) -> None:
+    with pytest.raises(ValueError, match=r"needs [\d,.]+ GB of memory .* GB on disk .*YACHT_ENV_TABLE_GB"):
+        DU.solve_duel(which)
+
+
+def test_yacht_and_knizia_fit_the_default_memory_limit() -> None:
+    for which in ("yacht", "knizia"):
+        plan = DU.duel_plan(get_rules(which))
+        DU.check_duel_memory(plan)
+        assert sum(plan.pairs) == 5_200_300  # 5,200,299 pairs of filled sets with the game over added
+        assert plan.sweep_bytes < 2.2e9 and plan.table_bytes < 6.5e9
+
+
+def test_a_decision_with_the_wrong_number_of_boxes_is_refused() -> None:
+    sol, _ = _solved(UPPER6)
+    rs = registered(UPPER6)
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="filled 0 boxes and the other 2"):
+        sol.win_probability(_state(rs, 0, rng), _state(rs, 3, rng))
+    with pytest.raises(ValueError, match="this duel solution is for rules"):
+        sol.win_probability(GameState("yacht", (1, 2, 3, 4, 5), 2, (None,) * 12), _state(rs, 0, rng))
+
+
+# ---- register_rules ---------------------------------------------------------------------------------------------
+
+
+def test_registered_rules_are_usable_by_name_everywhere() -> None:
+    import gymnasium as gym
+
+    import yacht_env  # noqa: F401 - registers the Gymnasium ids
+    from yacht_env.solver import solve
+
+    rs = registered(UPPER6)
+    assert get_rules(rs.name) is rs
+    assert GameState(rs.name, (1, 2, 3, 4, 5), 2, (None,) * 6).ruleset is rs
+    assert solve(rs.name, cache=False).start_value > 0
+    env = gym.make("Yacht-v0", rules=rs.name)
+    obs, _ = env.reset(seed=0)
+    assert env.action_space.n == NUM_KEEP_ACTIONS + 6 and obs.shape == env.observation_space.shape
+
+
+@pytest.mark.parametrize(("bad", "message"), [
+    (RuleSet("yacht", "taken", YACHT.categories), "name 'yacht' is taken"),
+    (RuleSet("Bad Name", "x", YACHT.categories[:6]), "1-40 characters"),
+    (RuleSet("t-kind", "x", YACHT.categories[:6] + (Category("x", "X", "nope"),)), "unknown kind 'nope'"),
+    (RuleSet("t-dup", "x", YACHT.categories[:6] + (Category("ones", "X", "sum"),)), "repeated: ones"),
+    (RuleSet("t-bonus", "x", YACHT.categories[:6], upper_bonus=35), "needs a threshold"),
+    (RuleSet("t-five", "x", YACHT.categories, five_kind_category=6), "must be a five_kind box"),
+    (RuleSet("t-joker", "x", YACHT.categories, joker=1), "needs a five_kind_category"),
+    (RuleSet("t-env", "x", YACHT.categories[:6], env_id="Mine-v0"), "no Gymnasium id of its own"),
+    (RuleSet("t-kind4", "x", YACHT.categories[:6] + (Category("k", "K", "kind_sum", 9),)), "param 2..5"),
+])
+def test_register_rules_refuses_what_is_not_valid(bad: RuleSet, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        register_rules(bad)
+    assert bad.name == "yacht" or bad.name not in RULESETS
+
+
+# ---- the agent and the tools ------------------------------------------------------------------------------------
+
+
+def test_optimal_duel_plays_only_games_of_two() -> None:
+    from yacht_agents.loader import load_agent
+
+    rs = registered(UPPER6)
+    _solved(UPPER6)
+    agent = load_agent("optimal-duel", rs.name)
+    st = GameState(rs.name, (1, 2, 3, 4, 5), 2, (None,) * 6)
+    with pytest.raises(ValueError, match="game of two players only"):
+        agent.act_at_table([st, st, st], 0, np.ones(38, dtype=bool))
+    with pytest.raises(ValueError, match="game of two players only"):
+        agent.act(np.zeros(0), np.ones(38, dtype=bool), st)
+    a = agent.act_at_table([st, st], 0, np.ones(38, dtype=bool))
+    assert a == agent.duel.best_action(st, st)
+    from yacht_tools.tournament import run_tournament
+
+    with pytest.raises(ValueError, match="at most 2 players, not 3"):
+        run_tournament(["optimal-duel", "optimal", "greedy"], 1, rules=rs.name, players=3)
+
+
+def test_tournament_seat_win_rate_and_exact_win_regret(tmp_path, monkeypatch) -> None:
+    """Self-play of optimal-duel: zero win-regret at every decision; the expected-score player's is positive; each
+    seat's win rate is its mean win share, the two adding up to 1."""
+    from yacht_tools.tournament import format_report, run_tournament
+
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    r = run_tournament(["optimal-duel", "optimal-duel", "optimal"], 60, rules=rs.name, win_regret=True)
+    assert abs(sum(r["seat_win_rate"]) - 1.0) < 1e-12 and len(r["seat_win_rate_ci95"]) == 2
+    for name in ("optimal-duel", "optimal-duel#2"):
+        assert r["agents"][name]["win_regret"]["regret_per_game"] == 0.0
+        assert r["agents"][name]["win_regret"]["decisions"] > 60 * 2 * 6
+    opt = r["agents"]["optimal"]["win_regret"]
+    assert opt["regret_per_game"] > 0 and len(opt["regret_by_turn"]) == 6
+    assert abs(sum(opt["regret_by_decision"].values()) - opt["regret_per_game"]) < 1e-12
+    text = format_report(r)
+    assert "Win rate by seat" in text and "Exact win-regret" in text
+    with pytest.raises(ValueError, match="two players"):
+        run_tournament(["optimal", "optimal", "optimal"], 2, rules=rs.name, players=3, win_regret=True)
+
+
+def test_yacht_solve_objective_duel_prints_and_writes_json(tmp_path, monkeypatch, capsys) -> None:
+    import json
+
+    from yacht_tools.cli import main
+
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    out = tmp_path / "duel.json"
+    assert main(["solve", "--rules", rs.name, "--objective", "duel", "--json", str(out), "--no-progress"]) == 0
+    got = json.loads(out.read_text())
+    want = _solved(UPPER6)[0].first_player_win
+    assert got["objective"] == "duel" and got["first_player_win"] == pytest.approx(want, abs=1e-12)
+    assert got["pairs"] == 1716 and not got["cached"]
+    assert f"the first player wins {want:.7f}" in capsys.readouterr().out
+    DU._MEMO.clear()  # a new process: the table is read from disk
+    assert main(["solve", "--rules", rs.name, "--objective", "duel", "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["cached"] is True
+    assert main(["solve", "--rules", rs.name, "--objective", "duel", "--target", "3"]) == 2
+
+
+def test_the_coach_against_optimal_duel_shows_the_exact_win_chance(tmp_path, monkeypatch) -> None:
+    from yacht_agents.loader import load_agent
+    from yacht_tools.coach import Coach
+    from yacht_tools.play import play_game
+
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    lines: list[str] = []
+    moves = iter(["score ones", "score twos", "quit"])
+    play_game(rs.name, 0, hint=True, opponent=load_agent("optimal-duel", rs.name), coach=Coach(rs, "duel"),
+              read=lambda _: next(moves), write=lines.append)
+    assert any(x.startswith("Coach, P(win), exact: ") for x in lines)
+    sol = DU.solve_duel(rs)
+    rng = np.random.default_rng(3)
+    me, other = _state(rs, 0b000011, rng, (2, 2, 3, 5, 6), 1), _state(rs, 0b000111, rng)
+    choices = Coach(rs, "duel").choices([other, me], seat=1)
+    probs = sol.action_win_probabilities(me, other)
+    assert choices[0].probability == pytest.approx(np.nanmax(probs), abs=1e-12)
+    assert sorted(c.action for c in choices) == list(np.flatnonzero(~np.isnan(probs)))
+
+
+def test_a_replay_of_two_shows_each_decisions_exact_win_chance(tmp_path, monkeypatch) -> None:
+    from yacht_tools.table_replay import format_table_replay, replay_table
+
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    rec = replay_table(["optimal-duel", "greedy"], rs.name, 0, win_regret=True)
+    duel = [d for d in rec["decisions"] if d["player"] == "optimal-duel"]
+    assert duel and all(d["win_chance"] == d["best_win_chance"] for d in duel)
+    assert all(0.0 <= d["win_chance"] <= d["best_win_chance"] <= 1.0 for d in rec["decisions"])
+    assert "P(win) " in format_table_replay(rec)
+    with pytest.raises(ValueError, match="two players"):
+        replay_table(["optimal", "greedy", "random"], rs.name, 0, players=3, win_regret=True)

@@ -1,0 +1,402 @@
+"""The two-player game solved exactly: each player maximises its own chance to win, ties counting half.
+
+A state at the start of a turn is the mover's turn-start state, the opponent's and the score difference.
+:func:`solve_duel` runs one backward induction over them, layer by layer (a layer is every pair with the same number
+of boxes filled in all: the first player moves when both have filled as many, the second with one box less), with
+the turn search of :mod:`yacht_env.search.turn_search` and the differences as its lanes (:mod:`.duel_kernels`). A
+layer reads only the next one, so the sweep holds two layers in memory and writes each to the disk cache as it is
+done; the solution reads the table memory-mapped.
+
+Values are computed in float64 and stored in float32 (seven significant digits): the table of Yacht then takes
+6.2 GB instead of 12.4 GB.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import math
+import os
+import re
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import BinaryIO
+
+import numba
+import numpy as np
+
+from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
+from yacht_env.files import open_regular, remove_stale_temporaries, write_atomic
+from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
+from yacht_env.search.turn_tables import turn_arrays
+from yacht_env.solver import duel_kernels as DK
+from yacht_env.solver import table_cache as _cache
+from yacht_env.solver.core import turn_start_layers
+from yacht_env.solver.reach import MEMORY_ENV, most_points, objective_key
+from yacht_env.state import GameState
+
+__all__ = ["DUEL_VERSION", "DuelPlan", "DuelSolution", "duel_plan", "solve_duel"]
+
+DUEL_VERSION = 1
+"""Bump when the duel table's values or file format change: older files are then ignored."""
+DTYPE = np.dtype("<f4")
+MAGIC = b"YACHT-ENV DUEL TABLE\n"
+MAX_HEADER_BYTES = 1 << 16
+_KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
+_CHUNK = 1 << 24  # bytes hashed and checked at a time when a table is loaded
+
+
+@lru_cache(maxsize=4)
+def duel_index(rules: RuleSet) -> DK.DuelIndex:
+    """The turn-start states of one player grouped by filled boxes, with their rank and most points to come."""
+    layout = TurnStartLayout.of(rules)
+    groups = [np.sort(s) for s in reversed(turn_start_layers(rules))]  # fewest filled first
+    groups.append(np.sort(layout.final_states()))
+    start = np.zeros(len(groups) + 1, dtype=np.int64)
+    start[1:] = np.cumsum([len(g) for g in groups])
+    states = np.concatenate(groups).astype(np.int64)
+    rank = np.full(layout.size, -1, dtype=np.int64)
+    for g in groups:
+        rank[g] = np.arange(len(g))
+    most = np.ascontiguousarray(most_points(rules), dtype=np.int64)
+    ix = DK.DuelIndex(states, start, rank, most)
+    for a in ix:
+        a.setflags(write=False)
+    return ix
+
+
+def _movers(t: int) -> tuple[int, int]:
+    """Filled boxes of the mover and of the opponent in layer ``t`` (boxes filled in all)."""
+    return t // 2, t - t // 2
+
+
+@dataclass(frozen=True)
+class DuelPlan:
+    """The size of a rule set's duel table: ``cells[t]`` float32 values in layer ``t`` (``0 .. 2C``)."""
+
+    rules: RuleSet
+    index: DK.DuelIndex
+    cells: tuple[int, ...]
+    pairs: tuple[int, ...]
+
+    @property
+    def table_bytes(self) -> int:
+        """The table on disk."""
+        return sum(self.cells) * DTYPE.itemsize
+
+    @property
+    def sweep_bytes(self) -> int:
+        """The most memory the sweep holds: two adjacent layers and their row offsets."""
+        return max((self.cells[t] + self.cells[t + 1]) * DTYPE.itemsize + (self.pairs[t] + self.pairs[t + 1]) * 8
+                   for t in range(len(self.cells) - 1))
+
+    def offsets(self, t: int) -> np.ndarray:
+        """(pairs + 1,) the row starts of layer ``t``."""
+        ix = self.index
+        a, b = _movers(t)
+        ma = ix.most[ix.states[ix.start[a]:ix.start[a + 1]]]
+        mb = ix.most[ix.states[ix.start[b]:ix.start[b + 1]]]
+        off = np.zeros(len(ma) * len(mb) + 1, dtype=np.int64)
+        np.cumsum((ma[:, None] + mb[None, :] + 1).ravel(), out=off[1:])
+        return off
+
+
+@lru_cache(maxsize=4)
+def duel_plan(rules: RuleSet) -> DuelPlan:
+    """:class:`DuelPlan` of ``rules`` (counted, not built: also for rule sets far too large to solve)."""
+    ix = duel_index(rules)
+    cells, pairs = [], []
+    for t in range(2 * rules.num_categories + 1):
+        a, b = _movers(t)
+        ma = ix.most[ix.states[ix.start[a]:ix.start[a + 1]]]
+        mb = ix.most[ix.states[ix.start[b]:ix.start[b + 1]]]
+        cells.append(int(len(mb) * ma.sum() + len(ma) * mb.sum() + len(ma) * len(mb)))
+        pairs.append(len(ma) * len(mb))
+    return DuelPlan(rules, ix, tuple(cells), tuple(pairs))
+
+
+def _limit_gb() -> float:
+    raw = os.environ.get(MEMORY_ENV, "4")
+    try:
+        limit = float(raw)
+    except ValueError:
+        limit = math.nan
+    if not (math.isfinite(limit) and limit > 0):
+        raise ValueError(f"{MEMORY_ENV} must be a positive number of GB (such as 4 or 14.5), got {raw!r}")
+    return limit
+
+
+def check_duel_memory(plan: DuelPlan) -> None:
+    """``ValueError`` if the sweep would hold more memory than :data:`~yacht_env.solver.reach.MEMORY_ENV` allows,
+    saying what it would need in memory and on disk."""
+    limit = _limit_gb()
+    need = plan.sweep_bytes / 1e9
+    if need > limit:
+        raise ValueError(f"the duel solution of rules {plan.rules.name!r} needs {need:,.1f} GB of memory while it is "
+                         f"solved (two layers of its table) and {plan.table_bytes / 1e9:,.1f} GB on disk "
+                         f"({sum(plan.pairs):,} pairs of turn-start states), more than "
+                         f"the {limit:g} GB allowed ({MEMORY_ENV})")
+
+
+class DuelSolution:
+    """The solved two-player game: ``W``, the mover's chance to win (ties half), at every decision of either player.
+
+    ``first_player_win``: the chance of the player who moves first, both playing optimally. ``win_probability(mover,
+    other)``: the mover's chance at a decision of its turn (its dice and rolls left as in ``mover``; ``other``'s dice
+    are ignored). The table's layers are memory-mapped from the disk cache (or held in memory with ``cache=False``).
+    """
+
+    def __init__(self, rules: RuleSet, layers: list[np.ndarray], *, seconds: float = 0.0, from_cache: bool = False,
+                 path: Path | None = None) -> None:
+        self.rules = rules
+        self.plan = duel_plan(rules)
+        self.layout = TurnStartLayout.of(rules)
+        self.tables = turn_arrays(rules).tables
+        self.seconds = seconds
+        self.from_cache = from_cache
+        self.path = path
+        self._data = layers
+        self._layers: dict[int, DK.DuelLayer] = {}
+
+    def __repr__(self) -> str:
+        return f"DuelSolution(rules={self.rules.name!r}, first_player_win={self.first_player_win:.7f})"
+
+    def layer(self, t: int) -> DK.DuelLayer:
+        """Layer ``t`` (boxes filled in all) with its row offsets (made on first use)."""
+        got = self._layers.get(t)
+        if got is None:
+            a, b = _movers(t)
+            got = self._layers[t] = DK.DuelLayer(self._data[t], self.plan.offsets(t), a, b)
+        return got
+
+    @property
+    def first_player_win(self) -> float:
+        """The first mover's chance to win a new game (ties half), both players optimal."""
+        s = int(self.plan.index.states[0])
+        return float(self._data[0][int(self.plan.index.most[s])])
+
+    @property
+    def table_bytes(self) -> int:
+        return self.plan.table_bytes
+
+    def _pair(self, mover: GameState, other: GameState) -> tuple[int, int, int, int]:
+        """``(layer, mover state, other state, difference)`` of a decision, checked."""
+        for what, st in (("mover", mover), ("other", other)):
+            if not isinstance(st, GameState):
+                raise ValueError(f"{what} must be a GameState, got {type(st).__name__}")
+            if st.rules != self.rules.name:
+                raise ValueError(f"this duel solution is for rules {self.rules.name!r}, {what} is {st.rules!r}")
+        if mover.is_over:
+            raise ValueError("the mover's game is over: it has no decision to make")
+        k, j = bin(mover.filled_bits).count("1"), bin(other.filled_bits).count("1")
+        if j not in (k, k + 1):
+            raise ValueError(f"the mover has filled {k} boxes and the other {j}: in a game of two, the other has "
+                             f"filled as many (the mover moves first) or one more (it moves second)")
+        ix = self.plan.index
+        sa = int(self.layout.flat(*self.layout.key(mover.filled_bits, mover.upper_total, mover.yahtzee_box)))
+        sb = int(self.layout.flat(*self.layout.key(other.filled_bits, other.upper_total, other.yahtzee_box)))
+        if ix.rank[sa] < 0 or ix.rank[sb] < 0:
+            raise ValueError("no game reaches these scorecards")
+        return k + j, sa, sb, mover.total - other.total
+
+    def turn_start_win(self, mover: GameState, other: GameState) -> float:
+        """The mover's chance to win from the start of its turn, before its first roll (``mover``'s dice and rolls
+        left are ignored)."""
+        t, sa, sb, d = self._pair(mover, other)
+        ix = self.plan.index
+        ma, mb = int(ix.most[sa]), int(ix.most[sb])
+        if d > mb:
+            return 1.0
+        if d < -ma:
+            return 0.0
+        lay = self.layer(t)
+        b = _movers(t)[1]
+        p = int(ix.rank[sa]) * int(ix.start[b + 1] - ix.start[b]) + int(ix.rank[sb])
+        return float(lay.data[lay.off[p] + d + ma])
+
+    def action_win_probabilities(self, mover: GameState, other: GameState) -> np.ndarray:
+        """(32 + C,) the mover's chance to win after each legal action of its decision (NaN where illegal)."""
+        return self._decide(mover, other)[1]
+
+    def win_probability(self, mover: GameState, other: GameState) -> float:
+        """The mover's chance to win at its decision (the best action's), both playing optimally from here."""
+        return float(np.nanmax(self.action_win_probabilities(mover, other)))
+
+    def best_action(self, mover: GameState, other: GameState) -> int:
+        """The action that maximises the mover's chance to win; ties to the lowest action index."""
+        return self._decide(mover, other)[0]
+
+    def _decide(self, mover: GameState, other: GameState) -> tuple[int, np.ndarray]:
+        t, sa, sb, d = self._pair(mover, other)
+        values = np.empty(NUM_KEEP_ACTIONS + self.rules.num_categories)
+        action = DK.duel_decide(self.tables, self.plan.index, self.layer(t + 1), sa, sb, d, mover.hand,
+                                mover.rolls_left, _KEEP_MASK, values)
+        return int(action), np.where(values > -np.inf, values, np.nan)
+
+
+# ---- the sweep --------------------------------------------------------------------------------------------------
+
+
+def sweep(rules: RuleSet, emit: Callable[[int, np.ndarray], None],
+          progress: Callable[[int], None] | None = None, stop: int = 0) -> None:
+    """The backward induction: ``emit(t, layer)`` for each layer ``t`` from ``2C`` (the game over: 0.5, a tie at
+    difference 0) down to 0 (a new game), each as soon as it is done; ``progress(cells)`` after each batch of
+    rows. ``stop``: the first layer solved (an end game: the layers from ``stop`` on). The states of a layer are
+    dealt out among ``numba.get_num_threads()`` threads."""
+    plan = duel_plan(rules)
+    tb = turn_arrays(rules).tables
+    ix = plan.index
+    C = rules.num_categories
+    last = 2 * C
+    nxt = DK.DuelLayer(np.full(plan.cells[last], 0.5, dtype=DTYPE), plan.offsets(last), C, C)
+    emit(last, nxt.data)
+    threads = numba.get_num_threads()
+    with ThreadPoolExecutor(threads) as pool:
+        for t in range(last - 1, stop - 1, -1):
+            a, b = _movers(t)
+            cur = DK.DuelLayer(np.empty(plan.cells[t], dtype=DTYPE), plan.offsets(t), a, b)
+            n = plan.pairs[t]
+            step = max(1, min(4096, n // (8 * threads) + 1))
+            jobs = {pool.submit(DK.duel_rows, tb, ix, nxt, cur, np.arange(lo, min(n, lo + step), dtype=np.int64)):
+                    int(cur.off[min(n, lo + step)] - cur.off[lo]) for lo in range(0, n, step)}
+            for job in as_completed(jobs):
+                job.result()
+                if progress is not None:
+                    progress(jobs[job])
+            emit(t, cur.data)
+            nxt = cur
+
+
+# ---- the disk cache ---------------------------------------------------------------------------------------------
+
+
+def duel_key(rules: RuleSet) -> str:
+    """The disk-cache key: the objective key of the rules and the turn search, the duel kernels' source and the
+    sweep's (the rest of this module does not change the table)."""
+    sweep_source = "".join(inspect.getsource(f) for f in (sweep, _write_table, duel_index, DuelPlan.offsets))
+    return objective_key(rules, f"duel-{DTYPE.str}-{sweep_source}", (DK,))
+
+
+def duel_path(rules: RuleSet, key: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", rules.name)
+    return _cache.cache_dir() / f"{safe}-{key[:16]}-duel-v{DUEL_VERSION}.table"
+
+
+def _header(rules: RuleSet, key: str, plan: DuelPlan) -> bytes:
+    head = {"kind": "duel", "version": DUEL_VERSION, "rules": rules.name, "key": key, "dtype": DTYPE.str,
+            "cells": list(plan.cells)}
+    return json.dumps(head, sort_keys=True).encode()
+
+
+def _write_table(rules: RuleSet, key: str, plan: DuelPlan, f: BinaryIO, progress: Callable[[int], None] | None
+                 ) -> None:
+    """Magic, header length and header, the layers from the last to the first as they are solved, and the SHA-256 of
+    those layers."""
+    header = _header(rules, key, plan)
+    f.write(MAGIC)
+    f.write(len(header).to_bytes(8, "little"))
+    f.write(header)
+    h = hashlib.sha256()
+
+    def emit(t: int, layer: np.ndarray) -> None:
+        h.update(layer.data)
+        f.write(layer.data)
+
+    sweep(rules, emit, progress)
+    f.write(h.digest())
+
+
+def _load(rules: RuleSet, key: str, plan: DuelPlan) -> list[np.ndarray] | None:
+    """The layers of the cached table, memory-mapped, or ``None`` if it is missing or anything about it is off
+    (header, size, checksum, a value that is not a probability)."""
+    path = duel_path(rules, key)
+    remove_stale_temporaries(path.parent)
+    header = _header(rules, key, plan)
+    start = len(MAGIC) + 8 + len(header)
+    payload = plan.table_bytes
+    try:
+        f = open_regular(path)
+    except ValueError:
+        return None
+    try:
+        with f:
+            if os.fstat(f.fileno()).st_size != start + payload + 32:
+                return None
+            if f.read(start) != MAGIC + len(header).to_bytes(8, "little") + header:
+                return None
+            h = hashlib.sha256()
+            buf = bytearray(min(_CHUNK, max(payload, 1)))
+            left = payload
+            while left:
+                view = memoryview(buf)[: min(len(buf), left)]
+                if f.readinto(view) != len(view):
+                    return None
+                h.update(view)
+                vals = np.frombuffer(view, dtype=DTYPE)
+                if not ((vals >= 0) & (vals <= 1)).all():  # NaN fails both
+                    return None
+                left -= len(view)
+                view.release()
+            if f.read(32) != h.digest():
+                return None
+        flat = np.memmap(path, dtype=DTYPE, mode="r", offset=start, shape=(sum(plan.cells),)).view(np.ndarray)
+    except (OSError, ValueError):
+        return None
+    layers: list[np.ndarray] = [np.empty(0, DTYPE)] * len(plan.cells)
+    pos = 0
+    for t in range(len(plan.cells) - 1, -1, -1):  # the file holds the last layer first
+        layers[t] = flat[pos:pos + plan.cells[t]]
+        pos += plan.cells[t]
+    return layers
+
+
+_MEMO: dict[str, DuelSolution] = {}
+
+
+def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[int], None] | None = None
+               ) -> DuelSolution:
+    """The exact two-player solution of ``rules``: both players maximise their own chance to win, ties half.
+
+    With ``cache`` (default) a valid table on disk (beside the solver's, :func:`yacht_env.solver.cache_dir`) is
+    memory-mapped (once per process), or the table is solved straight into a new file there (written atomically) and
+    then mapped;
+    ``cache=False`` solves in memory and touches no file (small rule sets). ``progress(cells)`` is called as rows
+    are done (:attr:`DuelPlan.cells` in all). ``ValueError`` where the sweep would take more memory than
+    ``YACHT_ENV_TABLE_GB`` allows (Yahtzee and Yatzy: the message says what they would need)."""
+    rs = get_rules(rules)
+    plan = duel_plan(rs)
+    check_duel_memory(plan)
+    t0 = time.perf_counter()
+    if not cache:
+        layers: list[np.ndarray] = [np.empty(0, DTYPE)] * len(plan.cells)
+
+        def keep(t: int, layer: np.ndarray) -> None:
+            layer.setflags(write=False)
+            layers[t] = layer
+
+        sweep(rs, keep, progress)
+        return DuelSolution(rs, layers, seconds=time.perf_counter() - t0)
+    key = duel_key(rs)
+    where = str(duel_path(rs, key))
+    hit = _MEMO.get(where)
+    if hit is not None:  # one mapping per process: two agents of a tournament share it
+        return hit
+    got = _load(rs, key, plan)
+    if got is not None:
+        sol = DuelSolution(rs, got, seconds=time.perf_counter() - t0, from_cache=True, path=duel_path(rs, key))
+        _MEMO[where] = sol
+        return sol
+    path = duel_path(rs, key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, lambda f: _write_table(rs, key, plan, f, progress))
+    seconds = time.perf_counter() - t0
+    got = _load(rs, key, plan)
+    if got is None:
+        raise OSError(f"the duel table just written to {path} does not read back")
+    _MEMO[where] = DuelSolution(rs, got, seconds=seconds, path=path)
+    return _MEMO[where]

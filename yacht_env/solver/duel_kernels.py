@@ -1,0 +1,184 @@
+"""Compiled kernels of the two-player solver (:mod:`yacht_env.solver.duel`).
+
+A state at the start of a turn is the mover's turn-start state ``a``, the opponent's ``b`` and the score difference
+``d`` (mover minus opponent); ``W(a, b, d)`` is the mover's chance to win, ties counting half. Scoring hand ``h`` in
+box ``c`` for ``p`` points (the rules' own points, bonuses included) leads to the opponent's turn in
+``(b, a', -(d + p))``, worth ``1 - W(b, a', -(d + p))`` to the mover. Only that end-of-turn value differs from the
+expected-score search: the keep tree, the action rows and the tie rule are those of
+:mod:`yacht_env.search.turn_search`, with the differences side by side as its lanes (as the reach solver has its
+needs, :mod:`yacht_env.solver.reach_kernels`).
+
+A row holds ``W`` for ``d = -most(a) .. most(b)``, ``most`` the most points still to come from a state: below, the
+mover cannot catch up (0); above, the opponent cannot (1).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from yacht_env.jit.compile import legal_bits, next_turn_start
+from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.search.turn_search import (
+    FIVE_KIND_FACE,
+    FIVE_KIND_HANDS,
+    HAND0,
+    NEG_INF,
+    NUM_KEEPS,
+    TIE_TOLERANCE,
+    KeepLane,
+    SearchTables,
+    action_row,
+    choose,
+    keep_tree,
+    max_by_class,
+    start_hand_values,
+)
+from yacht_env.solver.reach_kernels import box_step
+
+guard_numba_cache(__file__)  # before any cached kernel below is compiled
+
+__all__ = ["DuelIndex", "DuelLayer", "duel_decide", "duel_rows"]
+
+
+class DuelIndex(NamedTuple):
+    """The turn-start states of one player, grouped by the number of filled boxes: group ``k`` is
+    ``states[start[k]:start[k + 1]]``; ``rank[s]`` is the place of state ``s`` in its group (-1: no game reaches it)
+    and ``most[s]`` the most points still to come from it."""
+
+    states: np.ndarray
+    start: np.ndarray
+    rank: np.ndarray
+    most: np.ndarray
+
+
+class DuelLayer(NamedTuple):
+    """One layer of the table: every pair of a mover with ``a`` boxes filled and an opponent with ``b``. Pair
+    ``p = rank(mover) * group_size(b) + rank(opponent)`` holds its row at ``data[off[p]:off[p + 1]]``."""
+
+    data: np.ndarray
+    off: np.ndarray
+    a: int
+    b: int
+
+
+@njit(cache=True, inline="always")
+def _next_state(tb: SearchTables, key: tuple[int, int, int], c: int, box: int) -> int:
+    """The flat turn-start state after writing ``box`` in box ``c`` in state ``key``."""
+    F, u, y = key
+    u2, y2 = next_turn_start(c, box, u, y, tb.thr, tb.Y, tb.ycat)
+    return ((F | (1 << c)) * tb.U + u2) * tb.Y + y2
+
+
+@njit(cache=True, inline="always")
+def _row_value(nxt: DuelLayer, q: int, m_mover: int, m_other: int, e: int) -> float:
+    """``W`` of pair ``q`` of layer ``nxt`` at difference ``e``, whose mover and opponent have at most ``m_mover`` and
+    ``m_other`` points to come: 1 or 0 beyond them."""
+    if e > m_other:
+        return 1.0
+    if e < -m_mover:
+        return 0.0
+    return nxt.data[nxt.off[q] + e + m_mover]
+
+
+@njit(cache=True, inline="always")
+def _key_of(tb: SearchTables, s: int) -> tuple[int, int, int]:
+    F = s // (tb.U * tb.Y)
+    r = s - F * tb.U * tb.Y
+    return F, r // tb.Y, r - (r // tb.Y) * tb.Y
+
+
+@njit(cache=True)
+def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, sa: int, sb: int, d0: int, W: np.ndarray,
+                     T: np.ndarray, Fs: np.ndarray, bits: np.ndarray) -> None:
+    """``W[h, j]`` = the mover's best chance, over the boxes it may fill with hand ``h``, at difference ``d0 + j``
+    (lanes ``j < len(Fs)``), with mover state ``sa`` and opponent state ``sb``: the twin of
+    :func:`yacht_env.search.turn_search.hand_values` with the box-score classes (one small table per box, one vector
+    max per hand); the six five-of-a-kinds through the rules' functions. ``T``, ``Fs``, ``bits``: scratch."""
+    nl = Fs.shape[0]
+    key = _key_of(tb, sa)
+    Fs[:] = key[0]
+    union = start_hand_values(tb.params, Fs, W, bits)
+    m_b = ix.most[sb]
+    n_next = ix.start[nxt.b + 1] - ix.start[nxt.b]
+    qbase = ix.rank[sb] * n_next
+    for c in range(tb.S.shape[1]):
+        if (union >> c) & 1:
+            for n in range(tb.NV[c]):
+                s2 = _next_state(tb, key, c, tb.BOXV[c, n])
+                e0 = -d0 - int(tb.PTV[key[1], c, n])  # the opponent's difference at lane 0
+                q, m2 = qbase + ix.rank[s2], ix.most[s2]
+                for j in range(nl):
+                    T[n, j] = 1.0 - _row_value(nxt, q, m_b, m2, e0 - j)
+            max_by_class(W, T, tb.CLS[c], nl)
+    for i in range(FIVE_KIND_HANDS.shape[0]):
+        h = FIVE_KIND_HANDS[i]
+        face = FIVE_KIND_FACE[h]
+        lb = legal_bits(tb.params, face, key[0])
+        for j in range(nl):
+            W[h, j] = NEG_INF  # the class tables gave it the plain hands' values: its own replace them
+        for c in range(tb.S.shape[1]):
+            if (lb >> c) & 1:
+                s2, pts = box_step(tb, tb.S[h], tb.J[h], face, key, c)
+                q, m2 = qbase + ix.rank[s2], ix.most[s2]
+                for j in range(nl):
+                    W[h, j] = max(W[h, j], 1.0 - _row_value(nxt, q, m_b, m2, -d0 - pts - j))
+
+
+@njit(cache=True, nogil=True)
+def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, cur: DuelLayer, pairs: np.ndarray) -> None:
+    """The rows of ``pairs`` of layer ``cur`` from layer ``nxt`` (the opponent's turn after them): each pair's
+    differences at once, as the lanes of the turn search."""
+    nb = ix.start[cur.b + 1] - ix.start[cur.b]
+    width = 0
+    for i in range(pairs.shape[0]):
+        p = pairs[i]
+        width = max(width, cur.off[p + 1] - cur.off[p])
+    rows = max(tb.BOXV.shape[1], tb.S.shape[1])
+    Kb, Tb = np.empty(NUM_KEEPS * width), np.empty(rows * width)
+    out = np.empty(width)
+    Fs = np.empty(width, dtype=np.int64)
+    bits = np.empty(width, dtype=np.int64)
+    for i in range(pairs.shape[0]):
+        p = pairs[i]
+        sa = ix.states[ix.start[cur.a] + p // nb]
+        sb = ix.states[ix.start[cur.b] + p % nb]
+        L = cur.off[p + 1] - cur.off[p]
+        K = Kb[:NUM_KEEPS * L].reshape((NUM_KEEPS, L))
+        duel_hand_values(tb, ix, nxt, sa, sb, -ix.most[sa], K[HAND0:], Tb[:rows * L].reshape((rows, L)), Fs[:L],
+                         bits[:L])
+        keep_tree(K, K, K, out[:L])
+        o = cur.off[p]
+        for j in range(L):
+            cur.data[o + j] = out[j]
+
+
+@njit(cache=True)
+def duel_decide(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, sa: int, sb: int, d: int, h: int, rolls: int,
+                keep_mask: np.ndarray, values: np.ndarray) -> int:
+    """The action with hand ``h`` and ``rolls`` rolls left that maximises the mover's chance to win at difference
+    ``d`` (mover state ``sa``, opponent ``sb``, the opponent's turn in layer ``nxt``); ``values`` (32 + C) gets
+    every action's chance (``-inf`` where illegal). Ties: the lowest action."""
+    C = tb.S.shape[1]
+    K1, K2, M = np.empty((NUM_KEEPS, 1)), np.empty((NUM_KEEPS, 1)), np.empty((NUM_KEEPS, 1))
+    T = np.empty((max(tb.BOXV.shape[1], C), 1))
+    duel_hand_values(tb, ix, nxt, sa, sb, d, K1[HAND0:], T, np.empty(1, dtype=np.int64), np.empty(1, dtype=np.int64))
+    keep_tree(K1, K2, M, np.empty(1))
+    key = _key_of(tb, sa)
+    face = FIVE_KIND_FACE[h]
+    lb = legal_bits(tb.params, face, key[0])
+    n_next = ix.start[nxt.b + 1] - ix.start[nxt.b]
+    box = np.empty(C)
+    for c in range(C):
+        box[c] = NEG_INF
+        if (lb >> c) & 1:
+            s2, pts = box_step(tb, tb.S[h], tb.J[h], face, key, c)
+            box[c] = 1.0 - _row_value(nxt, ix.rank[sb] * n_next + ix.rank[s2], ix.most[sb], ix.most[s2], -d - pts)
+    legal = np.empty(values.shape[0], dtype=np.bool_)
+    action_row(values, legal, box, KeepLane(K1, K2, 0), h, rolls, keep_mask)
+    for a in range(values.shape[0]):
+        if not legal[a]:
+            values[a] = NEG_INF
+    return choose(values, legal, False, TIE_TOLERANCE)
