@@ -148,7 +148,7 @@ def _check_category(rs: RuleSet, i: int, c: object) -> None:
 
 def validate_rules(rs: object) -> RuleSet:
     """``rs`` if it is a rule set every part of the project can play and solve, else ``ValueError`` naming what is
-    wrong and what is accepted (its upper boxes are checked when the RuleSet is built)."""
+    wrong and what is accepted (its upper boxes and its five-of-a-kind box are checked when the RuleSet is built)."""
     if not isinstance(rs, RuleSet):
         raise ValueError(f"expected a yacht_env.rules.RuleSet, got {type(rs).__name__}")
     if not isinstance(rs.name, str) or not _NAME.fullmatch(rs.name):
@@ -181,9 +181,6 @@ def validate_rules(rs: object) -> RuleSet:
     if isinstance(y, bool) or not isinstance(y, int) or not -1 <= y < len(rs.categories):
         raise ValueError(f"rule set {rs.name!r}: five_kind_category must be -1 (none) or a category index "
                          f"0..{len(rs.categories) - 1}, got {y!r}")
-    if y >= 0 and rs.categories[y].kind != "five_kind":
-        raise ValueError(f"rule set {rs.name!r}: five_kind_category {y} ({rs.categories[y].id!r}) must be a "
-                         "five_kind box")
     if y < 0 and (rs.five_kind_bonus or rs.joker != JOKER_NONE):
         raise ValueError(f"rule set {rs.name!r}: a five-of-a-kind bonus or a Joker needs a five_kind_category")
     rs.score_table  # noqa: B018 - every kind scores every hand (raises for a kind it cannot score)
@@ -203,7 +200,8 @@ def register_rules(ruleset: RuleSet) -> RuleSet:
         raise ValueError(f"rules name {rs.name!r} is taken; taken: {', '.join(RULESETS)}")
     if rs.env_id:
         raise ValueError(f"rule set {rs.name!r}: a registered rule set has no Gymnasium id of its own; leave env_id "
-                         f"empty and make its environment with gym.make('Yacht-v0', rules={rs.name!r})")
+                         f"empty and make its environments with YachtEnv(rules={rs.name!r}) or YachtVectorEnv(n, "
+                         f"rules={rs.name!r})")
     RULESETS[rs.name] = rs
     return rs
 
