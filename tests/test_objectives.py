@@ -240,7 +240,7 @@ def test_computing_a_table_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path, ca
     monkeypatch.setattr(RM, "SlowNotice", functools.partial(notice.SlowNotice, after=0.0, every=0.05))
     rs = get_rules("knizia")
     shape = (TurnStartLayout.of(rs).size, max_score(rs) + 2)
-    RM.cached_table(rs, "reach", lambda: (time.sleep(0.3), np.zeros(shape))[1])
+    RM.cached_table(rs, "reach", lambda: (time.sleep(0.3), RM.new_table(rs))[1])
     err = capsys.readouterr().err
     assert f"yacht-env: computing the reach table of knizia ({shape[0]:,} x {shape[1]:,}; once, then cached)..." in err
     assert "yacht-env: still computing the reach table" in err
@@ -301,10 +301,14 @@ def test_tables_beyond_the_memory_limit_are_refused(monkeypatch: pytest.MonkeyPa
     from yacht_env.solver.reach import MEMORY_ENV
 
     monkeypatch.setenv(MEMORY_ENV, "1")
-    with pytest.raises(ValueError, match=r"13\.2 GB"):
+    with pytest.raises(ValueError, match=r"needs a table of 1\.16 GB \(290,682,240 float32 entries\), more than the "
+                                         r"1 GB allowed"):
         solve_reach("yahtzee")
-    with pytest.raises(ValueError, match="6.3 GB"):
+    with pytest.raises(ValueError, match=r"1\.06 GB \(265,542,080 float32 entries\)"):
         distribution_table("yatzy")
+    monkeypatch.setenv(MEMORY_ENV, "0.001")
+    with pytest.raises(ValueError, match=r"4\.9 MB \(612,351 float64 entries\), more than the 0\.001 GB"):
+        solve_reach("yacht")
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "four", ""])

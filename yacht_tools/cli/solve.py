@@ -18,9 +18,11 @@ from yacht_env.extras import require
 from yacht_env.files import check_output_paths, write_text_atomic
 from yacht_env.rules import get_rules
 from yacht_env.solver import solve
+from yacht_env.solver.reach import sweep_progress
 from yacht_tools.cli import options
 from yacht_tools.messages import shown
 from yacht_tools.objective_eval import check_objective
+from yacht_tools.progress import progress_bar
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -31,8 +33,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Solve a rule set by backward induction and print the optimal expected final score of a new "
         "game; with --distribution the exact distribution of the final score under that play; with --objective "
         "reach --target T the best probability P*(T) to end with at least T points. The solved table of the "
-        "expected score is cached on disk ($YACHT_ENV_CACHE_DIR or the user cache directory). The time printed "
-        "leaves out numba's compilation on first use.",
+        "expected score is cached on disk ($YACHT_ENV_CACHE_DIR or the user cache directory), and so are the tables "
+        "of the distribution and of reach; computing one shows its progress on stderr (turn-start rows done, time "
+        "left). The time printed leaves out numba's compilation on first use.",
     )
     options.add_rules(p)
     p.add_argument("--json", nargs="?", const="-", metavar="PATH",
@@ -72,10 +75,9 @@ def run(args: argparse.Namespace) -> int:
     with Stopwatch() as sw:
         sol = solve(rules, cache=not args.no_cache)
     base = {"rules": sol.rules.name, "start_value": sol.start_value}
-    if reach:
-        return _run_reach(args, base, target)
-    if args.distribution:
-        return _run_distribution(args, base)
+    if reach or args.distribution:
+        with sweep_progress(lambda total, desc: progress_bar(total, desc, unit="row")):  # tables not yet cached
+            return _run_reach(args, base, target) if reach else _run_distribution(args, base)
     if args.json is not None:
         _emit(base | {"seconds": round(sw.seconds, 6), "cached": sol.from_cache}, args.json)
     if args.json != "-":
