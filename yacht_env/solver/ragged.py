@@ -92,7 +92,7 @@ class RaggedTable:
         return out if dtype is None else out.astype(dtype)
 
     def __getitem__(self, key: object) -> np.ndarray | float:
-        rkey, ckey = key if isinstance(key, tuple) else (key, slice(None))
+        rkey, ckey = (*key, slice(None))[:2] if isinstance(key, tuple) else (key, slice(None))
         rows = np.arange(self.shape[0])[rkey]
         cols = np.arange(self.shape[1])[ckey]
         if isinstance(ckey, slice) and np.ndim(rows) > 0:
