@@ -62,8 +62,15 @@ class RaggedTable:
             raise ValueError(f"offsets end at {int(offsets[-1])}, the data holds {data.shape[0]} entries")
         self.data = data
         self.offsets = offsets
-        self.lengths = np.diff(offsets)
         self.shape = (len(offsets) - 1, int(width))
+        self._lengths: np.ndarray | None = None
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """The length of each row (worked out when first asked: a table made for one decision never needs it)."""
+        if self._lengths is None:
+            self._lengths = np.diff(self.offsets)
+        return self._lengths
 
     @property
     def kernel(self) -> Ragged:
@@ -93,17 +100,33 @@ class RaggedTable:
 
     def __getitem__(self, key: object) -> np.ndarray | float:
         rkey, ckey = (*key, slice(None))[:2] if isinstance(key, tuple) else (key, slice(None))
-        rows = np.arange(self.shape[0])[rkey]
-        cols = np.arange(self.shape[1])[ckey]
+        rows, cols = _positions(rkey, self.shape[0]), _positions(ckey, self.shape[1])
         if isinstance(ckey, slice) and np.ndim(rows) > 0:
             rows = np.asarray(rows)[..., None]  # rows x columns, as numpy gives for a slice beside an index array
         elif isinstance(rkey, slice) and np.ndim(cols) > 0:
             rows = np.asarray(rows)[:, None]
         rows, cols = np.broadcast_arrays(rows, cols)
-        length = self.lengths[rows]
+        length = self.offsets[rows + 1] - self.offsets[rows]
         inside = cols < length
         where = np.where(inside, self.offsets[rows] + cols, 0)
         got = np.asarray(self.data[where.reshape(-1)], dtype=np.float64).reshape(where.shape) if self.data.size else (
             np.zeros(where.shape))
         out = np.where(inside, got, np.where(length == 0, np.nan, 0.0))
         return float(out) if out.ndim == 0 else out
+
+
+def _positions(key: object, n: int) -> np.ndarray | int:
+    """The positions ``key`` picks along an axis of ``n`` (as ``np.arange(n)[key]``, without the arange)."""
+    if isinstance(key, slice):
+        return np.arange(*key.indices(n))
+    a = np.asarray(key)
+    if a.dtype == np.bool_:
+        if a.shape != (n,):
+            raise IndexError(f"a boolean index of shape {a.shape} for an axis of {n}")
+        return np.flatnonzero(a)
+    if not np.issubdtype(a.dtype, np.integer):
+        raise IndexError(f"only integers, slices and boolean arrays index a table, got {a.dtype}")
+    if a.size and (a.min() < -n or a.max() >= n):
+        raise IndexError(f"index out of range for an axis of {n}")
+    a = np.where(a < 0, a + n, a)
+    return int(a) if a.ndim == 0 else a

@@ -114,7 +114,7 @@ def _run_reach(args: argparse.Namespace, base: dict[str, Any], target: int) -> i
     from yacht_env.solver.reach import solve_reach
 
     expected_player = None
-    if args.plot or args.json is not None:  # first: one table of up to 13 GB in memory at a time
+    if args.plot or args.json is not None:  # first: one table in memory at a time (1.2 GB for Yahtzee)
         from yacht_env.solver.distribution import score_distribution
 
         expected_player = score_distribution(args.rules).at_least()
