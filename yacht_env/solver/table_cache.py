@@ -192,7 +192,7 @@ def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, rows:
                 return None
             start = _start(len(MAGIC) + _HEADER_LEN_BYTES + n, align)
             f.seek(start)
-            read = _payload(f, expected, kept_bytes, check)
+            read = _payload(f, expected, kept_bytes) if check is None else _payload(f, expected, kept_bytes, check)
             if read is None or read[1] != header.get("sha256"):
                 return None
             if mapped and rows is None:
