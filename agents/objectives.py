@@ -134,8 +134,8 @@ class WinAgent(Agent):
         self.reach = solve_reach(self.rules)
         self.distributions = distribution_table(self.rules)
         self.expected = solve(self.rules)
-        small = self.reach.table.nbytes < FRESH_TABLE_BYTES
-        self._Q: np.ndarray | None = np.zeros_like(self.reach.table) if small else None
+        small = int(np.prod(self.reach.table.shape)) * 8 < FRESH_TABLE_BYTES
+        self._Q: np.ndarray | None = np.zeros(self.reach.table.shape) if small else None
         self._turns: OrderedDict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = OrderedDict()
 
     def act(self, obs: np.ndarray, mask: np.ndarray, state: GameState | None = None) -> int:

@@ -2,15 +2,15 @@
 
     python benchmarks/bench_objectives.py [--rules yacht knizia yahtzee yatzy] [--sample 64] [--json PATH]
 
-Rule sets whose tables fit the memory limit (``YACHT_ENV_TABLE_GB``, default 4 GB: Yacht and Knizia's Yacht; 16 lets
-Yatzy's and Yahtzee's in) are solved whole, one table in memory at a time, with no disk cache, and P*(T) is printed
-for a few targets. For the others (Yahtzee 13.2 GB, Yatzy 6.3 GB) the sweep's kernels run on one thread on a
-random sample of the states of every layer (a zeroed table stands in for the successors: the work per state does not
-depend on their values), and the whole sweep's time is extrapolated from the time per state and the number of
-states, divided among the sweep's threads (``numba.get_num_threads()``: the states of a layer are shared among
-them). The extrapolation is an upper bound, about 3x too high for Yahtzee's reach table (0.52 h against 8.9 minutes
-for the whole sweep): probably because the states of a layer, swept in order, find their successors' rows in the CPU's
-caches, and a sample's scattered states do not. Solve whole where memory allows.
+Rule sets whose tables fit the memory limit (``YACHT_ENV_TABLE_GB``, default 4 GB: every rule set since the tables
+are ragged, 1.16 GB for Yahtzee) are solved whole, one table in memory at a time, with no disk cache, and P*(T) is
+printed for a few targets. For a rule set over a lower limit the sweep's kernels run on one thread on a random sample
+of the states of every layer (a zeroed table stands in for the successors: the work per state does not depend on
+their values), and the whole sweep's time is extrapolated from the time per state and the number of states, divided
+among the sweep's threads (``numba.get_num_threads()``: the states of a layer are shared among them). The
+extrapolation is an upper bound, about 3x too high for Yahtzee's reach table when it was measured: probably because
+the states of a layer, swept in order, find their successors' rows in the CPU's caches, and a sample's scattered
+states do not. Solve whole where memory allows.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import numba
 import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
-from yacht_env.rules import TurnStartLayout, get_rules
+from yacht_env.rules import get_rules
 from yacht_env.search.turn_tables import turn_arrays
 from yacht_env.solver import distribution_kernels as DK
 from yacht_env.solver import reach_kernels as RK
@@ -50,10 +50,10 @@ def whole(rules: str) -> dict:
     rs = get_rules(rules)
     sol = solve(rs)
     t0 = time.perf_counter()
-    start = DM.compute_distribution(sol)[0].copy()  # the table goes before the next: one in memory at a time
+    start = DM.compute_distribution(sol)[0]  # the table goes before the next: one in memory at a time
     t_dist = time.perf_counter() - t0
     t0 = time.perf_counter()
-    curve = RM.compute_reach(rs)[0].copy()
+    curve = RM.compute_reach(rs)[0]
     t_reach = time.perf_counter() - t0
     plain = np.cumsum(start[::-1])[::-1]
     return {"rules": rs.name, "mode": "whole", "table_mb": table_bytes(rs) / 1e6, "distribution_s": t_dist,
@@ -66,27 +66,27 @@ def sampled(rules: str, sample: int) -> dict:
     """Time per state of both sweeps on ``sample`` states spread over every layer (each searched up to its own most
     points still to come, as in the whole sweep), on one thread, extrapolated to every state and divided among the
     sweep's threads."""
-    from yacht_env.solver.reach import most_points
+    from yacht_env.solver.reach import most_points, new_table
 
     rs = get_rules(rules)
-    layout = TurnStartLayout.of(rs)
     tb = turn_arrays(rs).tables
     every = np.concatenate(turn_start_layers(rs))
     t0 = time.perf_counter()
-    most = most_points(rs)
+    most_points(rs)  # timed: the bound of every row
     t_most = time.perf_counter() - t0
     states = np.sort(np.random.default_rng(0).choice(every, size=min(sample, len(every)), replace=False))
     N = max_score(rs) + 2
-    table = np.zeros((layout.size, N))  # untouched pages cost no memory
-    E = np.zeros(layout.size)
+    table = new_table(rs)
+    table.data[:] = 0.0
+    E = np.zeros(table.shape[0])
     mask = np.ascontiguousarray(KEEP_MASK_UNIQUE)
-    RK.reach_rows(tb, table, states[:2], most)  # compile
+    RK.reach_rows(tb, table.kernel, states[:2], N)  # compile
     t0 = time.perf_counter()
-    RK.reach_rows(tb, table, states, most)
+    RK.reach_rows(tb, table.kernel, states, N)
     per_reach = (time.perf_counter() - t0) / len(states)
-    DK.distribution_rows(tb, E, table, states[:2], mask, most)
+    DK.distribution_rows(tb, E, table.kernel, states[:2], mask)
     t0 = time.perf_counter()
-    DK.distribution_rows(tb, E, table, states, mask, most)
+    DK.distribution_rows(tb, E, table.kernel, states, mask)
     per_dist = (time.perf_counter() - t0) / len(states)
     n, threads = len(every), numba.get_num_threads()
     return {"rules": rs.name, "mode": f"sampled {len(states)} states", "states": n, "table_mb": table_bytes(rs) / 1e6,

@@ -1,7 +1,7 @@
 """Do the reach agent's decisions realise its table? At a turn start, the mean over the first roll's hands of the
 best action's probability (``ReachSolution.decide``, what ``optimal-reach:T`` plays) must equal the table's entry.
 
-    YACHT_ENV_TABLE_GB=16 python benchmarks/reach_consistency.py --rules yatzy [--states 30]
+    python benchmarks/reach_consistency.py --rules yatzy [--states 30]
 
 Checks the start and ``--states`` turn-start states drawn at random (seed 0), for the needs 1, 50, 150, 250 and
 300 (those the table holds), and prints the largest difference.

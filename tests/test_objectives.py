@@ -240,7 +240,7 @@ def test_computing_a_table_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path, ca
     monkeypatch.setattr(RM, "SlowNotice", functools.partial(notice.SlowNotice, after=0.0, every=0.05))
     rs = get_rules("knizia")
     shape = (TurnStartLayout.of(rs).size, max_score(rs) + 2)
-    RM.cached_table(rs, "reach", lambda: (time.sleep(0.3), np.zeros(shape))[1])
+    RM.cached_table(rs, "reach", lambda: (time.sleep(0.3), RM.compute_reach(rs))[1])
     err = capsys.readouterr().err
     assert f"yacht-env: computing the reach table of knizia ({shape[0]:,} x {shape[1]:,}; once, then cached)..." in err
     assert "yacht-env: still computing the reach table" in err
@@ -301,10 +301,14 @@ def test_tables_beyond_the_memory_limit_are_refused(monkeypatch: pytest.MonkeyPa
     from yacht_env.solver.reach import MEMORY_ENV
 
     monkeypatch.setenv(MEMORY_ENV, "1")
-    with pytest.raises(ValueError, match=r"13\.2 GB"):
+    with pytest.raises(ValueError, match=r"needs a table of 1\.16 GB \(290,682,368 float32 entries\), more than the "
+                                         r"1 GB allowed"):
         solve_reach("yahtzee")
-    with pytest.raises(ValueError, match="6.3 GB"):
+    with pytest.raises(ValueError, match=r"1\.06 GB \(265,542,144 float32 entries\)"):
         distribution_table("yatzy")
+    monkeypatch.setenv(MEMORY_ENV, "0.001")
+    with pytest.raises(ValueError, match=r"4\.9 MB \(612,352 float64 entries\), more than the 0\.001 GB"):
+        solve_reach("yacht")
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "four", ""])
@@ -524,3 +528,123 @@ def test_the_largest_target_is_accepted_and_has_probability_0() -> None:
     assert check_target(str(MAX_TARGET)) == MAX_TARGET and solve_reach("yacht").probability(MAX_TARGET) == 0.0
     with pytest.raises(ValueError, match="must be a final score to reach"):
         check_target(MAX_TARGET + 1)
+
+
+# ---- the tables as ragged rows, float32 for the large rule sets ----------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", ["yacht", "knizia"])
+def test_float32_tables_are_within_their_bound_of_the_float64_ones(rules: str) -> None:
+    """The float32 sweep (what Yahtzee's and Yatzy's tables are stored in) against the float64 one these small rule
+    sets keep: every entry of every row within C * 2^-24 (under 1e-6), the start's distribution and P*(T) within
+    1e-6, and every state's mean within 1e-5 of the solver's value."""
+    from yacht_env.solver.ragged import rounding_bound
+
+    rs, sol = get_rules(rules), solve(rules)
+    exact = (solve_reach(rules).table, distribution_table(rules).table)
+    assert exact[0].dtype == exact[1].dtype == np.float64
+    bound = rounding_bound(rs.num_categories, np.float32)
+    assert bound < 1e-6
+    small = (compute_reach(rs, np.float32), compute_distribution(sol, np.float32))
+    for t32, t64 in zip(small, exact):
+        assert t32.dtype == np.float32 and 2 * t32.nbytes == t64.nbytes
+        err = np.abs(t32.data.astype(np.float64) - t64.data)
+        assert 0 < err.max() <= bound  # rounded, and no more than the bound
+        assert np.abs(t32.row(0) - t64.row(0)).max() < 1e-6
+    values = np.asarray(sol.values).reshape(-1)
+    ok = np.isfinite(values)
+    np.testing.assert_allclose(small[1][ok] @ np.arange(small[1].shape[1]), values[ok], rtol=0, atol=1e-5)
+
+
+def test_a_ragged_table_reads_as_the_dense_table() -> None:
+    """0 past a row's end, NaN in the rows of states no game reaches, numpy's indexing (a slice beside an index
+    array gives rows x columns, index arrays broadcast)."""
+    from yacht_env.solver.ragged import RaggedTable, row_offsets
+
+    real = solve_reach("yacht").table
+    lengths = real.lengths.copy()
+    lengths[[7, 100]] = 0  # two rows of states no game reaches
+    t = RaggedTable(np.arange(lengths.sum(), dtype=np.float32) / lengths.sum(), row_offsets(lengths), real.shape[1])
+    for table in (real, t):
+        dense = np.full(table.shape, np.nan)
+        for s in range(table.shape[0]):
+            if table.lengths[s]:
+                dense[s] = 0.0
+                dense[s, : table.lengths[s]] = table.data[table.offsets[s]:table.offsets[s + 1]]
+        assert (table.lengths <= table.shape[1] - 1).all() and (table.lengths < table.shape[1] - 1).any()
+        np.testing.assert_array_equal(np.asarray(table), dense)
+        rows, cols = np.array([[0], [7], [4094]]), np.array([0, 1, 150, table.shape[1] - 1])
+        for key in (5, 7, (5,), (slice(None), 0), (3, slice(2, None)), ([0, 9, 4095], slice(None, 40)),
+                    (rows, cols), (4094, 3), (np.isfinite(dense[:, 0]),), (slice(10, 20), [1, 2])):
+            np.testing.assert_array_equal(table[key], dense[key], err_msg=str(key))
+        assert isinstance(table[4094, 3], float)
+    assert np.isnan(t[7]).all() and np.isnan(t[100, 3])
+
+
+def test_a_large_table_is_memory_mapped_from_an_aligned_payload(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """Knizia's reach table stored as the large ones are (float32): read back memory-mapped (its pages read as they
+    are used), its payload at a page boundary; its start row alone kept in memory on request; a damaged byte or a
+    NaN under a recomputed checksum refused."""
+    import mmap
+
+    from yacht_env.solver import ragged, table_cache
+    from yacht_env.solver import reach as RM
+
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(ragged, "FLOAT64_BYTES_MAX", 0)  # every table float32
+    rs = get_rules("knizia")
+    made, _ = RM.cached_table(rs, "reach", lambda: compute_reach(rs))
+    assert made.dtype == np.float32
+    got, _ = RM.cached_table(rs, "reach", lambda: pytest.fail("computed again"))
+    def mapped(a: np.ndarray) -> bool:
+        while isinstance(a, np.ndarray):
+            a = a.base
+        return isinstance(a, memoryview) and isinstance(a.obj, mmap.mmap)
+
+    assert mapped(got.data) and not got.data.flags.writeable and got.dtype == np.float32
+    np.testing.assert_array_equal(got.data, made.data)
+    path = table_cache.cache_path(rs, RM.objective_key(rs, "reach"))
+    assert (path.stat().st_size - made.nbytes) % table_cache.ALIGN == 0
+    first, _ = RM.cached_table(rs, "reach", lambda: pytest.fail("computed again"), rows=1)
+    assert not mapped(first.data) and len(first.data) == got.offsets[1]
+    np.testing.assert_array_equal(first[0], got[0])
+    blob = bytearray(path.read_bytes())
+    blob[-1] ^= 0xFF
+    path.write_bytes(bytes(blob))
+    key = RM.objective_key(rs, "reach")
+    load = dict(value_range=(0.0, 1.0), dtype="<f4", row_offsets=got.offsets, mapped=True)
+    assert table_cache.load(rs, made.data.shape, key, **load) is None
+    bad = made.data.copy()
+    bad[-5] = np.nan
+    table_cache.save(rs, bad, key, mapped=True)
+    assert table_cache.load(rs, made.data.shape, key, **load) is None
+    table_cache.save(rs, made.data, key, mapped=True)
+    assert table_cache.load(rs, made.data.shape, key, **load) is not None
+
+
+def test_a_sweep_reports_its_rows_to_the_progress_bar_asked_for() -> None:
+    """``yacht solve`` shows a tqdm bar over the turn-start rows of a table it computes (sweep_progress)."""
+    from yacht_env.solver.core import turn_start_layers
+    from yacht_env.solver.reach import sweep_progress
+
+    seen: list[object] = []
+
+    class Bar:
+        def __init__(self, total: int, desc: str) -> None:
+            seen.append((total, desc))
+
+        def update(self, n: int) -> None:
+            seen.append(n)
+
+        def close(self) -> None:
+            seen.append("closed")
+
+    rs = get_rules("knizia")
+    with sweep_progress(Bar):
+        compute_distribution(solve(rs))
+    total = sum(len(s) for s in turn_start_layers(rs))
+    assert seen[0] == (total, "distribution table of knizia") and seen[-1] == "closed"
+    assert sum(seen[1:-1]) == total and len(seen) > 10
+    seen.clear()
+    compute_reach(rs)  # no bar asked for: none made
+    assert seen == []

@@ -67,7 +67,7 @@ def evaluate_reach(agent: Any, rules: str | RuleSet, episodes: int, target: int,
     seed = check_seed(seed)
     target = check_target(target, "target")
     check_evaluation_memory(rs, n, regret=regret)
-    plain = score_distribution(rs).at_least()  # first: one table of up to 13 GB in memory at a time
+    plain = score_distribution(rs).at_least()  # first: one table in memory at a time (1.2 GB for Yahtzee)
     reach = solve_reach(rs)
     agent = as_agent(agent, rs, seed)
     tally = RegretTally(rs, n) if regret else None

@@ -3,7 +3,8 @@
 One backward induction over the turn-start states (fullest scorecard first, :mod:`.distribution_kernels`) gives
 ``table[s, x]``, the probability of exactly ``x`` more points from turn-start state ``s`` when every decision is the
 optimal agent's (:class:`~yacht_env.solver.Solution`'s values, the lowest action index on ties). Its mean equals the
-solver's value of ``s``.
+solver's value of ``s``. The table is ragged (:mod:`.ragged`): row ``s`` holds the scores up to
+``most_points[s]`` only, in float32 for the large rule sets, memory-mapped from the disk cache.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.search.turn_tables import turn_arrays
 from yacht_env.solver import distribution_kernels as DK
 from yacht_env.solver.core import Solution, solve, turn_start_layers
-from yacht_env.solver.reach import cached_table, check_table_memory, max_score, most_points
+from yacht_env.solver.ragged import RaggedTable
+from yacht_env.solver.reach import cached_table, check_table_memory, new_table, sweep
 from yacht_env.state import GameState
 
 __all__ = ["DistributionTable", "ScoreDistribution", "distribution_table", "score_distribution"]
@@ -55,7 +57,7 @@ class DistributionTable:
     """``table[s, x]`` for every turn-start key ``s`` (NaN rows where no game goes), and the distribution from any
     game state."""
 
-    def __init__(self, solution: Solution, table: np.ndarray, seconds: float) -> None:
+    def __init__(self, solution: Solution, table: RaggedTable, seconds: float) -> None:
         self.solution = solution
         self.rules = solution.rules
         self.layout = TurnStartLayout.of(self.rules)
@@ -65,7 +67,7 @@ class DistributionTable:
 
     def of_key(self, F: int, u: int, y: int, total: int = 0) -> np.ndarray:
         """P(final = x) from the start of a turn with turn-start key (F, u, y) and ``total`` points so far."""
-        row = self.table[(F * self.layout.U + u) * self.layout.Y + y]
+        row = self.table.row((F * self.layout.U + u) * self.layout.Y + y)
         return np.concatenate([np.zeros(total), row])
 
     def of_state(self, state: GameState) -> ScoreDistribution:
@@ -80,32 +82,29 @@ class DistributionTable:
         F, u, y = self.layout.key(state.filled_bits, state.upper_total, state.yahtzee_box)
         out = np.empty(self.table.shape[1])
         s = (F * self.layout.U + u) * self.layout.Y + y
-        DK.turn_distribution(turn_arrays(self.rules).tables, self._E, self.table, s, _KEEP_MASK, state.hand,
+        DK.turn_distribution(turn_arrays(self.rules).tables, self._E, self.table.kernel, s, _KEEP_MASK, state.hand,
                              state.rolls_left, out)
         return ScoreDistribution(np.concatenate([np.zeros(state.total), out]))
 
     @property
     def start(self) -> ScoreDistribution:
         """The distribution of a new game's final score."""
-        return ScoreDistribution(self.table[0].copy())
+        return ScoreDistribution(self.table.row(0))
 
 
-def compute_distribution(solution: Solution) -> np.ndarray:
-    """The (size, N) table of :class:`DistributionTable` for a solved rule set."""
+def compute_distribution(solution: Solution, dtype: np.dtype | None = None) -> RaggedTable:
+    """The table of :class:`DistributionTable` for a solved rule set, in ``dtype`` (default: float32 for the large
+    rule sets, :func:`~yacht_env.solver.ragged.table_dtype`)."""
     rules = solution.rules
-    layout = TurnStartLayout.of(rules)
-    D = np.full((layout.size, max_score(rules) + 2), np.nan)
-    final = layout.final_states()
-    D[final] = 0.0
-    D[final, 0] = 1.0
+    D = new_table(rules, dtype)
     E = np.ascontiguousarray(solution.values, dtype=np.float64).reshape(-1)
-    DK.distribution_layers(turn_arrays(rules).tables, E, D, turn_start_layers(rules), _KEEP_MASK,
-                           most_points(rules))
-    D.setflags(write=False)
+    sweep(lambda progress: DK.distribution_layers(turn_arrays(rules).tables, E, D.kernel, turn_start_layers(rules),
+                                                  _KEEP_MASK, progress), rules, "distribution")
+    D.data.setflags(write=False)
     return D
 
 
-def _load(rules: RuleSet, rows: int | None = None) -> tuple[np.ndarray, float]:
+def _load(rules: RuleSet, rows: int | None = None) -> tuple[RaggedTable, float]:
     """The table of ``rules`` (or its first ``rows``) from the disk cache, else computed and saved; with the seconds
     it took."""
     sol = solve(rules)
@@ -126,8 +125,8 @@ def distribution_table(rules: str | RuleSet) -> DistributionTable:
 
 def score_distribution(state_or_rules: GameState | str | RuleSet) -> ScoreDistribution:
     """The exact final-score distribution of a new game of the given rules, or from a given state. For a new game
-    only the start's row is read from the cached table (or the table, up to 13 GB, is computed, saved and let go), so
-    that a caller can hold another table of that size beside it."""
+    only the start's row is kept from the cached table (or the table is computed, saved and let go), so that a caller
+    can hold another table of that size beside it."""
     if isinstance(state_or_rules, GameState):
         return distribution_table(state_or_rules.rules).of_state(state_or_rules)
     rs = get_rules(state_or_rules)
@@ -139,4 +138,4 @@ def score_distribution(state_or_rules: GameState | str | RuleSet) -> ScoreDistri
 def _start(rules: RuleSet) -> np.ndarray:
     """The start's row alone, kept for the process (a few thousand numbers): asked again, as ``yacht eval --objective
     reach`` does, it is not read from its table again."""
-    return _load(rules, rows=1)[0][0].copy()
+    return _load(rules, rows=1)[0].row(0)

@@ -11,6 +11,8 @@ dice (``_expect_keeps``), with the points as the lanes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numba import njit
 
@@ -33,6 +35,7 @@ from yacht_env.search.turn_search import (
     keep_tree,
     successor_row,
 )
+from yacht_env.solver.ragged import Ragged
 from yacht_env.solver.reach_kernels import box_step, sweep_layers
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
@@ -41,19 +44,23 @@ __all__ = ["distribution_layers", "turn_distribution"]
 
 
 @njit(cache=True, inline="always")
-def _scored(out: np.ndarray, D: np.ndarray, tb: SearchTables, h: int, key: tuple[int, int, int], c: int) -> None:
+def _scored(out: np.ndarray, D: Ragged, tb: SearchTables, h: int, key: tuple[int, int, int], c: int) -> None:
     """``out[x]`` = P(x more points) after scoring hand h in box c in turn-start state ``key``: the next state's
-    distribution shifted by the points scored."""
+    distribution (its ragged row, 0 past its end) shifted by the points scored."""
     s2, pts = box_step(tb, tb.S[h], tb.J[h], FIVE_KIND_FACE[h], key, c)
     N = out.shape[0]
+    o = D.offsets[s2]
+    end = min(N, pts + D.offsets[s2 + 1] - o)
     for x in range(min(pts, N)):
         out[x] = 0.0
-    for x in range(pts, N):
-        out[x] = D[s2, x - pts]
+    for x in range(pts, end):
+        out[x] = D.data[o + x - pts]
+    for x in range(max(end, pts), N):
+        out[x] = 0.0
 
 
 @njit(cache=True, inline="always")
-def _follow(out: np.ndarray, a: int, h: int, Kd: np.ndarray, D: np.ndarray, tb: SearchTables,
+def _follow(out: np.ndarray, a: int, h: int, Kd: np.ndarray, D: Ragged, tb: SearchTables,
             key: tuple[int, int, int]) -> None:
     """The distribution after action ``a`` with hand ``h``: a keep's row of ``Kd``, or a box scored."""
     if a < 32:
@@ -65,7 +72,7 @@ def _follow(out: np.ndarray, a: int, h: int, Kd: np.ndarray, D: np.ndarray, tb: 
 
 
 @njit(cache=True)
-def turn_distribution(tb: SearchTables, E: np.ndarray, D: np.ndarray, s: int, keep_mask: np.ndarray, want_h: int,
+def turn_distribution(tb: SearchTables, E: np.ndarray, D: Ragged, s: int, keep_mask: np.ndarray, want_h: int,
                       want_rolls: int, out: np.ndarray) -> None:
     """``out[x]`` = P(x more points) from turn-start state ``s`` (``want_h < 0``), or from hand ``want_h`` with
     ``want_rolls`` rolls left in its turn, under the solver's decisions, for x < len(out) (no more than ``D``'s width:
@@ -122,19 +129,20 @@ def turn_distribution(tb: SearchTables, E: np.ndarray, D: np.ndarray, s: int, ke
 
 
 @njit(cache=True, nogil=True)
-def distribution_rows(tb: SearchTables, E: np.ndarray, D: np.ndarray, states: np.ndarray, keep_mask: np.ndarray,
-                      most: np.ndarray) -> None:
-    """Each of ``states`` gets its row ``D[s, :]``: the scores ``0 .. most[s]`` searched, 0 beyond."""
+def distribution_rows(tb: SearchTables, E: np.ndarray, D: Ragged, states: np.ndarray, keep_mask: np.ndarray) -> None:
+    """Each of ``states`` gets its row of ``D``: the scores ``0 .. most[s]`` (the row's length), searched in float64
+    and stored in ``D``'s type."""
     for i in range(states.shape[0]):
         s = states[i]
-        L = most[s] + 1
-        turn_distribution(tb, E, D, s, keep_mask, -1, 0, D[s, :L])
-        for x in range(L, D.shape[1]):
-            D[s, x] = 0.0
+        o = D.offsets[s]
+        L = D.offsets[s + 1] - o
+        out = np.empty(L)
+        turn_distribution(tb, E, D, s, keep_mask, -1, 0, out)
+        for x in range(L):
+            D.data[o + x] = out[x]
 
 
-def distribution_layers(tb: SearchTables, E: np.ndarray, D: np.ndarray, layers: list[np.ndarray],
-                        keep_mask: np.ndarray, most: np.ndarray) -> None:
-    """Backward induction of the distributions (:func:`~.reach_kernels.sweep_layers`; see :mod:`.distribution`);
-    ``most[s]``: the most points still to come from s."""
-    sweep_layers(lambda states: distribution_rows(tb, E, D, states, keep_mask, most), layers)
+def distribution_layers(tb: SearchTables, E: np.ndarray, D: Ragged, layers: list[np.ndarray],
+                        keep_mask: np.ndarray, progress: Callable[[int], object] | None = None) -> None:
+    """Backward induction of the distributions (:func:`~.reach_kernels.sweep_layers`; see :mod:`.distribution`)."""
+    sweep_layers(lambda states: distribution_rows(tb, E, D, states, keep_mask), layers, progress)

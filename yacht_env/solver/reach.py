@@ -4,7 +4,8 @@ The state of a game gains the points still needed. :func:`solve_reach` runs one 
 turn-start states in which the turn search's lanes are the needs ``0 .. N - 1`` (:mod:`.reach_kernels`), so that
 ``ReachSolution.table[s, n]`` is the best probability of at least ``n`` more points from turn-start state ``s``, and
 ``P*(T) = table[start, T]`` for every target. ``N - 1`` is above the highest score the rules allow, so every need
-at or beyond it has probability 0.
+at or beyond it has probability 0. The table is ragged (:mod:`.ragged`): row ``s`` holds the needs up to
+``most_points[s]`` only, in float32 for the large rule sets, memory-mapped from the disk cache.
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
-from yacht_env.jit.notice import SlowNotice
+from yacht_env.jit.notice import SlowNotice, say
 from yacht_env.objective import max_final_score
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.search import turn_search as T
@@ -33,10 +36,11 @@ from yacht_env.search.turn_tables import turn_arrays
 from yacht_env.solver import reach_kernels as RK
 from yacht_env.solver import table_cache as _cache
 from yacht_env.solver.core import turn_start_layers
+from yacht_env.solver.ragged import RaggedTable, row_offsets, table_dtype
 from yacht_env.state import GameState
 
 __all__ = ["MEMORY_ENV", "ReachSolution", "check_table_memory", "max_score", "most_points", "solve_reach",
-           "table_bytes"]
+           "sweep_progress", "table_bytes", "table_offsets"]
 
 _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
 
@@ -44,9 +48,24 @@ _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
 max_score = max_final_score  # the solver's name for it
 
 
+@lru_cache(maxsize=8)
+def table_offsets(rules: RuleSet) -> np.ndarray:
+    """Where each turn-start key's row starts in a reach or distribution table of ``rules`` (:mod:`.ragged`): the
+    reachable states keep ``most_points[s] + 1`` entries, the final states one, the others none."""
+    layout = TurnStartLayout.of(rules)
+    lengths = np.zeros(layout.size, dtype=np.int64)
+    lengths[layout.final_states()] = 1
+    most = most_points(rules)
+    for states in turn_start_layers(rules):
+        lengths[states] = most[states] + 1
+    return row_offsets(lengths)
+
+
 def table_bytes(rules: RuleSet) -> int:
-    """Memory of a reach or distribution table of ``rules`` (float64, every turn-start key, every need or score)."""
-    return TurnStartLayout.of(rules).size * (max_score(rules) + 2) * 8
+    """Memory of a reach or distribution table of ``rules``: its ragged rows (:func:`table_offsets`), in the type
+    :func:`~yacht_env.solver.ragged.table_dtype` gives it."""
+    cells = int(table_offsets(rules)[-1])
+    return cells * table_dtype(cells).itemsize
 
 
 MEMORY_ENV = "YACHT_ENV_TABLE_GB"
@@ -55,7 +74,7 @@ MEMORY_ENV = "YACHT_ENV_TABLE_GB"
 
 def check_table_memory(rules: RuleSet, what: str) -> None:
     """``ValueError`` if the table of ``rules`` would take more than :data:`MEMORY_ENV` allows, saying how much it
-    needs: Yacht and Knizia's Yacht take 10 MB, Yatzy 6.3 GB, Yahtzee 13 GB."""
+    needs: Yacht and Knizia's Yacht take 5 MB, Yatzy 1.06 GB, Yahtzee 1.16 GB (either Joker rule)."""
     raw = os.environ.get(MEMORY_ENV, "4")
     try:
         limit = float(raw)
@@ -65,21 +84,39 @@ def check_table_memory(rules: RuleSet, what: str) -> None:
         raise ValueError(f"{MEMORY_ENV} must be a positive number of GB (such as 4 or 14.5), got {raw!r}")
     need = table_bytes(rules) / 1e9
     if need > limit:
-        raise ValueError(f"{what} for rules {rules.name!r} needs a table of {need:.1f} GB, more than the {limit:g} GB "
-                         f"allowed; set {MEMORY_ENV} to allow it (the documentation's page 'Distributions, targets, "
-                         "winning', objectives.html, gives the time it takes)")
+        cells = int(table_offsets(rules)[-1])
+        size = f"{need:.2f} GB" if need >= 0.1 else f"{need * 1e3:.1f} MB"
+        raise ValueError(f"{what} for rules {rules.name!r} needs a table of {size} ({cells:,} "
+                         f"{table_dtype(cells).name} entries), more than the {limit:g} GB allowed; set {MEMORY_ENV} "
+                         "to allow it (the documentation's page 'Distributions, targets, winning', objectives.html, gives the "
+                         "time and the memory it takes)")
+
+
+_BARS: list[Callable[[int, str], Any]] = []
+
+
+@contextmanager
+def sweep_progress(bar: Callable[[int, str], Any]) -> Iterator[None]:
+    """While in the block, a table computed shows its sweep's progress on ``bar(total, description)``, an object
+    with ``update(n)`` (the turn-start rows done) and ``close()``: ``yacht solve`` passes a tqdm bar."""
+    _BARS.append(bar)
+    try:
+        yield
+    finally:
+        _BARS.remove(bar)
 
 
 class ReachSolution:
     """The solved reach objective: ``table[s, n]`` (flat turn-start key ``s``, need ``n``), the best probability to
     score at least ``n`` more points; NaN rows for states no game reaches."""
 
-    def __init__(self, rules: RuleSet, table: np.ndarray, seconds: float) -> None:
+    def __init__(self, rules: RuleSet, table: RaggedTable, seconds: float) -> None:
         self.rules = rules
         self.layout = TurnStartLayout.of(rules)
         self.table = table
         self.seconds = seconds
         self.arrays = turn_arrays(rules)
+        self._dense: np.ndarray | None = None
 
     @property
     def width(self) -> int:
@@ -92,7 +129,7 @@ class ReachSolution:
 
     def curve(self) -> np.ndarray:
         """``curve[T]`` = P*(T) for T = 0 .. N - 1."""
-        return self.table[0].copy()
+        return self.table.row(0)
 
     def need_of(self, state: GameState, target: int) -> int:
         """The points ``state`` still needs to reach ``target`` (0 when reached), clipped to the table."""
@@ -119,17 +156,28 @@ class ReachSolution:
                ) -> tuple[np.ndarray, np.ndarray | None]:
         """Actions (and with ``values`` the (N, 32 + C) probabilities) of positions given by turn-start keys,
         points still needed, hands and rolls left. ``table`` (default: the reach table) gives the value of ending
-        the turn in state s with ``need - points`` still needed: ``table[s, need - points]``, 1 at or below 0."""
+        the turn in state s with ``need - points`` still needed: ``table[s, need - points]``, 1 at or below 0 (a
+        dense float64 array of the table's shape)."""
         i64 = [np.ascontiguousarray(a, dtype=np.int64) for a in (F, u, y, needs, hands, rolls)]
         i64[3] = np.clip(i64[3], 0, self.width - 1)
         n = len(i64[0])
         out = np.empty((n, NUM_KEEP_ACTIONS + self.rules.num_categories)) if values else np.empty((0, 0))
-        table = self.table if table is None else table
-        if table.shape != self.table.shape or table.dtype != np.float64:
-            raise ValueError(f"table must be float64 of shape {self.table.shape}, got {table.dtype} {table.shape}")
+        if table is None:
+            lookup = self.table.kernel
+        else:
+            if not isinstance(table, np.ndarray) or table.shape != self.table.shape or table.dtype != np.float64:
+                raise ValueError(f"table must be a float64 array of shape {self.table.shape}, got "
+                                 f"{getattr(table, 'dtype', type(table).__name__)} {getattr(table, 'shape', '')}")
+            lookup = RaggedTable(np.ascontiguousarray(table).reshape(-1), self._dense_offsets(), self.width).kernel
         pos = Positions(i64[0], i64[1], i64[2], i64[4], i64[5])
-        actions = RK.reach_decide(self.arrays.tables, table, pos, i64[3], _KEEP_MASK, out)
+        actions = RK.reach_decide(self.arrays.tables, lookup, pos, i64[3], _KEEP_MASK, out)
         return actions, (out if values else None)
+
+    def _dense_offsets(self) -> np.ndarray:
+        """The offsets of a dense table of this table's shape: every row ``N`` long."""
+        if self._dense is None:
+            self._dense = np.arange(self.table.shape[0] + 1, dtype=np.int64) * self.width
+        return self._dense
 
     def _search(self, states: list[GameState], targets: np.ndarray, values: bool
                 ) -> tuple[np.ndarray, np.ndarray | None]:
@@ -154,16 +202,37 @@ def most_points(rules: RuleSet) -> np.ndarray:
     return most
 
 
-def compute_reach(rules: RuleSet) -> np.ndarray:
-    """The (size, N) reach table of ``rules`` (see :class:`ReachSolution`)."""
-    layout = TurnStartLayout.of(rules)
-    N = max_score(rules) + 2
-    R = np.full((layout.size, N), np.nan)
-    final = layout.final_states()
-    R[final] = 0.0
-    R[final, 0] = 1.0
-    RK.reach_layers(turn_arrays(rules).tables, R, turn_start_layers(rules), most_points(rules))
-    R.setflags(write=False)
+def new_table(rules: RuleSet, dtype: np.dtype | None = None) -> RaggedTable:
+    """A reach or distribution table of ``rules`` to sweep (:mod:`.ragged`; ``dtype`` default
+    :func:`~yacht_env.solver.ragged.table_dtype`): the final states' rows hold 1 (0 more points, for sure), the
+    others are filled by the sweep."""
+    offsets = table_offsets(rules)
+    cells = int(offsets[-1])
+    data = np.empty(cells, dtype=table_dtype(cells) if dtype is None else dtype)
+    data[offsets[TurnStartLayout.of(rules).final_states()]] = 1.0
+    return RaggedTable(data, offsets, max_score(rules) + 2)
+
+
+def sweep(compute: Callable[[Callable[[int], object] | None], None], rules: RuleSet, kind: str) -> None:
+    """``compute(progress)`` on the progress bar of :func:`sweep_progress` when one is asked for (its total: the
+    turn-start rows to compute), else with none."""
+    if not _BARS:
+        compute(None)
+        return
+    bar = _BARS[-1](sum(len(s) for s in turn_start_layers(rules)), f"{kind} table of {rules.name}")
+    try:
+        compute(bar.update)
+    finally:
+        bar.close()
+
+
+def compute_reach(rules: RuleSet, dtype: np.dtype | None = None) -> RaggedTable:
+    """The reach table of ``rules`` (see :class:`ReachSolution`), in ``dtype`` (default: float32 for the large rule
+    sets, :func:`~yacht_env.solver.ragged.table_dtype`)."""
+    R = new_table(rules, dtype)
+    sweep(lambda progress: RK.reach_layers(turn_arrays(rules).tables, R.kernel, turn_start_layers(rules),
+                                           R.shape[1], progress), rules, "reach")
+    R.data.setflags(write=False)
     return R
 
 
@@ -176,21 +245,32 @@ def objective_key(rules: RuleSet, kind: str, modules: tuple[ModuleType, ...] = (
     return h.hexdigest()
 
 
-def cached_table(rules: RuleSet, kind: str, compute: Callable[[], np.ndarray], modules: tuple[ModuleType, ...] = (),
-                 rows: int | None = None) -> tuple[np.ndarray, float]:
-    """An objective's table from the solver's disk cache (:mod:`yacht_env.solver.table_cache`, checked and written
-    atomically there), else ``compute()``d and saved; with the seconds it took. ``modules``: the sources the table
-    also depends on. ``rows``: only the first rows are wanted (the rest is let go as soon as it is read or saved)."""
+def cached_table(rules: RuleSet, kind: str, compute: Callable[[], RaggedTable], modules: tuple[ModuleType, ...] = (),
+                 rows: int | None = None) -> tuple[RaggedTable, float]:
+    """An objective's table from the solver's disk cache (:mod:`yacht_env.solver.table_cache`, checked, then
+    memory-mapped), else ``compute()``d and saved (atomically); with the seconds it took. ``modules``: the sources the
+    table also depends on. ``rows``: only the first rows are wanted (kept in memory, the rest let go as soon as it is
+    read or saved)."""
     t0 = time.perf_counter()
     key = objective_key(rules, kind, modules)
-    shape = (TurnStartLayout.of(rules).size, max_score(rules) + 2)
-    table = _cache.load(rules, shape, key, rows, value_range=(0.0, 1.0 + 1e-9), start_cells=shape[1])  # probabilities
-    if table is None:
-        with SlowNotice(f"computing the {kind} table of {rules.name} ({shape[0]:,} x {shape[1]:,}; once, then cached)"):
+    offsets = table_offsets(rules)
+    cells, width = int(offsets[-1]), max_score(rules) + 2
+    dtype = table_dtype(cells)
+    data = _cache.load(rules, (cells,), key, rows, value_range=(0.0, 1.0 + 1e-9), dtype=dtype.str,
+                       row_offsets=offsets, mapped=True)  # probabilities
+    if data is not None:
+        table = RaggedTable(data, offsets if rows is None else offsets[:rows + 1], width)
+    else:
+        what = f"computing the {kind} table of {rules.name} ({len(offsets) - 1:,} x {width:,}; once, then cached)"
+        if _BARS:
+            say(f"{what}...")
             table = compute()
-        _cache.save(rules, table, key)
+        else:
+            with SlowNotice(what):
+                table = compute()
+        _cache.save(rules, table.data, key, mapped=True)
         if rows is not None:
-            table = table[:rows].copy()
+            table = RaggedTable(table.data[:offsets[rows]].copy(), offsets[:rows + 1], width)
             gc.collect()  # the whole table can sit in a reference cycle: freed now, not at some later collection
     return table, time.perf_counter() - t0
 
@@ -203,7 +283,8 @@ def _memo(rules: RuleSet) -> ReachSolution:
 
 def solve_reach(rules: str | RuleSet) -> ReachSolution:
     """The exact reach solution of ``rules`` (kept in memory for the process). Its table takes
-    :func:`table_bytes`: a few MB for Yacht and Knizia's Yacht, many GB for Yahtzee and Yatzy."""
+    :func:`table_bytes`: a few MB for Yacht and Knizia's Yacht, about 1.1 GB for Yahtzee and Yatzy (mapped from the
+    disk cache: read from disk as its rows are used)."""
     rs = get_rules(rules)
     check_table_memory(rs, "the reach solution")
     return _memo(rs)

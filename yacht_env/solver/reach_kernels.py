@@ -1,10 +1,11 @@
 """Compiled kernels of the reach-a-target solver (:mod:`yacht_env.solver.reach`).
 
 The state of a game gains the points still needed, ``n``; ``R[s, n]`` is the best probability that the points still
-to come from turn-start state ``s`` are at least ``n`` (``R[s, 0] = 1``). Scoring hand ``h`` in box ``c`` leads to
-``R[s', max(n - points, 0)]``. Only that end-of-turn value differs from the expected-score search: the keep tree,
-the action rows and the tie rule are those of :mod:`yacht_env.search.turn_search`, with the needs (or the positions)
-side by side as its lanes.
+to come from turn-start state ``s`` are at least ``n`` (``R[s, 0] = 1``), held as ragged rows
+(:class:`~yacht_env.solver.ragged.Ragged`: row ``s`` keeps the needs ``0 .. most[s]``, 0 beyond). Scoring hand
+``h`` in box ``c`` leads to ``R[s', max(n - points, 0)]``. Only that end-of-turn value differs from the
+expected-score search: the keep tree, the action rows and the tie rule are those of
+:mod:`yacht_env.search.turn_search`, with the needs (or the positions) side by side as its lanes.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from yacht_env.search.turn_search import (
     max_by_class,
     start_hand_values,
 )
+from yacht_env.solver.ragged import Ragged
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
@@ -60,18 +62,22 @@ def _successor(tb: SearchTables, key: tuple[int, int, int], c: int, box: int) ->
 
 
 @njit(cache=True, inline="always")
-def _lookup(R: np.ndarray, s2: int, need: int, pts: int) -> float:
+def _lookup(R: Ragged, s2: int, need: int, pts: int) -> float:
+    """``R[s2, need - pts]``: 1 at or below 0, 0 past the row's end."""
     k = need - pts
-    return R[s2, k] if k > 0 else 1.0
+    if k <= 0:
+        return 1.0
+    i = R.offsets[s2] + k
+    return float(R.data[i]) if i < R.offsets[s2 + 1] else 0.0
 
 
 @njit(cache=True)
-def reach_hand_values(tb: SearchTables, R: np.ndarray, lanes: Starts, needs: np.ndarray, W: np.ndarray,
+def reach_hand_values(tb: SearchTables, R: Ragged, lanes: Starts, needs: np.ndarray, W: np.ndarray,
                       T: np.ndarray, bits: np.ndarray) -> None:
     """``W[h, b]`` = best over legal boxes of ``R[next state, max(needs[b] - points, 0)]`` in turn-start state b of
     ``lanes``, for the lanes b < len(lanes.F): the reach twin of :func:`yacht_env.search.turn_search.hand_values`,
     with the same box-score classes (one small table per category, one vector max per hand) and the six
-    five-of-a-kinds through the rules' functions. ``needs[b] < R.shape[1]``."""
+    five-of-a-kinds through the rules' functions."""
     Fs, us, ys = lanes
     nl = Fs.shape[0]
     union = start_hand_values(tb.params, Fs, W, bits)
@@ -95,7 +101,7 @@ def reach_hand_values(tb: SearchTables, R: np.ndarray, lanes: Starts, needs: np.
 
 
 @njit(cache=True)
-def reach_row(out: np.ndarray, tb: SearchTables, R: np.ndarray, h: int, key: tuple[int, int, int], need: int
+def reach_row(out: np.ndarray, tb: SearchTables, R: Ragged, h: int, key: tuple[int, int, int], need: int
               ) -> None:
     """``out[c]`` (c < C) = probability to reach ``need`` more points after scoring hand ``h`` in box c in
     turn-start state ``key``; ``-inf`` where the rules forbid it (the reach twin of
@@ -109,10 +115,10 @@ def reach_row(out: np.ndarray, tb: SearchTables, R: np.ndarray, h: int, key: tup
 
 
 @njit(cache=True, nogil=True)
-def reach_rows(tb: SearchTables, R: np.ndarray, states: np.ndarray, most: np.ndarray) -> None:
-    """Each of ``states`` gets its row ``R[s, :]``: the needs ``0 .. most[s]`` at once, as the lanes of the turn
-    search, and 0 beyond (more than the most points still to come cannot be reached)."""
-    N = R.shape[1]
+def reach_rows(tb: SearchTables, R: Ragged, states: np.ndarray, width: int) -> None:
+    """Each of ``states`` gets its row of ``R``: its needs ``0 .. most[s]`` (the row's length) at once, as the lanes
+    of the turn search, searched in float64 and stored in ``R``'s type; ``width``: the longest row."""
+    N = width
     rows = max(tb.BOXV.shape[1], tb.S.shape[1])
     Kb, Tb = np.empty(NUM_KEEPS * N), np.empty(rows * N)  # scratch, viewed at each state's width
     out = np.empty(N)
@@ -123,7 +129,8 @@ def reach_rows(tb: SearchTables, R: np.ndarray, states: np.ndarray, most: np.nda
     UY = tb.U * Y
     for i in range(states.shape[0]):
         s = states[i]
-        L = most[s] + 1
+        o = R.offsets[s]
+        L = R.offsets[s + 1] - o
         F = s // UY
         r = s - F * UY
         lanes.F[:] = F
@@ -134,27 +141,38 @@ def reach_rows(tb: SearchTables, R: np.ndarray, states: np.ndarray, most: np.nda
                           Tb[:rows * L].reshape((rows, L)), bits[:L])
         keep_tree(K, K, K, out[:L])
         for n in range(L):
-            R[s, n] = out[n]
-        for n in range(L, N):
-            R[s, n] = 0.0
-        R[s, 0] = 1.0  # nothing more needed: reached whatever happens (the search gives 1 too)
+            R.data[o + n] = out[n]
+        R.data[o] = 1.0  # nothing more needed: reached whatever happens (the search gives 1 too)
 
 
-def sweep_layers(rows: Callable[[np.ndarray], None], layers: list[np.ndarray]) -> None:
+SWEEP_CHUNK = 256
+"""States per task of a sweep: small enough that the threads stay busy to a layer's end and progress moves often."""
+
+
+def sweep_layers(rows: Callable[[np.ndarray], None], layers: list[np.ndarray],
+                 progress: Callable[[int], object] | None = None) -> None:
     """Backward induction: ``rows(states)`` for each layer of flat state indices, fullest scorecard first (a layer
-    reads only the layers before it). The states of a layer are independent: they are dealt out among
-    ``numba.get_num_threads()`` threads, whose kernels release the GIL (the factor: ``python
-    benchmarks/bench_solver.py --threads 1`` against its default)."""
+    reads only the layers before it). The states of a layer are independent: they are dealt out in chunks of
+    :data:`SWEEP_CHUNK` among ``numba.get_num_threads()`` threads, whose kernels release the GIL (the factor: ``python
+    benchmarks/bench_solver.py --threads 1`` against its default). ``progress(n)``: called with the number of states
+    of each chunk done."""
     threads = numba.get_num_threads()
+
+    def run(states: np.ndarray) -> None:
+        rows(states)
+        if progress is not None:
+            progress(len(states))
+
     with ThreadPoolExecutor(threads) as pool:
         for states in (s for s in layers if len(s)):
-            list(pool.map(rows, [np.ascontiguousarray(states[t::threads]) for t in range(min(threads, len(states)))]))
+            step = min(SWEEP_CHUNK, -(-len(states) // threads))
+            list(pool.map(run, [np.ascontiguousarray(states[i:i + step]) for i in range(0, len(states), step)]))
 
 
-def reach_layers(tb: SearchTables, R: np.ndarray, layers: list[np.ndarray], most: np.ndarray) -> None:
-    """The reach table's backward induction (:func:`sweep_layers`); ``most[s]``: the most points still to come from
-    s (:func:`most_points_layers`)."""
-    sweep_layers(lambda states: reach_rows(tb, R, states, most), layers)
+def reach_layers(tb: SearchTables, R: Ragged, layers: list[np.ndarray], width: int,
+                 progress: Callable[[int], object] | None = None) -> None:
+    """The reach table's backward induction (:func:`sweep_layers`); ``width``: its longest row."""
+    sweep_layers(lambda states: reach_rows(tb, R, states, width), layers, progress)
 
 
 @njit(cache=True, nogil=True)
@@ -183,7 +201,7 @@ def most_points_layers(tb: SearchTables, size: int, layers: list[np.ndarray]) ->
 
 
 @njit(cache=True, nogil=True)
-def _decide_all(tb: SearchTables, R: np.ndarray, pos: Positions, needs: np.ndarray, keep_mask: np.ndarray,
+def _decide_all(tb: SearchTables, R: Ragged, pos: Positions, needs: np.ndarray, keep_mask: np.ndarray,
                 actions: np.ndarray, values: np.ndarray) -> None:
     """Groups of ``LANES`` positions: their turns searched side by side, then each position's action."""
     n = pos.F.shape[0]
@@ -210,7 +228,7 @@ def _decide_all(tb: SearchTables, R: np.ndarray, pos: Positions, needs: np.ndarr
                     values[i, a] = row[a] if legal[a] else NEG_INF
 
 
-def reach_decide(tb: SearchTables, R: np.ndarray, pos: Positions, needs: np.ndarray, keep_mask: np.ndarray,
+def reach_decide(tb: SearchTables, R: Ragged, pos: Positions, needs: np.ndarray, keep_mask: np.ndarray,
                  values: np.ndarray) -> np.ndarray:
     """The action of each position (turn-start key, hand, rolls left) that maximises the probability to reach its
     need (points still needed); ``values`` (N, 32 + C) gets every action's probability (``-inf`` where illegal), or

@@ -1,14 +1,16 @@
 """The solved tables on disk: one file per rule set and solver version, checked before it is trusted.
 
 Where: ``$YACHT_ENV_CACHE_DIR`` if set, else ``platformdirs.user_cache_dir("yacht-env")``. The file name holds the
-rules' name, a hash of everything that decides the values (the rule set definition, its score tables, the source of
-the turn logic and the dice tables) and :data:`SOLVER_VERSION`. The file itself is a magic line, a JSON header
-(versions, key, shape, SHA-256 of the payload) and the float64 payload. Anything that does not match (other
-version or key, wrong size, bad checksum, unreadable, not a regular file) makes :func:`load` return ``None``, so the
-caller solves again and :func:`save` replaces the bad file. The reader reads no more than a good file holds (a cache
-path linked to ``/dev/zero`` or to a huge file costs nothing), caps the header, and can keep only a table's first
-rows. Writes go to a temporary file that is then renamed over the old one (:func:`yacht_env.files.write_atomic`), so
-a reader never sees half a file.
+rules' name, a hash of everything that decides the values (the rule set definition, its score tables, the source of the
+turn logic and the dice tables) and :data:`SOLVER_VERSION`. The file itself is a magic line, a JSON header
+(versions, key, shape, type, SHA-256 of the payload) and the payload: float64, or for the large objective tables
+float32 starting at a multiple of :data:`ALIGN` bytes, so that it can be memory-mapped (``mapped=True``: the file is
+checked once, read in chunks, then its pages are read from disk only when a row is used). Anything that does not
+match (other version or key, wrong size, bad checksum, unreadable, not a regular file) makes :func:`load` return
+``None``, so the caller solves again and :func:`save` replaces the bad file. The reader reads no more than a good
+file holds (a cache path linked to ``/dev/zero`` or to a huge file costs nothing), caps the header, and can keep
+only a table's first rows. Writes go to a temporary file that is then renamed over the old one
+(:func:`yacht_env.files.write_atomic`), so a reader never sees half a file.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+import mmap
 import os
 import re
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -36,6 +40,8 @@ MAGIC = b"YACHT-ENV SOLVER TABLE\n"
 _HEADER_LEN_BYTES = 8
 MAX_HEADER_BYTES = 1 << 16
 """The largest JSON header a table file may have (a good one is about 300 bytes)."""
+ALIGN = 4096
+"""Where a memory-mapped payload starts: a multiple of this many bytes (a page)."""
 
 
 def cache_dir() -> Path:
@@ -74,21 +80,31 @@ def cache_path(rules: R.RuleSet, key: str | None = None) -> Path:
     return cache_dir() / f"{safe}-{key[:16]}-v{SOLVER_VERSION}.table"
 
 
-def _header(rules: R.RuleSet, key: str, values: np.ndarray) -> dict[str, object]:
-    return {
+def _header(rules: R.RuleSet, key: str, values: np.ndarray, align: int = 1) -> dict[str, object]:
+    head: dict[str, object] = {
         "solver_version": SOLVER_VERSION,
         "rules": rules.name,
         "key": key,
         "shape": list(values.shape),
-        "dtype": "<f8",
+        "dtype": values.dtype.str,
         "nbytes": int(values.nbytes),
         "sha256": hashlib.sha256(values).hexdigest(),  # the buffer itself: no copy
     }
+    if align > 1:
+        head["align"] = align
+    return head
 
 
-def _payload(f: BinaryIO, expected: int, keep: int) -> tuple[bytearray, str] | None:
+def _start(header_end: int, align: int) -> int:
+    """Where the payload starts: the first multiple of ``align`` at or after the header's end."""
+    return -(-header_end // align) * align
+
+
+def _payload(f: BinaryIO, expected: int, keep: int, check: Callable[[memoryview], bool] | None = None
+             ) -> tuple[bytearray, str] | None:
     """The first ``keep`` bytes of a payload of ``expected`` bytes and the SHA-256 of all of it, read in chunks (the
-    rest is hashed, not kept), or ``None`` if the file holds fewer or more bytes."""
+    rest is hashed and, with ``check``, checked, not kept), or ``None`` if the file holds fewer or more bytes or a
+    chunk fails ``check``."""
     data, scratch = bytearray(keep), bytearray(min(1 << 24, expected + 1))
     view, spare, h, got = memoryview(data), memoryview(scratch), hashlib.sha256(), 0
     while True:
@@ -97,6 +113,9 @@ def _payload(f: BinaryIO, expected: int, keep: int) -> tuple[bytearray, str] | N
         if not n:
             break
         h.update(chunk[:n])
+        if got >= keep and check is not None and got + n <= expected and not check(chunk[:n]):
+            view.release()
+            return None
         got += n
     view.release()
     return (data, h.hexdigest()) if got == expected else None
@@ -114,18 +133,41 @@ def plausible(values: np.ndarray, value_range: tuple[float, float], start_cells:
     return not any(((c < lo) | (c > hi)).any() for c in (flat[i:i + step] for i in range(0, flat.size, step)))
 
 
+def _in_range(values: np.ndarray, value_range: tuple[float, float]) -> bool:
+    """Every value a number within ``value_range`` (NaN fails: a ragged table has no rows of unreached states)."""
+    lo, hi = value_range
+    return bool(((values >= lo) & (values <= hi)).all())
+
+
 def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, rows: int | None = None,
-         value_range: tuple[float, float] | None = None, start_cells: int = 1) -> np.ndarray | None:
-    """The table of ``rules`` from disk (read-only array of ``shape``), or ``None`` if it is missing or anything
-    about it is off (corrupt, truncated, too long, other version, other rules, not a regular file, or, with
-    ``value_range``, values that are not :func:`plausible`: the caller then computes it again). With ``rows``,
-    only its first rows are kept (the whole file is still checked): a caller who needs the start of a table of many
-    GB holds only that. The file is read once, in chunks, never past the size a good file has."""
+         value_range: tuple[float, float] | None = None, start_cells: int = 1, dtype: str = "<f8",
+         row_offsets: np.ndarray | None = None, mapped: bool = False) -> np.ndarray | None:
+    """The table of ``rules`` from disk (read-only array of ``shape`` and ``dtype``), or ``None`` if it is missing or
+    anything about it is off (corrupt, truncated, too long, other version, other rules, other type, not a regular
+    file, or, with ``value_range``, values that are not :func:`plausible`: the caller then computes it again). With
+    ``rows``, only its first rows are kept, in memory (the whole file is still checked): a caller who needs the start
+    of a table of many GB holds only that; ``row_offsets``: where the rows of a ragged (1-D) payload start. With
+    ``mapped``, the payload (aligned, :data:`ALIGN`) is memory-mapped once checked: each NaN-free value within
+    ``value_range``. The file is read once, in chunks, never past the size a good file has."""
     key = key or rules_key(rules)
-    expected = int(np.prod(shape)) * 8
-    row_bytes = int(np.prod(shape[1:])) * 8
-    kept = shape[0] if rows is None else min(rows, shape[0])
-    remove_stale_temporaries(cache_path(rules, key).parent)  # a killed save's file (13 GB for Yahtzee's largest)
+    item = np.dtype(dtype).itemsize
+    expected = int(np.prod(shape)) * item
+    if row_offsets is not None:
+        kept_bytes = expected if rows is None else int(row_offsets[min(rows, len(row_offsets) - 1)]) * item
+    else:
+        row_bytes = int(np.prod(shape[1:])) * item
+        kept_bytes = (shape[0] if rows is None else min(rows, shape[0])) * row_bytes
+    if mapped and rows is None:
+        kept_bytes = 0
+    align = ALIGN if mapped else 1
+    check = None
+    if mapped and value_range is not None:
+        vr = value_range
+
+        def check(chunk: memoryview) -> bool:
+            return _in_range(np.frombuffer(chunk, dtype=dtype, count=len(chunk) // item), vr)
+
+    remove_stale_temporaries(cache_path(rules, key).parent)  # a killed save's file (GBs for Yahtzee's largest)
     try:
         f = open_regular(cache_path(rules, key))  # a regular file, opened without blocking (a pipe cannot hang it)
     except ValueError:
@@ -142,15 +184,26 @@ def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, rows:
                 or header.get("solver_version") != SOLVER_VERSION
                 or header.get("rules") != rules.name
                 or header.get("key") != key
-                or header.get("dtype") != "<f8"
+                or header.get("dtype") != np.dtype(dtype).str
                 or tuple(header.get("shape", ())) != tuple(shape)
                 or header.get("nbytes") != expected
+                or header.get("align", 1) != align
             ):
                 return None
-            read = _payload(f, expected, kept * row_bytes)
-        if read is None or read[1] != header.get("sha256"):
-            return None
-        values = np.frombuffer(read[0], dtype="<f8").reshape((kept, *shape[1:]))
+            start = _start(len(MAGIC) + _HEADER_LEN_BYTES + n, align)
+            f.seek(start)
+            read = _payload(f, expected, kept_bytes) if check is None else _payload(f, expected, kept_bytes, check)
+            if read is None or read[1] != header.get("sha256"):
+                return None
+            if mapped and rows is None:
+                if expected == 0:
+                    return np.zeros(shape, dtype=dtype)
+                mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)  # the map outlives the file object
+                values = np.frombuffer(mm, dtype=dtype, count=expected // item, offset=start).reshape(shape)
+                return values  # read-only: the map is
+        kept_shape = (kept_bytes // item,) if row_offsets is not None else (kept_bytes // max(row_bytes, 1),
+                                                                            *shape[1:])
+        values = np.frombuffer(read[0], dtype=dtype).reshape(kept_shape)
     except (OSError, ValueError, UnicodeDecodeError, TypeError, AttributeError, RecursionError):
         return None
     if value_range is not None and not plausible(values, value_range, start_cells):
@@ -159,19 +212,23 @@ def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, rows:
     return values
 
 
-def save(rules: R.RuleSet, values: np.ndarray, key: str | None = None) -> Path | None:
+def save(rules: R.RuleSet, values: np.ndarray, key: str | None = None, mapped: bool = False) -> Path | None:
     """Write the table atomically (temporary file, then rename; whatever was at the path, a link included, is
-    replaced). Returns the path, or ``None`` with a warning if the cache directory is not writable (or the disk is
-    full): the cache is an optimisation, never a requirement."""
+    replaced); ``mapped``: its payload aligned for :func:`load`'s ``mapped`` (any type, float32 for the large
+    objective tables; else float64). Returns the path, or ``None`` with a warning if the cache directory is not
+    writable (or the disk is full): the cache is an optimisation, never a requirement."""
     key = key or rules_key(rules)
     path = cache_path(rules, key)
-    values = np.ascontiguousarray(values, dtype="<f8")
-    header = json.dumps(_header(rules, key, values), sort_keys=True).encode()
+    values = np.ascontiguousarray(values if mapped else np.asarray(values, dtype="<f8"))
+    align = ALIGN if mapped else 1
+    header = json.dumps(_header(rules, key, values, align), sort_keys=True).encode()
+    end = len(MAGIC) + _HEADER_LEN_BYTES + len(header)
 
     def write(f: BinaryIO) -> None:
         f.write(MAGIC)
         f.write(len(header).to_bytes(_HEADER_LEN_BYTES, "little"))
         f.write(header)
+        f.write(bytes(_start(end, align) - end))
         f.write(values.data)  # no copy of a table of many GB
 
     try:

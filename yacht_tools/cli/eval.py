@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     check_evaluation_memory(rules, episodes, regret=args.regret, compare=target is None and (
         args.regret or plot_path is not None), json_out=json_path is not None)  # before any table or agent is made
     if target is not None:  # the expected-score player's table is built (or read) and let go before an agent's reach
-        score_distribution(rules)  # table is loaded: Yahtzee's two would take 26 GB together
+        score_distribution(rules)  # table is loaded: one table in memory at a time
     agent = load_agent(args.agent, rules, seed)
     if target is not None:
         result = run_reach(agent, rules, episodes, seed, target, regret=args.regret, progress=options.progress(args),
