@@ -88,8 +88,8 @@ def check_table_memory(rules: RuleSet, what: str) -> None:
         size = f"{need:.2f} GB" if need >= 0.1 else f"{need * 1e3:.1f} MB"
         raise ValueError(f"{what} for rules {rules.name!r} needs a table of {size} ({cells:,} "
                          f"{table_dtype(cells).name} entries), more than the {limit:g} GB allowed; set {MEMORY_ENV} "
-                         "to allow it (the documentation's page 'Distributions, targets, winning', objectives.html, gives the "
-                         "time and the memory it takes)")
+                         "to allow it (the documentation's page 'Distributions, targets, winning', objectives.html, "
+                         "gives the time and the memory it takes)")
 
 
 _BARS: list[Callable[[int, str], Any]] = []
