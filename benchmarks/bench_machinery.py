@@ -72,7 +72,7 @@ def threads_rows(n: int, seconds: float) -> dict[str, float]:
     def step_pr() -> int:
         a = sampler(env._mask)
         o, r, te, tr, il, fo, fm, fc = bufs
-        step_prange(a, env._st, env._tb, StepOutputs(o, env._mask, r, te, tr, il, fo, fm, fc))
+        step_prange(a, env._b, env._t, StepOutputs(o, env._mask, r, te, tr, il, fo, fm, fc))
         return n
 
     out[f"vector step, numba prange, {numba.get_num_threads()} threads (steps/s wall)"] = best_rate(

@@ -39,15 +39,14 @@ class OneGame:
         self.actions = np.zeros(1, dtype=np.int64)
         self.out = StepOutputs.empty(np.zeros((1, NUM_KEEP_ACTIONS + rules.num_categories), dtype=np.bool_),
                                      obs_size)
-        self._st = self.batch
-        self._tb = make_tables(rules, unique_keeps, max_steps, False)
-        self._step = compiled(K.step_games, self.actions, self._st, self._tb, self.out)
+        self._tables = make_tables(rules, unique_keeps, max_steps, False)
+        self._step = compiled(K.step_games, self.actions, self.batch, self._tables, self.out)
 
     def step(self, action: int) -> None:
         """Take ``action`` (checked to be in the action space; an illegal one is a no-op), or
         :data:`~yacht_env.engine.game.RESET_ACTION` for a new game from the game's generator row."""
         self.actions[0] = action
-        self._step(self.actions, self._st, self._tb, self.out)
+        self._step(self.actions, self.batch, self._tables, self.out)
 
     def reset(self) -> None:
         self.step(RESET_ACTION)

@@ -146,7 +146,6 @@ class YachtVectorEnv(VectorEnv):
         self._same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
         self._t = make_tables(self.rules, self.unique_keeps, self.max_steps, self._same_step, self.max_episode_steps)
         self._b = Batch.empty(self.num_envs, c)
-        self._st, self._tb = self._b, self._t
         self._mask = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)  # games that ended at the last step (not restarted)
         self._kept_obs: np.ndarray | None = None  # DISABLED: the last observations, for a partial reset
@@ -287,9 +286,9 @@ class YachtVectorEnv(VectorEnv):
         obs = self._kept_obs
         if obs is None:  # not kept (only DISABLED, where every end needs this, keeps them): shown anew
             obs = np.empty((self.num_envs, self.obs_size), dtype=np.float32)
-            K.show_games(self._st, self._tb, obs, self._mask)
+            K.show_games(self._b, self._t, obs, self._mask)
         out = StepOutputs.empty(self._mask, self.obs_size)._replace(obs=obs)
-        K.step_games(np.where(chosen, RESET_ACTION, SKIP_ACTION).astype(np.int64), self._st, self._tb, out)
+        K.step_games(np.where(chosen, RESET_ACTION, SKIP_ACTION).astype(np.int64), self._b, self._t, out)
         self._ended[chosen] = False
         if self.render_mode == "rgb_array":
             for i in np.flatnonzero(chosen).tolist():
@@ -299,7 +298,7 @@ class YachtVectorEnv(VectorEnv):
     def _step(self, a: np.ndarray) -> StepOutputs:
         """Run the step kernel over every game; its fresh outputs (``mask`` is the env's own, updated in place)."""
         out = StepOutputs.empty(self._mask, self.obs_size)
-        K.step_games(a, self._st, self._tb, out)
+        K.step_games(a, self._b, self._t, out)
         return out
 
     @contextmanager
