@@ -15,10 +15,10 @@ as the opponents' states change.
 
 from __future__ import annotations
 
-import mmap
 import reprlib
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,10 +27,25 @@ from yacht_env.digits import parse_digits
 from yacht_env.rules import RuleSet
 from yacht_env.solver import ReachSolution, distribution_table, solve, solve_reach
 from yacht_env.solver import reach_kernels as RK
+from yacht_env.solver import win_kernels as WK
+from yacht_env.solver.ragged import Ragged
 from yacht_env.state import GameState
 
 TURNS_KEPT = 4096
-"""Turns whose end-of-turn values :class:`WinAgent` keeps (a few hundred bytes each)."""
+"""Turns whose end-of-turn values :class:`WinAgent` keeps (a few kilobytes each)."""
+
+POINTS_BITS = 20
+"""Bits of a turn's points in the code of a (next state, points) pair: far more than a turn can score."""
+
+
+class TurnEnds(NamedTuple):
+    """Where a turn can end: each (next turn-start state, points scored this turn) once, its worth to the player
+    playing to win, and the need the turn is searched with (one more than the most points)."""
+
+    states: np.ndarray
+    points: np.ndarray
+    values: np.ndarray
+    need: int
 
 __all__ = ["MAX_TARGET", "ReachAgent", "WinAgent", "check_target", "parse_target", "win_shares_by_score"]
 
@@ -106,19 +121,6 @@ def win_shares_by_score(opponents: Sequence[np.ndarray]) -> np.ndarray:
     return (poly / np.arange(1, len(opponents) + 2)[:, None]).sum(axis=0)
 
 
-def fresh_zeros(shape: tuple[int, ...]) -> np.ndarray:
-    """Float64 zeros on fresh anonymous memory (``mmap``), which the kernel maps 4 KiB at a time where written.
-    ``np.zeros`` asks for 2 MiB pages on an array this large, each zeroed whole at its first write."""
-    size = max(int(np.prod(shape)) * np.dtype(np.float64).itemsize, 1)
-    return np.frombuffer(mmap.mmap(-1, size), dtype=np.float64).reshape(shape)
-
-
-FRESH_TABLE_BYTES = 1 << 26
-""":class:`WinAgent`'s table of end-of-turn values is made afresh for each decision when it is at least this large
-(:func:`fresh_zeros`): its zeros then take memory only where written (Yatzy's optimal-win holds two tables, not
-three); a smaller one is kept and reused, since zeroing a fresh one each turn would cost more than it saves."""
-
-
 class WinAgent(Agent):
     """Plays to finish first at a table of two or more (see the module docstring); alone it plays the expected-score
     optimum. Deterministic."""
@@ -134,9 +136,8 @@ class WinAgent(Agent):
         self.reach = solve_reach(self.rules)
         self.distributions = distribution_table(self.rules)
         self.expected = solve(self.rules)
-        small = int(np.prod(self.reach.table.shape)) * 8 < FRESH_TABLE_BYTES
-        self._Q: np.ndarray | None = np.zeros(self.reach.table.shape) if small else None
-        self._turns: OrderedDict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = OrderedDict()
+        self._offsets = np.zeros(self.reach.table.shape[0] + 1, dtype=np.int64)  # see _turn_lookup
+        self._turns: OrderedDict[tuple, TurnEnds] = OrderedDict()
 
     def act(self, obs: np.ndarray, mask: np.ndarray, state: GameState | None = None) -> int:
         if state is None:
@@ -154,38 +155,44 @@ class WinAgent(Agent):
     def win_values(self, me: GameState, others: Sequence[GameState]) -> tuple[np.ndarray, int]:
         """(32 + C,) this agent's estimate of its win share after each legal action (NaN where illegal), and the
         action it plays."""
-        Q = self._turn_table(me, others)
+        ends = self._turn_ends(me, others)
         key = self.reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box)
-        one = [np.array([v]) for v in (*key, self.reach.width - 1, me.hand, me.rolls_left)]
-        actions, values = self.reach.decide(*one, values=True, table=Q)
+        one = [np.array([v]) for v in (*key, ends.need, me.hand, me.rolls_left)]
+        actions, values = self.reach.decide(*one, values=True, lookup=self._turn_lookup(ends))
         vals = values[0]
         return np.where(vals > -np.inf, vals, np.nan), int(actions[0])
 
-    def _turn_table(self, me: GameState, others: Sequence[GameState]) -> np.ndarray:
-        """A table whose row of each state this turn can lead to holds, at column ``N - 1 - p``, the end-of-turn
-        value of reaching that state with ``p`` points scored this turn: searched with the need ``N - 1``, the
-        reach search gives the win estimate (other rows are not read, so the rest of the table is zeros that take no
-        memory). The rows of the turns in play are kept (a tournament interleaves its tables)."""
+    def _turn_ends(self, me: GameState, others: Sequence[GameState]) -> TurnEnds:
+        """The end-of-turn values of the turn of ``me``, kept for the turns in play (a tournament interleaves its
+        tables)."""
         tkey = (me.scores, me.bonus_count, tuple((o.scores, o.bonus_count, o.dice, o.rolls_left) for o in others))
-        rows = self._turns.get(tkey)
-        if rows is None:
-            rows = self._turn_rows(me, others)
-            self._turns[tkey] = rows
+        ends = self._turns.get(tkey)
+        if ends is None:
+            ends = self._turns[tkey] = self._new_turn_ends(me, others)
             if len(self._turns) > TURNS_KEPT:
                 self._turns.popitem(last=False)
-        succ, cols, vals = rows
-        Q = self._Q if self._Q is not None else fresh_zeros(self.reach.table.shape)
-        Q[succ, cols] = vals
-        return Q
+        return ends
 
-    def _turn_rows(self, me: GameState, others: Sequence[GameState]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The end-of-turn values of every (next state, points) the turn of ``me`` can end in."""
+    def _new_turn_ends(self, me: GameState, others: Sequence[GameState]) -> TurnEnds:
+        """Every (next state, points) the turn of ``me`` can end in, with its worth against ``others``
+        (:func:`yacht_env.solver.win_kernels.turn_end_values`)."""
         g = win_shares_by_score([self.distributions.of_state(o).probabilities for o in others])
-        w = np.diff(g)  # w[t - 1] = g(t) - g(t - 1): the worth of passing threshold t
-        t = np.flatnonzero(w) + 1
-        N = self.reach.width
-        key = self.reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box)
-        pairs = np.unique(RK.turn_outcomes(self.reach.arrays.tables, tuple(int(k) for k in key)), axis=0)
-        need = np.clip(t[None, :] - me.total - pairs[:, 1:2], 0, N - 1)
-        vals = self.reach.table[pairs[:, :1], need] @ w[t - 1] + g[0]
-        return pairs[:, 0], N - 1 - pairs[:, 1], vals
+        key = tuple(int(k) for k in self.reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box))
+        ends = RK.turn_outcomes(self.reach.arrays.tables, key)
+        codes = np.unique(ends[:, 0] << POINTS_BITS | ends[:, 1])  # each (state, points) once
+        states, points = codes >> POINTS_BITS, codes & ((1 << POINTS_BITS) - 1)
+        values = WK.turn_end_values(self.reach.table.kernel, states, points, me.total, g)
+        return TurnEnds(states, points, values, int(points.max()) + 1)
+
+    def _turn_lookup(self, ends: TurnEnds) -> Ragged:
+        """``ends`` as the reach search reads its table, searched with the need ``ends.need``: a row per state the
+        turn leads to, ``need + 1`` long, holding the worth of ``p`` points at ``need - p`` (the search reads only
+        these rows, so the other states' offsets are left as they are)."""
+        rows, at = np.unique(ends.states, return_inverse=True)
+        width = ends.need + 1
+        starts = np.arange(len(rows), dtype=np.int64) * width
+        self._offsets[rows + 1] = starts + width  # a row's end, or the next row's start where rows are adjacent
+        self._offsets[rows] = starts
+        data = np.zeros(len(rows) * width)
+        data[starts[at] + ends.need - ends.points] = ends.values
+        return Ragged(data, self._offsets)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -440,38 +439,63 @@ def test_the_coach_speaks_the_language_of_the_game() -> None:
     assert Coach("yacht", "win", lang="te").what("te") == "P(గెలుపు), అంచనా"
 
 
-def test_the_win_agent_plays_the_same_with_a_fresh_turn_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    """On rule sets with large tables optimal-win writes its end-of-turn values into a fresh table of zeros each
-    turn (memory only where written) instead of one kept table: the same games either way."""
-    from yacht_agents import objectives
-    from yacht_tools.tournament import run_tournament
+@pytest.mark.parametrize("rules", ["knizia", "yacht"])
+def test_the_win_agents_values_are_the_dense_search_of_its_objective(rules: str) -> None:
+    """optimal-win's end-of-turn values (read only as far as each reach row goes) and the search over them equal the
+    definition written out on the dense reach table: ending in state s with b points in all is worth
+    ``g(0) + sum_t (g(t) - g(t - 1)) * R[s, max(t - b, 0)]``, searched as a reach table with the need ``N - 1``."""
+    from yacht_agents.objectives import WinAgent, win_shares_by_score
+    from yacht_env.solver import reach_kernels as RK
+    from yacht_env.state import new_game, reroll_pattern, score_category
 
-    kept = run_tournament(["optimal-win", "optimal"], 30, seed=3, rules="knizia")
-    monkeypatch.setattr(objectives, "FRESH_TABLE_BYTES", 0)
-    fresh = run_tournament(["optimal-win", "optimal"], 30, seed=3, rules="knizia")
-    assert fresh["agents"] == kept["agents"] and fresh["matches"] == kept["matches"]
-    assert objectives.WinAgent("knizia")._Q is None
+    agent = WinAgent(rules)
+    reach = agent.reach
+    dense = np.nan_to_num(np.asarray(reach.table), nan=0.0)
+    N = reach.width
+    rng = np.random.default_rng(11)
+    checked = 0
+    for _ in range(6):
+        me, other = new_game(rules, rng), new_game(rules, rng)
+        while not me.is_over:
+            g = win_shares_by_score([agent.distributions.of_state(other).probabilities])
+            w = np.diff(g)
+            key = reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box)
+            pairs = np.unique(RK.turn_outcomes(reach.arrays.tables, tuple(int(k) for k in key)), axis=0)
+            t = np.arange(1, len(g))
+            need = np.clip(t[None, :] - me.total - pairs[:, 1:2], 0, N - 1)
+            Q = np.zeros(dense.shape)
+            Q[pairs[:, 0], N - 1 - pairs[:, 1]] = dense[pairs[:, :1], need] @ w + g[0]
+            one = [np.array([v]) for v in (*key, N - 1, me.hand, me.rolls_left)]
+            want = reach.decide(*one, values=True, table=Q)[1][0]
+            got, action = agent.win_values(me, [other])
+            assert np.allclose(np.where(want > -np.inf, want, np.nan), got, atol=1e-12, equal_nan=True)
+            assert got[action] >= np.nanmax(got) - 1e-9  # the best, or tied with it (lowest index)
+            checked += 1
+            if me.rolls_left and rng.random() < 0.5:
+                me = reroll_pattern(me, int(rng.integers(0, 31)), rng)
+            else:
+                me, _ = score_category(me, int(rng.choice(me.legal_categories())), rng)
+                if not other.is_over:
+                    other, _ = score_category(other, int(rng.choice(other.legal_categories())), rng)
+    assert checked > 6 * 12
 
 
-def test_a_fresh_turn_table_takes_memory_only_where_written() -> None:
-    """optimal-win's fresh table of a large rule set: zeros that take a small page where a row is written, not the
-    2 MiB page that ``np.zeros`` asks for on large arrays (Yatzy's games ran about twice as slow that way)."""
-    from yacht_agents.objectives import fresh_zeros
+def test_a_mid_game_distribution_is_as_long_as_its_row() -> None:
+    """The distribution from a state mid-game stops where its turn-start row does (no more points can come), and
+    agrees with the row's own distribution at the start of a turn."""
+    from yacht_env.solver import distribution_table
+    from yacht_env.state import new_game, score_category
 
-    statm = Path("/proc/self/statm")
-    if not statm.exists():
-        pytest.skip("no /proc here")
-
-    def resident() -> int:
-        return int(statm.read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-    Q = fresh_zeros((1 << 17, 1024))  # 1 GiB
-    assert Q.dtype == np.float64 and Q.flags.c_contiguous and Q.flags.writeable
-    before = resident()
-    Q[::1024, 0] = 1.0  # 128 rows, 8 MiB apart
-    grown = resident() - before
-    assert Q[::1024, 0].sum() == 128 and Q[1::1024].sum() == 0
-    assert grown < 4 << 20, grown  # 128 small pages (0.5 MiB), not 128 huge ones (256 MiB)
+    table = distribution_table("yacht")
+    rng = np.random.default_rng(2)
+    st = new_game("yacht", rng)
+    for _ in range(8):
+        st, _ = score_category(st, int(rng.choice(st.legal_categories())), rng)
+    p = table.of_state(st).probabilities
+    F, u, y = table.layout.key(st.filled_bits, st.upper_total, st.yahtzee_box)
+    s = (F * table.layout.U + u) * table.layout.Y + y
+    assert len(p) == st.total + int(table.table.offsets[s + 1] - table.table.offsets[s])
+    assert abs(p.sum() - 1.0) < 1e-9 and p[-1] >= 0
 
 
 def test_objective_agents_play_tournaments() -> None:

@@ -80,8 +80,8 @@ class DistributionTable:
             out[-1] = 1.0
             return ScoreDistribution(out)
         F, u, y = self.layout.key(state.filled_bits, state.upper_total, state.yahtzee_box)
-        out = np.empty(self.table.shape[1])
         s = (F * self.layout.U + u) * self.layout.Y + y
+        out = np.empty(max(int(self.table.offsets[s + 1] - self.table.offsets[s]), 1))  # s's row: no more can come
         DK.turn_distribution(turn_arrays(self.rules).tables, self._E, self.table.kernel, s, _KEEP_MASK, state.hand,
                              state.rolls_left, out)
         return ScoreDistribution(np.concatenate([np.zeros(state.total), out]))

@@ -36,7 +36,7 @@ from yacht_env.search.turn_tables import turn_arrays
 from yacht_env.solver import reach_kernels as RK
 from yacht_env.solver import table_cache as _cache
 from yacht_env.solver.core import turn_start_layers
-from yacht_env.solver.ragged import RaggedTable, row_offsets, table_dtype
+from yacht_env.solver.ragged import Ragged, RaggedTable, row_offsets, table_dtype
 from yacht_env.state import GameState
 
 __all__ = ["MEMORY_ENV", "ReachSolution", "check_table_memory", "max_score", "most_points", "solve_reach",
@@ -152,17 +152,21 @@ class ReachSolution:
         return self._search(states, targets, values=False)[0]
 
     def decide(self, F: np.ndarray, u: np.ndarray, y: np.ndarray, needs: np.ndarray, hands: np.ndarray,
-               rolls: np.ndarray, values: bool = False, table: np.ndarray | None = None
+               rolls: np.ndarray, values: bool = False, table: np.ndarray | None = None, lookup: Ragged | None = None
                ) -> tuple[np.ndarray, np.ndarray | None]:
         """Actions (and with ``values`` the (N, 32 + C) probabilities) of positions given by turn-start keys,
         points still needed, hands and rolls left. ``table`` (default: the reach table) gives the value of ending
         the turn in state s with ``need - points`` still needed: ``table[s, need - points]``, 1 at or below 0 (a
-        dense float64 array of the table's shape)."""
+        dense float64 array of the table's shape); ``lookup`` gives it as ragged rows instead (row s read at
+        ``need - points``, 0 past its end: only the rows of the states the positions' turns lead to are read)."""
         i64 = [np.ascontiguousarray(a, dtype=np.int64) for a in (F, u, y, needs, hands, rolls)]
         i64[3] = np.clip(i64[3], 0, self.width - 1)
         n = len(i64[0])
         out = np.empty((n, NUM_KEEP_ACTIONS + self.rules.num_categories)) if values else np.empty((0, 0))
-        if table is None:
+        if lookup is not None:
+            if table is not None:
+                raise ValueError("give the end-of-turn values as table or as lookup, not both")
+        elif table is None:
             lookup = self.table.kernel
         else:
             if not isinstance(table, np.ndarray) or table.shape != self.table.shape or table.dtype != np.float64:
