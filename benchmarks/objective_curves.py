@@ -1,19 +1,17 @@
 """P*(T) of the reach table and the expected-score player's P(final >= T), at the targets of the objectives page.
 
     python benchmarks/objective_curves.py --rules yahtzee yahtzee-free-joker yatzy
-    python benchmarks/objective_curves.py --rules yahtzee yahtzee-free-joker yatzy --record
+    python benchmarks/objective_curves.py --rules yahtzee --record
 
 Reads the cached tables (or computes them: minutes each for the large rule sets), one rule set at a time.
-``--record`` also writes ``docs/records/<rules>-objective-curves.json`` (atomically), from which the site draws the
-pictures of the rule sets whose tables are too large to solve in a build: the start-of-game distribution of the
-expected-score optimal player's final score (``distribution[s]`` = P(final = s), s = 0 .. the highest score), its
-mean, and ``reach[T]`` = P*(T) for T = 0 .. the highest score, each rounded to :data:`DIGITS` significant digits.
+``--record`` also writes each rule set's curves, whole, to ``docs/records/<rules>-objective-curves.json``
+(:mod:`yacht_tools.objective_records`), from which the site draws the pictures of the rule sets whose tables are too
+large to solve in a build.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 import time
@@ -21,19 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from yacht_env.files import write_text_atomic
-from yacht_env.objective import max_final_score
-from yacht_env.rules import get_rules
-from yacht_env.solver import ScoreDistribution, score_distribution, solve_reach
+from yacht_env.solver import score_distribution, solve_reach
+from yacht_tools.objective_records import Curves, write_record
 
 TARGETS = (150, 200, 250, 300, 350, 400, 500)
 RECORDS = Path(__file__).resolve().parents[1] / "docs" / "records"
-DIGITS = 9  # significant digits of each recorded probability: a float32 table's entries survive the round trip
-
-
-def record_path(rules: str, folder: Path = RECORDS) -> Path:
-    """Where ``--record`` writes the curves of ``rules``."""
-    return folder / f"{rules}-objective-curves.json"
 
 
 def _shown(p: float) -> str:
@@ -46,22 +36,6 @@ def _at(curve: np.ndarray, t: int) -> float:
     return float(curve[t]) if t < len(curve) else 0.0
 
 
-def _rounded(values: np.ndarray, top: int) -> list[float]:
-    """``values[0 .. top]`` to :data:`DIGITS` significant digits; what lies beyond ``top`` must be 0 (no game
-    scores more than the highest score)."""
-    if np.any(values[top + 1:] != 0):
-        raise ValueError(f"a curve has non-zero entries beyond the highest score {top}")
-    return [float(f"{float(v):.{DIGITS}g}") for v in values[: top + 1]]
-
-
-def record(rules: str, dist: ScoreDistribution, best: np.ndarray, command: str) -> dict[str, object]:
-    """The record of ``rules``: the expected-score player's distribution ``dist`` and its mean, and ``best``
-    (P*(T)), cut at the highest score and rounded; ``command``: the command line that made it."""
-    top = max_final_score(get_rules(rules))
-    return {"rules": rules, "command": command, "max_score": top, "mean": float(f"{dist.mean:.10g}"),
-            "distribution": _rounded(dist.probabilities, top), "reach": _rounded(best, top)}
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rules", nargs="+", default=["yahtzee", "yahtzee-free-joker", "yatzy"])
@@ -71,15 +45,13 @@ def main(argv: list[str] | None = None) -> int:
     for rules in args.rules:
         t0 = time.perf_counter()
         dist = score_distribution(rules)  # first: one table in memory at a time
-        plain = dist.at_least()
-        best = solve_reach(rules).curve()
+        plain, best = dist.at_least(), solve_reach(rules).curve()
         print(f"{rules}: P* {' | '.join(_shown(_at(best, t)) for t in TARGETS)}")
         print(f"{rules}: expected-score player {' | '.join(_shown(_at(plain, t)) for t in TARGETS)} "
               f"({time.perf_counter() - t0:.1f} s)", flush=True)
         if args.record:
             command = shlex.join(["python", "benchmarks/objective_curves.py", "--rules", rules, "--record"])
-            text = json.dumps(record(rules, dist, best, command), indent=1) + "\n"
-            print(f"wrote {write_text_atomic(record_path(rules), text)} ({len(text):,} bytes)")
+            print(f"wrote {write_record(Curves(rules, dist, best), command, RECORDS)}")
     return 0
 
 
