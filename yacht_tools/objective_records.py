@@ -26,7 +26,7 @@ from yacht_env.solver import ScoreDistribution
 __all__ = ["DIGITS", "KEYS", "MAX_BYTES", "Curves", "check_record", "make_record", "read_record", "record_path",
            "write_record"]
 
-DIGITS = 9  # significant digits of each probability: every float32 table entry survives the round trip
+DIGITS = 12  # significant digits of each number: the mean of the recorded distribution is the table's to 1e-9
 KEYS = ("rules", "command", "max_score", "mean", "distribution", "reach")
 MAX_BYTES = 256 * 1024  # Yahtzee's record (two curves of 1,576 scores) is about 53 kB
 MAX_COMMAND = 300  # characters of the command line a record names
@@ -55,7 +55,7 @@ def _rounded(values: np.ndarray, top: int, what: str) -> list[float]:
 def make_record(c: Curves, command: str) -> dict[str, Any]:
     """The record of ``c`` (cut at the highest score and rounded); ``command``: the command line that makes it."""
     top = max_final_score(get_rules(c.rules))
-    return {"rules": c.rules, "command": command, "max_score": top, "mean": float(f"{c.dist.mean:.10g}"),
+    return {"rules": c.rules, "command": command, "max_score": top, "mean": float(f"{c.dist.mean:.{DIGITS}g}"),
             "distribution": _rounded(c.dist.probabilities, top, "the distribution"),
             "reach": _rounded(c.best, top, "the reach curve")}
 
