@@ -1,5 +1,5 @@
 """Records of a new game's objective curves: the expected-score optimal player's exact final-score distribution and
-P*(T), the best probability of a final score of at least T. The large rule sets' tables take a quarter of an hour
+P*(T), the best probability of a final score of at least T. The large rule sets' tables take 12 to 22 minutes
 each to solve, so their curves are recorded once (``python benchmarks/objective_curves.py --rules R --record``) and
 the documentation draws them from the file.
 
@@ -112,8 +112,9 @@ def read_record(rules: str, folder: str | Path) -> tuple[Curves, str]:
     :data:`MAX_BYTES`, parsed as JSON and checked (:func:`check_record`); a ``ValueError`` says what is wrong."""
     path = record_path(rules, folder)
     name = repr(str(path))
+    raw = read_regular(path, MAX_BYTES, name)  # a missing, large or special file refused before it is read
     try:
-        data = json.loads(read_regular(path, MAX_BYTES, name).decode("utf-8"), parse_constant=_refuse_constant)
+        data = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
     except (ValueError, RecursionError) as e:  # not UTF-8, not JSON, NaN or Infinity, nested too deep
         raise ValueError(f"{name} is not JSON ({str(e)[:80]}); the JSON the recorder writes is accepted") from None
     return check_record(data, rules, name)
