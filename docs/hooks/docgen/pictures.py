@@ -29,7 +29,7 @@ REGRET_GAMES = 1_000  # games of the regret chart (greedy on Yacht, seed 0)
 RULE_ORDER = ("yacht", "yahtzee", "yahtzee-free-joker", "yatzy", "knizia")  # every rule set, as the Rules page
 SMALL_RULES = ("yacht", "knizia")  # whose distribution and reach tables a build solves (about a second each)
 # the target each reach picture marks: the one of the page's commands (python benchmarks/objective_curves.py --rules R
-# --record records the other rule sets' curves; their tables take a quarter of an hour each)
+# --record records the other rule sets' curves; their tables take 12 to 22 minutes each)
 REACH_TARGETS = {"yacht": 200, "yahtzee": 300, "yahtzee-free-joker": 300, "yatzy": 300, "knizia": 200}
 
 
