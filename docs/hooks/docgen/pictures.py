@@ -1,6 +1,7 @@
 """The site's pictures, drawn from the code at every build (so none can go stale): an animation of a game of each
-rule set from the environment's ``rgb_array`` frames, the exact score distribution and P*(T) curve of the rule sets
-small enough to solve in a build, the learning curve of the main command from its shipped run record, the score of
+rule set from the environment's ``rgb_array`` frames, the exact score distribution and P*(T) curve of every rule set
+(solved in the build where that takes about a second, else from the curves recorded in ``docs/records``), the
+learning curve of the main command from its shipped run record, the score of
 every shipped agent against its learning time, a regret chart and a replay page.
 
 :data:`PICTURES` maps each file's path in the site to the function that makes its bytes; the hook adds them to the
@@ -14,7 +15,10 @@ import json
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from yacht_tools.objective_records import Curves
 
 ROOT = Path(__file__).resolve().parents[3]
 RECORDS = ROOT / "docs" / "records"
@@ -24,6 +28,9 @@ REPLAY = ("greedy", "yacht", 7)  # the replay page the evaluation page embeds: a
 REGRET_GAMES = 1_000  # games of the regret chart (greedy on Yacht, seed 0)
 RULE_ORDER = ("yacht", "yahtzee", "yahtzee-free-joker", "yatzy", "knizia")  # every rule set, as the Rules page
 SMALL_RULES = ("yacht", "knizia")  # whose distribution and reach tables a build solves (about a second each)
+# the target each reach picture marks: the one of the page's commands (python benchmarks/objective_curves.py --rules R
+# --record records the other rule sets' curves; their tables take 12 to 22 minutes each)
+REACH_TARGETS = {"yacht": 200, "yahtzee": 300, "yahtzee-free-joker": 300, "yatzy": 300, "knizia": 200}
 
 
 def _png(fig: Any) -> bytes:
@@ -62,24 +69,34 @@ def game_animation(rules: str) -> bytes:
     return buf.getvalue()
 
 
+def objective_curves(rules: str) -> Curves:
+    """A new game's distribution and P*(T) curve: solved for :data:`SMALL_RULES`, else the recorded ones (read and
+    checked by :func:`yacht_tools.objective_records.read_record`)."""
+    from yacht_env.solver import score_distribution, solve_reach
+    from yacht_tools.objective_records import Curves, read_record
+
+    if rules in SMALL_RULES:
+        return Curves(rules, score_distribution(rules), solve_reach(rules).curve())
+    return read_record(rules, RECORDS)[0]
+
+
 def distribution_picture(rules: str) -> bytes:
     """The exact score distribution of optimal play (``yacht solve --distribution --plot``)."""
     from yacht_env.rules import get_rules
-    from yacht_env.solver import score_distribution
     from yacht_tools.objective_plots import distribution_figure
 
-    dist = score_distribution(rules)
+    dist = objective_curves(rules).dist
     return _png(distribution_figure(dist.probabilities, f"{get_rules(rules).title}: final score of optimal play"))
 
 
 def reach_picture(rules: str) -> bytes:
     """P*(T) beside the expected-score player's P(final >= T) (``yacht solve --objective reach --plot``)."""
     from yacht_env.rules import get_rules
-    from yacht_env.solver import score_distribution, solve_reach
     from yacht_tools.objective_plots import reach_figure
 
-    best, player = solve_reach(rules).curve(), score_distribution(rules).at_least()
-    return _png(reach_figure(best, player, f"{get_rules(rules).title}: the best chance of reaching T points", 200))
+    c = objective_curves(rules)
+    return _png(reach_figure(c.best, c.dist.at_least(), f"{get_rules(rules).title}: the best chance of reaching T "
+                             "points", REACH_TARGETS[rules]))
 
 
 def main_command_curve() -> bytes:
@@ -146,8 +163,8 @@ def replay_page() -> bytes:
 
 PICTURES: dict[str, Callable[[], bytes]] = {
     **{f"img/game-{r}.gif": partial(game_animation, r) for r in RULE_ORDER},
-    **{f"img/distribution-{r}.png": partial(distribution_picture, r) for r in SMALL_RULES},
-    **{f"img/reach-{r}.png": partial(reach_picture, r) for r in SMALL_RULES},
+    **{f"img/distribution-{r}.png": partial(distribution_picture, r) for r in RULE_ORDER},
+    **{f"img/reach-{r}.png": partial(reach_picture, r) for r in RULE_ORDER},
     "img/learning-curve-td-yacht.png": main_command_curve,
     "img/agents-time-to-quality.png": agents_time_to_quality,
     "img/regret-greedy-yacht.png": regret_chart,
