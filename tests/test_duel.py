@@ -380,6 +380,52 @@ def test_tournament_seat_win_rate_and_exact_win_regret(tmp_path, monkeypatch) ->
         run_tournament(["optimal", "optimal", "optimal"], 2, rules=rs.name, players=3, win_regret=True)
 
 
+def test_the_pettingzoo_environment_reports_the_exact_win_regret(tmp_path, monkeypatch) -> None:
+    """evaluate_policies plays the PettingZoo environment: the same games and the same win-regret as the tournament
+    (its game g is the tournament's), a policy of the observation alone tallied too, and the wrapper's info holds
+    each action's regret; more than two players, or a wrong player, refused."""
+    from yacht_agents.loader import load_agent
+    from yacht_env import multiplayer as MP
+    from yacht_tools.tournament import run_tournament
+    from yacht_tools.win_regret import WinRegretWrapper, evaluate_policies
+
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    games = 40
+    want = run_tournament(["optimal-duel", "optimal"], games, seed=4, rules=rs.name, win_regret=True)
+    got = evaluate_policies([load_agent("optimal-duel", rs.name), load_agent("optimal", rs.name)], rs.name, games,
+                            seed=4, names=["optimal-duel", "optimal"])
+    for name in ("optimal-duel", "optimal"):
+        w, g = want["agents"][name], got["agents"][name]
+        assert g["win_rate"] == w["win_rate"] and g["mean_score"] == w["mean_score"]
+        assert g["win_regret"]["decisions"] == w["win_regret"]["decisions"]
+        assert abs(g["win_regret"]["regret_per_game"] - w["win_regret"]["regret_per_game"]) < 1e-12
+    assert got["agents"]["optimal"]["win_regret"]["regret_per_game"] > 0
+
+    rng = np.random.default_rng(0)
+
+    def random_policy(obs: dict[str, np.ndarray]) -> int:
+        return int(rng.choice(np.flatnonzero(obs["action_mask"])))
+
+    mixed = evaluate_policies([random_policy, load_agent("optimal-duel", rs.name)], rs.name, 10, seed=1,
+                              names=["random", "duel"])
+    assert mixed["agents"]["random"]["win_regret"]["regret_per_game"] > 0.05
+    assert mixed["agents"]["duel"]["win_regret"]["regret_per_game"] == 0.0
+
+    env = WinRegretWrapper(MP.env(num_players=2, rules=rs.name))
+    env.reset(seed=3)
+    agent = env.agent_selection
+    obs, *_ = env.last()
+    env.step(random_policy(obs))
+    assert env.infos[agent]["win_regret"] == env.decisions[0].regret >= 0
+    with pytest.raises(ValueError, match="two players"):
+        WinRegretWrapper(MP.env(num_players=3, rules=rs.name))
+    with pytest.raises(ValueError, match="give two players"):
+        evaluate_policies([random_policy], rs.name, 2)
+    with pytest.raises(ValueError, match="callable policy or an Agent"):
+        evaluate_policies([random_policy, 7], rs.name, 2)
+
+
 def test_yacht_solve_objective_duel_prints_and_writes_json(tmp_path, monkeypatch, capsys) -> None:
     import json
 
