@@ -173,6 +173,15 @@ def test_a_tournament_replay_has_a_legend(capsys: pytest.CaptureFixture[str]) ->
     assert "[best: " in out.split(brackets, 1)[1]
 
 
+def test_vs_replays_the_game_of_two_of_agents(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--agent A --vs B`` is the game ``--agents A B`` of the tournament; with --agents it is refused."""
+    code, vs, _ = run_cli(capsys, "--agent", "greedy", "--vs", "optimal", "--seed", "3", "--format", "json")
+    code2, agents, _ = run_cli(capsys, "--agents", "greedy", "optimal", "--seed", "3", "--format", "json")
+    assert code == code2 == 0 and vs == agents and '"players"' in vs
+    code, out, err = run_cli(capsys, "--agents", "greedy", "optimal", "--vs", "random")
+    assert code == 2 and "--vs goes with --agent" in err
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["--lang", "xx"], "unknown language 'xx'; accepted: en, ms, el, et, te"),
     (["--agent", "nobody"], "unknown agent 'nobody'; accepted: random, greedy, optimal"),

@@ -42,6 +42,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     options.add_agent(who)
     who.add_argument("--agents", nargs="+", metavar="SPEC",
                      help="a game of several players from 'yacht tournament' with these agents (see --match, --game)")
+    p.add_argument("--vs", metavar="SPEC", help="with --agent: a game of two against this agent (the same as "
+                                                 "--agents AGENT SPEC; --vs means the opponent, as in yacht play)")
     p.add_argument("--players", default="2", help="with --agents: players per game, as in yacht tournament (default 2)")
     p.add_argument("--match", default="0", help="with --agents: the match, as numbered in the tournament's JSON "
                                                  "(default 0)")
@@ -68,8 +70,12 @@ def run(args: argparse.Namespace) -> int:
     lang = check_lang(args.lang)
     seed = check_seed(args.seed)
     target = check_objective(args.objective, args.target)
+    if args.vs is not None:
+        if args.agents:
+            raise ValueError("--vs goes with --agent (a game of two: --agent AGENT --vs SPEC), not with --agents")
+        args.agents = [args.agent, args.vs]
     if args.win_regret and not args.agents:
-        raise ValueError("--win-regret goes with --agents (a game of two players)")
+        raise ValueError("--win-regret goes with --agents or --vs (a game of two players)")
     if args.agents:
         if target is not None:
             raise ValueError("--objective reach applies to the replay of one agent (--agent), not to --agents")
