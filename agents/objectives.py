@@ -185,7 +185,7 @@ class WinAgent(Agent):
         t = np.flatnonzero(w) + 1
         N = self.reach.width
         key = self.reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box)
-        pairs = np.unique(RK.turn_outcomes(self.reach.arrays.tables, tuple(int(k) for k in key)), axis=0)
+        pairs = np.unique(RK.turn_outcomes(self.reach.tables, tuple(int(k) for k in key)), axis=0)
         need = np.clip(t[None, :] - me.total - pairs[:, 1:2], 0, N - 1)
         vals = self.reach.table[pairs[:, :1], need] @ w[t - 1] + g[0]
         return pairs[:, 0], N - 1 - pairs[:, 1], vals
