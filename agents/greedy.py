@@ -25,7 +25,7 @@ class GreedyAgent(TurnSearchAgent):
 
     def __init__(self, rules: str | RuleSet = "yacht", seed: int | None = None) -> None:
         super().__init__(rules, seed)
-        self._zeros = np.zeros(self.arrays.layout.size)
+        self._zeros = np.zeros(self.layout.size)
         self._zeros.setflags(write=False)
 
     def successor_values(self, keys: TurnKeys) -> np.ndarray:

@@ -178,7 +178,7 @@ class WinAgent(Agent):
         (:func:`yacht_env.solver.win_kernels.turn_end_values`)."""
         g = win_shares_by_score([self.distributions.of_state(o).probabilities for o in others])
         key = tuple(int(k) for k in self.reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box))
-        ends = RK.turn_outcomes(self.reach.arrays.tables, key)
+        ends = RK.turn_outcomes(self.reach.tables, key)
         codes = np.unique(ends[:, 0] << POINTS_BITS | ends[:, 1])  # each (state, points) once
         states, points = codes >> POINTS_BITS, codes & ((1 << POINTS_BITS) - 1)
         values = WK.turn_end_values(self.reach.table.kernel, states, points, me.total, g)

@@ -21,10 +21,10 @@ import numpy as np
 from yacht_agents.base import Agent
 from yacht_env import observation as O
 from yacht_env.actions import KEEP_MASK_UNIQUE
-from yacht_env.rules import RuleSet
+from yacht_env.rules import RuleSet, TurnStartLayout
 from yacht_env.search import state_search as ST
 from yacht_env.search import turn_search as T
-from yacht_env.search.turn_tables import turn_arrays
+from yacht_env.search.turn_tables import search_tables
 from yacht_env.state import GameState
 
 _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
@@ -49,7 +49,7 @@ class TurnKeys:
     def from_obs(cls, obs: np.ndarray, rules: RuleSet) -> TurnKeys:
         """From an (N, D) batch of observations."""
         d = O.decode_batch(obs, rules)
-        layout = turn_arrays(rules).layout
+        layout = TurnStartLayout.of(rules)
         F = (~d.open).astype(np.int64) @ (np.int64(1) << np.arange(rules.num_categories, dtype=np.int64))
         u = np.minimum(d.upper, layout.threshold) if layout.threshold else np.zeros_like(d.upper)
         y = layout.five_kind_flags(d.five_box)
@@ -58,7 +58,7 @@ class TurnKeys:
     @classmethod
     def from_states(cls, states: Sequence[GameState], rules: RuleSet) -> TurnKeys:
         """From game states."""
-        layout = turn_arrays(rules).layout
+        layout = TurnStartLayout.of(rules)
         keys = np.array([layout.key(s.filled_bits, s.upper_total, s.yahtzee_box) for s in states],
                         dtype=np.int64).reshape(-1, 3)
         return cls(keys[:, 0], keys[:, 1], keys[:, 2], np.array([s.hand for s in states], dtype=np.int64),
@@ -79,7 +79,8 @@ class TurnSearchAgent(Agent):
     def __init__(self, rules: str | RuleSet = "yacht", seed: int | None = None) -> None:
         super().__init__(rules)
         self.seed(seed)
-        self.arrays = turn_arrays(self.rules)
+        self.tables = search_tables(self.rules)
+        self.layout = TurnStartLayout.of(self.rules)  # how the values of successor_values are indexed
 
     def successor_values(self, keys: TurnKeys) -> np.ndarray:
         """The flat values ``E`` of the turn-start states (``TurnStartLayout`` indexing) that the turns of ``keys``
@@ -103,7 +104,7 @@ class TurnSearchAgent(Agent):
         """The action of each position, and with ``values`` every action's value still to come (N, 32 + C) as this
         agent sees it (``-inf`` where illegal)."""
         E = self.successor_values(keys)
-        actions, out = T.search(self.arrays, E, keys.positions, _KEEP_MASK, self.prefer_score, values)
+        actions, out = T.search(self.tables, E, keys.positions, _KEEP_MASK, self.prefer_score, values)
         n = len(keys)
         if n and actions.min() < 0:
             i = int(np.flatnonzero(actions < 0)[0])
@@ -131,5 +132,5 @@ class TurnSearchAgent(Agent):
     def turn(self, state: GameState) -> ST.StateTurn:
         """The search of the turn of ``state`` alone: ``G``, keep values, start value (for inspection and tests)."""
         keys = TurnKeys.from_states([state], self.rules)
-        return ST.state_turn(self.arrays, self.successor_values(keys), (int(keys.F[0]), int(keys.u[0]),
+        return ST.state_turn(self.tables, self.successor_values(keys), (int(keys.F[0]), int(keys.u[0]),
                                                                          int(keys.y[0])))

@@ -31,7 +31,7 @@ from yacht_agents.search import TurnKeys, TurnSearchAgent
 from yacht_env.files import write_atomic
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.search.turn_successors import missing_successors, successor_boxes
-from yacht_env.search.turn_tables import Starts, turn_arrays
+from yacht_env.search.turn_tables import Starts, search_tables
 
 if TYPE_CHECKING:
     import torch
@@ -165,7 +165,7 @@ class ValueMemo:
         self.model = model
         self.space = s = StateSpace.of(rules)
         self.boxes = successor_boxes(rules)
-        self.tables = turn_arrays(rules).tables
+        self.tables = search_tables(rules)
         self._final = s.final_states()
         if table is not None:
             E = np.ascontiguousarray(np.asarray(table, dtype=np.float64).reshape(-1)).copy()

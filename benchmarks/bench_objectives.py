@@ -28,7 +28,7 @@ import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.rules import get_rules
-from yacht_env.search.turn_tables import turn_arrays
+from yacht_env.search.turn_tables import search_tables
 from yacht_env.solver import distribution_kernels as DK
 from yacht_env.solver import reach_kernels as RK
 from yacht_env.solver import solve
@@ -69,7 +69,7 @@ def sampled(rules: str, sample: int) -> dict:
     from yacht_env.solver.reach import most_points, new_table
 
     rs = get_rules(rules)
-    tb = turn_arrays(rs).tables
+    tb = search_tables(rs)
     every = np.concatenate(turn_start_layers(rs))
     t0 = time.perf_counter()
     most_points(rs)  # timed: the bound of every row

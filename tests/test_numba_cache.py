@@ -108,15 +108,15 @@ def test_the_cache_folder_follows_numba_cache_dir(tmp_path: Path, monkeypatch: p
 _SEARCH = {  # two kernels of one module, each compiled by its own process
     "sweep": ("import numpy as np\nfrom yacht_env.rules import get_rules\n"
               "from yacht_env.search import turn_search as TS, turn_tables as TT\n"
-              "a = TT.turn_arrays(get_rules('yacht'))\nz = np.zeros(1, dtype=np.int64)\n"
-              "TS.turn_values(a.tables, np.zeros(1 << 16), TT.Starts(z, z, z), TS.keep_tables(0), np.empty(1))\n"),
+              "tb = TT.search_tables(get_rules('yacht'))\nz = np.zeros(1, dtype=np.int64)\n"
+              "TS.turn_values(tb, np.zeros(1 << 16), TT.Starts(z, z, z), TS.keep_tables(0), np.empty(1))\n"),
     "decide": ("import numpy as np\nfrom yacht_env.rules import get_rules\n"
                "from yacht_env.actions import KEEP_MASK_UNIQUE\n"
                "from yacht_env.search import turn_search as TS, turn_tables as TT\n"
-               "a = TT.turn_arrays(get_rules('yacht'))\nz = np.zeros(1, dtype=np.int64)\n"
+               "tb = TT.search_tables(get_rules('yacht'))\nz = np.zeros(1, dtype=np.int64)\n"
                "pos = TS.Positions(z, z, z, z, np.full(1, 2, dtype=np.int64))\n"
                "rule = TT.DecisionRule(np.ascontiguousarray(KEEP_MASK_UNIQUE), False, TT.TIE_TOLERANCE)\n"
-               "TS.decide(a.tables, np.zeros(1 << 16), pos, z, TS.keep_tables(1), rule, np.empty(1, dtype=np.int64),"
+               "TS.decide(tb, np.zeros(1 << 16), pos, z, TS.keep_tables(1), rule, np.empty(1, dtype=np.int64),"
                " np.empty((0, 0)))\n"),
 }
 _REPORT = "from yacht_env.jit.numba_cache import compile_seconds\nprint('COMPILED', compile_seconds())\n"

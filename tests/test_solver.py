@@ -330,8 +330,7 @@ def test_state_values_equal_reference_turn(request: pytest.FixtureRequest, which
     groups of LANES) gives the same turn-start values and keep tables as the search of each state alone."""
     sol: core.Solution = request.getfixturevalue(which)
     lay = sol.layout
-    arrays = TT.turn_arrays(sol.rules)
-    tb = arrays.tables
+    tb = TT.search_tables(sol.rules)
     states = _random_states(sol, np.random.default_rng(7), 3 * TS.LANES + 5)
     flat = np.ascontiguousarray(sol.values).ravel()
     Fs = np.array([s[0] for s in states], dtype=np.int64)
@@ -347,7 +346,7 @@ def test_state_values_equal_reference_turn(request: pytest.FixtureRequest, which
     TS.turn_values(tb, flat, TT.Starts(Fs, us, ys), TT.KeepTables(K1, K2), start)
     for i, (F, u, y) in enumerate(states):
         G = TS.successor_table(tb, flat, (F, u, y))
-        one = SS.state_turn(arrays, flat, (F, u, y))
+        one = SS.state_turn(tb, flat, (F, u, y))
         np.testing.assert_array_equal(one.G, G)  # what action values use
         assert abs(one.start - sol.values[F, u, y]) < 1e-9
         assert start[i] == one.start
@@ -377,10 +376,9 @@ def test_points_of_plain_hands_do_not_depend_on_the_card() -> None:
     total."""
     rng = np.random.default_rng(3)
     for rs in R.RULESETS.values():
-        tb = TT.turn_arrays(rs).tables
-        params, S, J = tb.params, tb.S, tb.J
+        params, S, J = TT.search_tables(rs).scoring
         U = core.Layout.of(rs).U
-        PT = TT.points_table(params, S, J, U)
+        PT = TT.points_table(rs.scoring, U)
         for _ in range(40):
             F = int(rng.integers(0, 1 << rs.num_categories))
             u = int(rng.integers(0, U))
@@ -395,7 +393,7 @@ def test_points_of_plain_hands_do_not_depend_on_the_card() -> None:
 def test_the_compiled_rules_refuse_a_call_from_python() -> None:
     """They have no Python entry point (less to compile on first use): a call from Python says so, never crashes."""
     with pytest.raises(TypeError, match="compiled for numba kernels only.*yacht_env.rules.scoring.legal_bits"):
-        CK.legal_bits(TT.turn_arrays(R.RULESETS["yacht"]).tables.params, 0, 0)
+        CK.legal_bits(R.RULESETS["yacht"].scoring.params, 0, 0)
 
 
 # ---- the keep tree ----------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from yacht_agents.random_agent import RandomAgent  # noqa: E402
 from yacht_env.actions import action_mask  # noqa: E402
 from yacht_env.rules import RULESETS, get_rules  # noqa: E402
 from yacht_env.search import turn_search as T  # noqa: E402
-from yacht_env.search.turn_tables import Starts, turn_arrays  # noqa: E402
+from yacht_env.search.turn_tables import Starts, search_tables  # noqa: E402
 from yacht_env.solver import solve  # noqa: E402
 from yacht_env.state import GameState, parse  # noqa: E402
 from yacht_tools.evaluation import evaluate, play_games  # noqa: E402
@@ -45,7 +45,7 @@ def test_memo_holds_every_successor_the_search_reads(rules: str) -> None:
     us = rng.integers(0, space.U, 40)
     ys = rng.integers(0, space.Y, 40) * ((Fs >> max(space.five_kind_category, 0)) & 1 if space.Y == 2 else 0)
     memo.ensure(Fs, us, ys)
-    tb = turn_arrays(rs).tables
+    tb = search_tables(rs)
     starts = []
     for E in (memo.E, np.where(memo.known, memo.E, np.nan)):
         start = np.empty(40)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations_with_replacement
 from math import factorial
+from typing import NamedTuple
 
 import numpy as np
 
@@ -162,8 +163,29 @@ PATTERN_CANONICAL: np.ndarray = _T["PATTERN_CANONICAL"]
 CANONICAL_PATTERN: np.ndarray = _T["CANONICAL_PATTERN"]
 """(252, 32) int64: the smallest pattern of hand h that keeps the same multiset as pattern p."""
 
+FIVE_KIND_FACE = np.array([h[0] if h[0] == h[-1] else 0 for h in HANDS], dtype=np.int64)
+"""(252,) int64: the face of a five-of-a-kind hand, 0 for any other hand."""
+FIVE_KIND_FACE.setflags(write=False)
+
 NUM_HANDS = len(HANDS)  # 252
 NUM_KEEPS = len(KEEPS_COUNTS)  # 462
+
+
+class DiceTables(NamedTuple):
+    """The dice model's tables that a roll and a keep read, as compiled kernels take them (one argument; numba
+    compiles a named tuple's fields like separate arguments): the module's own read-only arrays, no copies. The one
+    instance is :data:`DICE_TABLES`."""
+
+    five_face: np.ndarray  # (252,) int64: FIVE_KIND_FACE
+    pattern_keep: np.ndarray  # (252, 32) int32: PATTERN_KEEP
+    keep_size: np.ndarray  # (462,) int8: KEEP_SIZE
+    keep_add: np.ndarray  # (462, 6) int32: KEEP_ADD
+    keep_to_hand: np.ndarray  # (462,) int32: KEEP_TO_HAND
+
+
+DICE_TABLES = DiceTables(FIVE_KIND_FACE, PATTERN_KEEP, KEEP_SIZE, KEEP_ADD, KEEP_TO_HAND)
+"""The :class:`DiceTables` (the engine's kernels and the turn search read these arrays)."""
+
 _POW = _KEY_BASE ** np.arange(NUM_FACES, dtype=np.int64)
 
 

@@ -47,6 +47,7 @@ from yacht_env.rules import (
     FIVE_KIND_FACE,
     JOKER_NONE,
     NUM_UPPER,
+    HandRules,
     RuleSet,
     box_score,
     get_rules,
@@ -228,16 +229,6 @@ def count_bits(x: int) -> int:
 def lowest_bit(x: int) -> int:
     """Index of the lowest set bit of ``x`` > 0 (the engine compiles one instruction instead)."""
     return (int(x) & -int(x)).bit_length() - 1
-
-
-class HandRules(NamedTuple):
-    """The rules as they apply to one hand: the rule set's parameters, the hand's rows of the score and Joker
-    tables, and its five-of-a-kind face (0 if none)."""
-
-    params: Any
-    score_row: Any
-    joker_row: Any
-    face: int
 
 
 class Position(NamedTuple):

@@ -25,7 +25,7 @@ from yacht_env.engine.self_play import HAND_CUM, TRANSITION_CUM, DiceDraws, Turn
 from yacht_env.files import write_atomic
 from yacht_env.rules import get_rules
 from yacht_env.search import turn_search as T
-from yacht_env.search.turn_tables import Starts, turn_arrays
+from yacht_env.search.turn_tables import Starts, search_tables
 
 if TYPE_CHECKING:
     import torch
@@ -40,14 +40,13 @@ class SelfPlay:
 
     def __init__(self, model: ValueNet) -> None:
         self.model = model
-        self.arrays = turn_arrays(model.rules)
+        self.tables = search_tables(model.rules)
         self.memo = ValueMemo(model.rules, model=model)
 
     def play(self, games: int, rng: np.random.Generator, td_lambda: float = 0.0, explore: float = 0.0
              ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
         """Play ``games`` games with the current network. Returns the visited turn-start states (flat indices),
         their targets, the number of environment steps and the final scores."""
-        a = self.arrays
         s = self.memo.space
         C = s.num_categories
         Fs = np.zeros(games, dtype=np.int64)
@@ -67,8 +66,8 @@ class SelfPlay:
                 games, -1.0)
             E = self.memo.E
             starts = Starts(Fs, us, ys)
-            T.turn_values(a.tables, E, starts, keeps, start[t])  # start: the TD(0) targets
-            play_turns(a.tables, E, starts, keeps, _KEEP_MASK, DiceDraws(HAND_CUM, TRANSITION_CUM, rand, exp),
+            T.turn_values(self.tables, E, starts, keeps, start[t])  # start: the TD(0) targets
+            play_turns(self.tables, E, starts, keeps, _KEEP_MASK, DiceDraws(HAND_CUM, TRANSITION_CUM, rand, exp),
                        TurnOutcomes(points[t], F2, u2, y2, steps))
             total_steps += int(steps.sum())
             Fs, us, ys = F2.copy(), u2.copy(), y2.copy()

@@ -3,7 +3,8 @@
 :class:`Batch` holds one row per game (hand index, rolls left, filled-box bits, box scores, upper total, bonus count,
 points so far, steps in the episode and the PCG64 generator) and is the one mapping between a
 :class:`~yacht_env.state.GameState` and a row. :class:`Tables` holds, per rule set and environment options, the
-rules' score tables, the dice model's keep tables, the legal keep masks and the observation encoder's tables
+rules' scoring tables (:class:`yacht_env.rules.ScoringTables`), the dice model's tables
+(:class:`yacht_env.dice.DiceTables`), the legal keep masks and the observation encoder's tables
 (:class:`yacht_env.observation.EncoderTables`): everything the kernels of :mod:`.game` read. Both are NamedTuples:
 numba compiles them, so the kernels take them as they are and read their fields by name.
 """
@@ -18,7 +19,7 @@ import numpy as np
 from yacht_env import dice as D
 from yacht_env import observation as O
 from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
-from yacht_env.rules import FIVE_KIND_FACE, RuleSet
+from yacht_env.rules import RuleSet, ScoringTables
 from yacht_env.state import ROLLS_PER_TURN, GameState
 
 # cfg: integer configuration of a batch (one int64 array, so the kernels take few arguments)
@@ -81,20 +82,15 @@ class StepOutputs(NamedTuple):
 
 
 class Tables(NamedTuple):
-    """Read-only arrays the kernels read (``tb``), built once per (rules, unique_keeps, max_steps, autoreset,
-    time_limit) by :func:`make_tables`. ``params`` is ``RuleSet.params`` as a tuple of ints, the one type in which
-    every kernel passes it to the rules (one compiled copy of each; stores into other arrays cannot alias it)."""
+    """Read-only tables the kernels read (``tb``), built once per (rules, unique_keeps, max_steps, autoreset,
+    time_limit) by :func:`make_tables`: the rule set's :class:`~yacht_env.rules.ScoringTables`, the dice model's
+    :class:`~yacht_env.dice.DiceTables`, the env's configuration and legal keep patterns, and the observation
+    encoder's tables."""
 
-    params: tuple[int, ...]
+    scoring: ScoringTables  # the rules' parameters, score and Joker tables (RuleSet.scoring)
+    dice: D.DiceTables  # five-of-a-kind faces, keep patterns, keep sizes and additions (dice.DICE_TABLES)
     cfg: np.ndarray  # int64 configuration, indices C_*
-    score_table: np.ndarray  # (252, C) int32
-    joker_table: np.ndarray  # (252, C) int32
-    five_face: np.ndarray  # (252,) int64
-    keep_mask: np.ndarray  # (252, 32) bool
-    pattern_keep: np.ndarray  # (252, 32) int32
-    keep_size: np.ndarray  # (462,) int8
-    keep_add: np.ndarray  # (462, 6) int32
-    keep_to_hand: np.ndarray  # (462,) int32
+    keep_mask: np.ndarray  # (252, 32) bool: the keep patterns the env allows (all, or one per distinct keep)
     encoder: O.EncoderTables  # the observation encoder's tables
 
 
@@ -112,19 +108,9 @@ def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, autoreset: b
     cfg[C_AUTORESET] = int(autoreset)
     cfg[C_TIME_LIMIT] = 0 if time_limit is None else time_limit
     cfg.setflags(write=False)
-    return Tables(
-        params=tuple(int(p) for p in rules.params),
-        cfg=cfg,
-        score_table=np.ascontiguousarray(rules.score_table),
-        joker_table=np.ascontiguousarray(rules.joker_table),
-        five_face=np.ascontiguousarray(FIVE_KIND_FACE),
-        keep_mask=np.ascontiguousarray(KEEP_MASK_UNIQUE if unique_keeps else KEEP_MASK_ALL),
-        pattern_keep=np.ascontiguousarray(D.PATTERN_KEEP),
-        keep_size=np.ascontiguousarray(D.KEEP_SIZE),
-        keep_add=np.ascontiguousarray(D.KEEP_ADD),
-        keep_to_hand=np.ascontiguousarray(D.KEEP_TO_HAND),
-        encoder=O.encoding_tables(rules),
-    )
+    return Tables(scoring=rules.scoring, dice=D.DICE_TABLES, cfg=cfg,
+                  keep_mask=np.ascontiguousarray(KEEP_MASK_UNIQUE if unique_keeps else KEEP_MASK_ALL),
+                  encoder=O.encoding_tables(rules))
 
 
 MAX_BOX = 1000  # largest box score (and bonus count) a loaded state may hold: int16 upper totals cannot overflow

@@ -2,7 +2,7 @@
 
 Every rule comes from :mod:`yacht_env.rules`: the turn logic (``legal_bits``, ``box_score``, ``points_for``) is the
 *same* Python functions, compiled once by :mod:`yacht_env.jit.compile`, and so is the observation encoder
-(:func:`yacht_env.observation.write_observation`); the score, Joker and encoder tables are passed in as arrays
+(:func:`yacht_env.observation.write_observation`); the scoring, dice and encoder tables are passed in as arrays
 (:class:`yacht_env.engine.batch.Tables`). The dice are drawn with :mod:`yacht_env.engine.pcg64` exactly as
 :func:`yacht_env.randomness.roll` draws them. These functions are inlined into the kernels over a batch
 (:mod:`.batch_kernels`), each at one call site: numba compiles an inlined function again at every site, and that is
@@ -32,7 +32,8 @@ from yacht_env.engine.batch import (
 )
 from yacht_env.jit.compile import box_score, legal_bits, points_for, write_observation
 from yacht_env.jit.numba_cache import guard_numba_cache
-from yacht_env.observation import HandRules, Position
+from yacht_env.observation import Position
+from yacht_env.rules import HandRules
 from yacht_env.state import ROLLS_PER_TURN
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
@@ -69,7 +70,7 @@ def roll_into(keep, n, rng, i, keep_add, keep_to_hand):
 def legal(i, st, tb):
     """Legal score bits of game i (0 once the game is over: nothing is legal then)."""
     hand, filled = st.hand, st.filled
-    params, cfg, five = tb.params, tb.cfg, tb.five_face
+    params, cfg, five = tb.scoring.params, tb.cfg, tb.dice.five_face
     f = np.int64(filled[i])
     if f == (np.int64(1) << cfg[C_NUM_CAT]) - 1:
         return np.int64(0)
@@ -96,7 +97,8 @@ def write_mask(row, i, lbits, st, tb) -> None:
 def write_obs_row(row, i, lbits, st, tb) -> None:
     """Observation of game i into the 1-d ``row``: :func:`yacht_env.observation.write_observation`, compiled."""
     hand, rolls, filled, scores, upper = st.hand, st.rolls, st.filled, st.scores, st.upper
-    params, cfg, score, joker, five = tb.params, tb.cfg, tb.score_table, tb.joker_table, tb.five_face
+    sc, cfg, five = tb.scoring, tb.cfg, tb.dice.five_face
+    params, score, joker = sc.params, sc.score_table, sc.joker_table
     h = hand[i]
     ycat = cfg[C_YCAT]
     five_box = np.int64(scores[i, ycat]) if ycat >= 0 else np.int64(-1)
@@ -126,7 +128,8 @@ def play(i, a, st, tb, mask) -> tuple[int, bool, int]:
     counts the step; the roll that follows is left to the caller. Returns (points added, whether the action was
     illegal, the keep to roll the other dice from: -1 for no roll)."""
     hand, rolls, filled, scores, upper, bonus, total, steps, _ = st
-    params, cfg, score, joker, five = tb.params, tb.cfg, tb.score_table, tb.joker_table, tb.five_face
+    sc, cfg, five = tb.scoring, tb.cfg, tb.dice.five_face
+    params, score, joker = sc.params, sc.score_table, sc.joker_table
     ycat = cfg[C_YCAT]
     steps[i] += 1
     pts = 0
@@ -136,7 +139,7 @@ def play(i, a, st, tb, mask) -> tuple[int, bool, int]:
     h = hand[i]
     keep = EMPTY_KEEP  # the dice kept for the roll that follows, if any
     if a < NUM_KEEP_ACTIONS:
-        keep = tb.pattern_keep[h, a]
+        keep = tb.dice.pattern_keep[h, a]
         rolls[i] -= 1
     else:
         k = a - NUM_KEEP_ACTIONS
@@ -175,7 +178,7 @@ def step_game(i: int, a: int, st: Batch, tb: Tables, out: StepOutputs) -> int:
         return 0
     obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask, final_card = out
     filled, scores, upper, bonus, total, steps = st.filled, st.scores, st.upper, st.bonus, st.total, st.steps
-    params, cfg = tb.params, tb.cfg
+    params, cfg = tb.scoring.params, tb.cfg
     c = cfg[C_NUM_CAT]
     ended = 0
     term = False
@@ -216,7 +219,8 @@ def step_game(i: int, a: int, st: Batch, tb: Tables, out: StepOutputs) -> int:
             new_game(i, st, tb)
             keep = EMPTY_KEEP
         if keep >= 0:
-            st.hand[i] = roll_into(keep, _FULL_HAND - tb.keep_size[keep], st.rng, i, tb.keep_add, tb.keep_to_hand)
+            dice = tb.dice
+            st.hand[i] = roll_into(keep, _FULL_HAND - dice.keep_size[keep], st.rng, i, dice.keep_add, dice.keep_to_hand)
             keep = -1
         lbits = legal(i, st, tb)
         write_mask(final_mask[i] if final else mask[i], i, lbits, st, tb)

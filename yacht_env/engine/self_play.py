@@ -76,7 +76,7 @@ class TurnOutcomes(NamedTuple):
 def _play_turns_kernel(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: KeepTables, keep_mask: np.ndarray,
                        draws: DiceDraws, out: TurnOutcomes) -> None:
     """:func:`play_turns` over the games."""
-    C = tb.S.shape[1]
+    C = tb.scoring.score_table.shape[1]
     row = np.empty(NUM_KEEP_ACTIONS + C)
     legal = np.empty(NUM_KEEP_ACTIONS + C, dtype=np.bool_)
     box = np.empty(C)
@@ -111,8 +111,10 @@ def _play_turns_kernel(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: K
                         break
                     pick -= 1
         face = FIVE_KIND_FACE[h]
-        out.points[i] = points_for(tb.params, tb.S[h], tb.J[h], face, F, u, y == 1, c)
-        bx = np.int64(box_score(tb.params, tb.S[h], tb.J[h], face, F, c))
+        sc = tb.scoring
+        Sh, Jh = sc.score_table[h], sc.joker_table[h]
+        out.points[i] = points_for(sc.params, Sh, Jh, face, F, u, y == 1, c)
+        bx = np.int64(box_score(sc.params, Sh, Jh, face, F, c))
         out.F[i] = F | (1 << c)
         out.u[i], out.y[i] = next_turn_start(c, bx, u, y, tb.thr, tb.Y, tb.ycat)
         out.steps[i] = nsteps

@@ -16,23 +16,23 @@ tables checks that the points of a box decompose so (``ValueError`` for rules wh
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from yacht_env.jit.compile import box_score, legal_bits, points_for
 from yacht_env.jit.numba_cache import guard_numba_cache
-from yacht_env.rules import FIVE_KIND_FACE, RuleSet, TurnStartLayout
+from yacht_env.rules import FIVE_KIND_FACE, RuleSet, ScoringTables, TurnStartLayout
 from yacht_env.rules import scoring as pure
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 
-@dataclass(frozen=True)
-class RuleTables:
-    """See the module docstring. Arrays are read-only."""
+class RuleTables(NamedTuple):
+    """A rule set's points decomposed into dense tables (see the module docstring; :func:`rule_tables`): what a
+    box adds beyond its value, and the boxes, legality and bonus of the six fives of a kind. Read-only arrays."""
 
     gain: np.ndarray  # (U, C, V) int32
     box5: np.ndarray  # (6, 2**C, C) int32
@@ -55,8 +55,10 @@ def _gain(params: tuple[int, ...], C: int, U: int, V: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _five(params: tuple[int, ...], S: np.ndarray, J: np.ndarray, hands: np.ndarray, faces: np.ndarray, C: int
+def _five(scoring: ScoringTables, hands: np.ndarray, faces: np.ndarray
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    params, S, J = scoring.params, scoring.score_table, scoring.joker_table
+    C = S.shape[1]
     n = 1 << C
     box = np.zeros((6, n, C), dtype=np.int32)
     legal = np.zeros((6, n, C), dtype=np.bool_)
@@ -84,14 +86,13 @@ def _five(params: tuple[int, ...], S: np.ndarray, J: np.ndarray, hands: np.ndarr
 def rule_tables(rules: RuleSet) -> RuleTables:
     """The :class:`RuleTables` of a rule set (built once)."""
     layout = TurnStartLayout.of(rules)
-    params = tuple(int(p) for p in rules.params)  # the type every kernel passes to the rules (one compiled copy)
-    S = np.ascontiguousarray(rules.score_table, dtype=np.int32)
-    J = np.ascontiguousarray(rules.joker_table, dtype=np.int32)
+    scoring = rules.scoring
+    params, S, J = scoring.params, scoring.score_table, scoring.joker_table
     C = rules.num_categories
     V = int(max(S.max(), J.max())) + 1
     hands = np.flatnonzero(FIVE_KIND_FACE).astype(np.int64)
     gain = _gain(params, C, layout.U, V)
-    box5, legal5, bonus5, bad = _five(params, S, J, hands, np.ascontiguousarray(FIVE_KIND_FACE[hands]), C)
+    box5, legal5, bonus5, bad = _five(scoring, hands, np.ascontiguousarray(FIVE_KIND_FACE[hands]))
     bonus5 = np.maximum(bonus5, 0)
     if bad:
         raise ValueError(f"rules {rules.name!r}: the points of a five of a kind are not its box plus one bonus")

@@ -1,8 +1,8 @@
 """The rules of Yacht and its relatives, as data and pure functions (no gymnasium, no numba).
 
 - :mod:`.categories`: the boxes of a scorecard and how each kind scores a hand;
-- :mod:`.ruleset`: :class:`RuleSet`, a rule set as data, and the tables every engine reads;
-- :mod:`.turn`: the turn logic on plain integers (legal boxes, Joker, bonuses), the one source of every rule that
+- :mod:`.ruleset`: :class:`RuleSet`, a rule set as data, and the tables every engine reads (:class:`ScoringTables`);
+- :mod:`.scoring`: the turn logic on plain integers (legal boxes, Joker, bonuses), the one source of every rule that
   the compiled engine compiles;
 - :mod:`.turnstart`: turn-start states (what the rest of the game depends on) and how a box changes them;
 - :mod:`.definitions`: the rule sets themselves (:data:`RULESETS`).
@@ -35,13 +35,15 @@ from yacht_env.rules.ruleset import (
     P_NUM_CAT,
     P_UPPER_BONUS,
     P_UPPER_THRESHOLD,
+    HandRules,
     RuleSet,
+    ScoringTables,
 )
 from yacht_env.rules.scoring import TURN_LOGIC, box_score, joker_applies, legal_bits, points_for
 from yacht_env.rules.turnstart import TURNSTART_LOGIC, TurnStartLayout, next_turn_start
 
-__all__ = ["Category", "FIVE_KIND_FACE", "JOKER_FORCED", "JOKER_FREE", "JOKER_NONE", "KNIZIA", "NUM_UPPER",
-           "P_FIVE_BONUS", "P_FIVE_CAT", "P_JOKER", "P_NUM_CAT", "P_UPPER_BONUS", "P_UPPER_THRESHOLD",
-           "RULESETS", "RuleSet", "TURNSTART_LOGIC", "TURN_LOGIC", "TurnStartLayout", "YACHT", "YAHTZEE",
-           "YAHTZEE_FREE_JOKER", "YATZY", "box_score", "get_rules", "joker_applies", "legal_bits",
+__all__ = ["Category", "FIVE_KIND_FACE", "HandRules", "JOKER_FORCED", "JOKER_FREE", "JOKER_NONE", "KNIZIA",
+           "NUM_UPPER", "P_FIVE_BONUS", "P_FIVE_CAT", "P_JOKER", "P_NUM_CAT", "P_UPPER_BONUS", "P_UPPER_THRESHOLD",
+           "RULESETS", "RuleSet", "ScoringTables", "TURNSTART_LOGIC", "TURN_LOGIC", "TurnStartLayout", "YACHT",
+           "YAHTZEE", "YAHTZEE_FREE_JOKER", "YATZY", "box_score", "get_rules", "joker_applies", "legal_bits",
            "next_turn_start", "points_for", "register_rules", "score", "validate_rules"]

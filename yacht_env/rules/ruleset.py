@@ -2,13 +2,15 @@
 
 A :class:`RuleSet` is a definition (the definitions themselves are in :mod:`yacht_env.rules.definitions`). From it
 come tables over the 252 hands of :mod:`yacht_env.dice` (base box scores, Joker box scores) and the integer
-parameters the turn logic of :mod:`yacht_env.rules.scoring` takes.
+parameters the turn logic of :mod:`yacht_env.rules.scoring` takes; :class:`ScoringTables` holds the three as every
+compiled engine takes them (:attr:`RuleSet.scoring`), and :class:`HandRules` one hand's view of them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -24,9 +26,30 @@ NUM_UPPER = 6  # categories 0..5 are the upper section (ones..sixes) in every ru
 # Indices into RuleSet.params
 P_NUM_CAT, P_UPPER_THRESHOLD, P_UPPER_BONUS, P_FIVE_CAT, P_FIVE_BONUS, P_JOKER = range(6)
 
-FIVE_KIND_FACE = np.array([h[0] if h[0] == h[-1] else 0 for h in D.HANDS], dtype=np.int64)
-"""(252,) the face of a five-of-a-kind hand, 0 for any other hand."""
-FIVE_KIND_FACE.setflags(write=False)
+FIVE_KIND_FACE = D.FIVE_KIND_FACE  # a fact of the dice (defined there); the turn logic's ``face`` argument
+
+
+class ScoringTables(NamedTuple):
+    """A rule set's scoring data as the compiled engines take it (:attr:`RuleSet.scoring`, built once per rule set;
+    numba compiles a named tuple's fields like separate arguments): ``params``, :attr:`RuleSet.params` as a tuple of
+    ints (the one type in which every kernel passes it to the rules: one compiled copy of each, and stores into other
+    arrays cannot alias it), and the read-only (252, C) int32 :attr:`RuleSet.score_table` and
+    :attr:`RuleSet.joker_table`."""
+
+    params: tuple[int, ...]
+    score_table: np.ndarray
+    joker_table: np.ndarray
+
+
+class HandRules(NamedTuple):
+    """The rules as they apply to one hand, the first four arguments of ``legal_bits`` / ``box_score`` /
+    ``points_for``: the :class:`ScoringTables` ``params``, the hand's rows of its score and Joker tables, and the
+    hand's five-of-a-kind face (0 if none). Any sequences of ints (the Python encoder passes lists: faster there)."""
+
+    params: Any
+    score_row: Any
+    joker_row: Any
+    face: int
 
 
 @dataclass(frozen=True)
@@ -151,3 +174,9 @@ class RuleSet:
         )
         p.setflags(write=False)
         return p
+
+    @cached_property
+    def scoring(self) -> ScoringTables:
+        """The :class:`ScoringTables` of the rule set: its parameters, score and Joker tables as every compiled
+        engine takes them."""
+        return ScoringTables(tuple(int(p) for p in self.params), self.score_table, self.joker_table)

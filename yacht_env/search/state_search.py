@@ -21,7 +21,7 @@ from yacht_env.search.turn_search import (
     keep_tree,
     successor_row,
 )
-from yacht_env.search.turn_tables import DecisionRule, KeepLane, SearchTables, Starts, TurnArrays
+from yacht_env.search.turn_tables import DecisionRule, KeepLane, SearchTables, Starts
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
@@ -38,13 +38,13 @@ class StateTurn:
     start: float
 
 
-def state_turn(arrays: TurnArrays, E: np.ndarray, key: tuple[int, int, int]) -> StateTurn:
+def state_turn(tb: SearchTables, E: np.ndarray, key: tuple[int, int, int]) -> StateTurn:
     """:class:`StateTurn` of turn-start state ``key`` = (F, u, y) with successor values ``E`` (flat, see
     :class:`~yacht_env.rules.TurnStartLayout`): the same kernels as a batch, on one lane."""
     K1 = np.empty((NUM_KEEPS, 1))
     K2 = np.empty((NUM_KEEPS, 1))
     start = np.empty(1)
-    G = _state_turn_kernel(arrays.tables, as_f64(E), tuple(int(k) for k in key), KeepLane(K1, K2, 0), start)
+    G = _state_turn_kernel(tb, as_f64(E), tuple(int(k) for k in key), KeepLane(K1, K2, 0), start)
     for a in (G, K1, K2):
         a.setflags(write=False)
     return StateTurn(G, K1, K2, float(start[0]))
@@ -58,7 +58,7 @@ def _state_turn_kernel(tb: SearchTables, E: np.ndarray, key: tuple[int, int, int
     one = Starts(np.full(1, key[0]), np.full(1, key[1]), np.full(1, key[2]))
     hand_values(tb, E, one, K1[HAND0:], np.empty((tb.BOXV.shape[1], 1)), np.empty(1, dtype=np.int64))
     keep_tree(K1, K2, np.empty((NUM_KEEPS, 1)), start)
-    G = np.empty((NUM_HANDS, tb.S.shape[1]))
+    G = np.empty((NUM_HANDS, tb.scoring.score_table.shape[1]))
     for h in range(NUM_HANDS):
         successor_row(G[h], tb, E, h, key)
     return G

@@ -51,7 +51,6 @@ from yacht_env.search.turn_tables import (
     KeepTables,
     SearchTables,
     Starts,
-    TurnArrays,
 )
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
@@ -65,8 +64,8 @@ def score_value(tb: SearchTables, E: np.ndarray, Sh: np.ndarray, Jh: np.ndarray,
     """Points for scoring the hand (rows ``Sh``, ``Jh``) in category c in turn-start state ``key`` = (F, u, y), plus
     the value of the turn-start state that leads to."""
     F, u, y = key
-    pts = points_for(tb.params, Sh, Jh, face, F, u, y == 1, c)
-    box = np.int64(box_score(tb.params, Sh, Jh, face, F, c))
+    pts = points_for(tb.scoring.params, Sh, Jh, face, F, u, y == 1, c)
+    box = np.int64(box_score(tb.scoring.params, Sh, Jh, face, F, c))
     u2, y2 = next_turn_start(c, box, u, y, tb.thr, tb.Y, tb.ycat)
     return pts + E[((F | (1 << c)) * tb.U + u2) * tb.Y + y2]
 
@@ -76,10 +75,10 @@ def successor_row(out: np.ndarray, tb: SearchTables, E: np.ndarray, h: int, key:
     """``out[c]`` = points of hand ``h`` in category c plus the value of the next turn-start state, for every
     category of turn-start state ``key``; ``-inf`` where the rules forbid it. The rules' own functions."""
     face = FIVE_KIND_FACE[h]
-    Sh = tb.S[h]
-    Jh = tb.J[h]
-    bits = legal_bits(tb.params, face, key[0])
-    for c in range(tb.S.shape[1]):
+    Sh = tb.scoring.score_table[h]
+    Jh = tb.scoring.joker_table[h]
+    bits = legal_bits(tb.scoring.params, face, key[0])
+    for c in range(tb.scoring.score_table.shape[1]):
         out[c] = NEG_INF
         if (bits >> c) & 1:
             out[c] = score_value(tb, E, Sh, Jh, face, key, c)
@@ -88,7 +87,7 @@ def successor_row(out: np.ndarray, tb: SearchTables, E: np.ndarray, h: int, key:
 @njit(cache=True)
 def successor_table(tb: SearchTables, E: np.ndarray, key: tuple[int, int, int]) -> np.ndarray:
     """(252, C) :func:`successor_row` of every hand: the plain reference for :func:`hand_values`."""
-    G = np.empty((NUM_HANDS, tb.S.shape[1]))
+    G = np.empty((NUM_HANDS, tb.scoring.score_table.shape[1]))
     for h in range(NUM_HANDS):
         successor_row(G[h], tb, E, h, key)
     return G
@@ -130,10 +129,10 @@ def hand_values(tb: SearchTables, E: np.ndarray, lanes: Starts, W: np.ndarray, T
     and one vector max per hand. The six five-of-a-kinds go through the rules' functions one by one (Joker, bonus).
     ``T`` (width of BOXV, lanes) and ``bits`` (lanes,) are scratch."""
     Fs, us, ys = lanes
-    C = tb.S.shape[1]
+    C = tb.scoring.score_table.shape[1]
     nl = Fs.shape[0]
     U, Y, thr, ycat = tb.U, tb.Y, tb.thr, tb.ycat
-    union = start_hand_values(tb.params, Fs, W, bits)
+    union = start_hand_values(tb.scoring.params, Fs, W, bits)
     for c in range(C):
         if not (union >> c) & 1:
             continue
@@ -149,11 +148,11 @@ def hand_values(tb: SearchTables, E: np.ndarray, lanes: Starts, W: np.ndarray, T
     for i in range(FIVE_KIND_HANDS.shape[0]):
         h = FIVE_KIND_HANDS[i]
         face = FIVE_KIND_FACE[h]
-        Sh = tb.S[h]  # one view per hand: views cost reference counting
-        Jh = tb.J[h]
+        Sh = tb.scoring.score_table[h]  # one view per hand: views cost reference counting
+        Jh = tb.scoring.joker_table[h]
         for b in range(nl):
             key = (Fs[b], us[b], ys[b])
-            fb = legal_bits(tb.params, face, key[0])
+            fb = legal_bits(tb.scoring.params, face, key[0])
             m = NEG_INF
             for c in range(C):
                 if (fb >> c) & 1:
@@ -351,11 +350,11 @@ def _decide_kernel(tb: SearchTables, E: np.ndarray, pos: Positions, cols: np.nda
                    rule: DecisionRule, actions: np.ndarray, values: np.ndarray) -> None:
     """:func:`decide` over the positions."""
     n = pos.F.shape[0]
-    A = NUM_KEEP_ACTIONS + tb.S.shape[1]
+    A = NUM_KEEP_ACTIONS + tb.scoring.score_table.shape[1]
     keep_values = values.shape[0] == n
     row = np.empty(A)
     legal = np.empty(A, dtype=np.bool_)
-    box = np.empty(tb.S.shape[1])
+    box = np.empty(tb.scoring.score_table.shape[1])
     for i in range(n):
         h = pos.hands[i]
         successor_row(box, tb, E, h, (pos.F[i], pos.u[i], pos.y[i]))
@@ -379,12 +378,11 @@ def decide(tb: SearchTables, E: np.ndarray, pos: Positions, cols: np.ndarray, ke
     _decide_kernel(tb, as_f64(E), pos, as_i64(cols), keeps, rule, actions, values)
 
 
-def search(arrays: TurnArrays, E: np.ndarray, pos: Positions, keep_mask: np.ndarray, prefer_score: bool = False,
+def search(tb: SearchTables, E: np.ndarray, pos: Positions, keep_mask: np.ndarray, prefer_score: bool = False,
            values: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
     """The action of each position, and with ``values`` every action's value still to come (N, 32 + C), by the turn
     search with successor values ``E``: the keep tree is searched once per distinct turn-start state among the
     positions with a roll left (a score decision needs none), then every position decides."""
-    tb = arrays.tables
     n = pos.F.shape[0]
     U, Y = tb.U, tb.Y
     need = np.flatnonzero(pos.rolls > 0)
@@ -399,7 +397,7 @@ def search(arrays: TurnArrays, E: np.ndarray, pos: Positions, keep_mask: np.ndar
     cols = np.zeros(n, dtype=np.int64)
     cols[need] = inv.reshape(-1)
     actions = np.empty(n, dtype=np.int64)
-    out = np.empty((n, NUM_KEEP_ACTIONS + tb.S.shape[1])) if values else np.empty((0, 0))
+    out = np.empty((n, NUM_KEEP_ACTIONS + tb.scoring.score_table.shape[1])) if values else np.empty((0, 0))
     decide(tb, E, pos, cols, keeps, DecisionRule(keep_mask, prefer_score, TIE_TOLERANCE), actions, out)
     return actions, (out if values else None)
 

@@ -38,7 +38,7 @@ def missing_successors(tb: SearchTables, starts: Starts, known: np.ndarray, boxe
     n = 0
     for i in range(starts.F.shape[0]):
         F, u, y = starts.F[i], starts.u[i], starts.y[i]
-        for c in range(tb.S.shape[1]):
+        for c in range(tb.scoring.score_table.shape[1]):
             if (F >> c) & 1:
                 continue
             base = (F | (1 << c)) * U

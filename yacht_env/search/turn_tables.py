@@ -1,15 +1,15 @@
 """What the turn search reads: the dice tables frozen into compiled code, and each rule set's tables.
 
 The keep tree walks the 462 keeps through ``KEEP_ADD`` (one die more) and ``REMOVE_PTR`` / ``REMOVE_IDX`` (one die
-less); :func:`turn_arrays` groups, per category, the hands that are not five of a kind by their box score, so that
-:func:`yacht_env.search.turn_search.hand_values` pays one small table per category instead of one rules call per
-hand. Built once per rule set; every engine that searches a turn (the solver, the agents, the objectives) reads
-these.
+less); the dice tables are :data:`yacht_env.dice.DICE_TABLES`' arrays (compile-time constants here, the search's
+loops over them fixed). :func:`search_tables` groups, per category, the hands that are not five of a kind by their
+box score, so that :func:`yacht_env.search.turn_search.hand_values` pays one small table per category instead of
+one rules call per hand. Built once per rule set; every engine that searches a turn (the solver, the agents, the
+objectives) reads these.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
 
@@ -19,8 +19,7 @@ from numba import njit
 from yacht_env import dice as D
 from yacht_env.jit.compile import points_for
 from yacht_env.jit.numba_cache import guard_numba_cache
-from yacht_env.rules import FIVE_KIND_FACE as _FIVE_KIND_FACE
-from yacht_env.rules import RuleSet, TurnStartLayout
+from yacht_env.rules import RuleSet, ScoringTables, TurnStartLayout
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
@@ -39,8 +38,8 @@ NUM_FACES = D.NUM_FACES
 HAND0 = int(D.HAND_TO_KEEP[0])  # 210: first keep of five dice
 if not (np.array_equal(D.HAND_TO_KEEP, np.arange(HAND0, NUM_KEEPS)) and (D.KEEP_SIZE[:HAND0] < D.NUM_DICE).all()):
     raise ImportError("yacht_env.dice: the five-dice keeps must be the last keeps, in hand order")
-KEEP_ADD = np.ascontiguousarray(D.KEEP_ADD[:HAND0], dtype=np.int32)
-"""(210, 6): keep with one more die of each face, for the keeps of fewer than five dice."""
+KEEP_ADD = D.DICE_TABLES.keep_add[:HAND0]
+"""(210, 6) int32: keep with one more die of each face, for the keeps of fewer than five dice."""
 
 
 def _remove_csr() -> tuple[np.ndarray, np.ndarray]:
@@ -57,12 +56,12 @@ def _remove_csr() -> tuple[np.ndarray, np.ndarray]:
 
 REMOVE_PTR, REMOVE_IDX = _remove_csr()
 """The keeps with one die less of keep k: ``REMOVE_IDX[REMOVE_PTR[k]:REMOVE_PTR[k + 1]]`` (one per distinct face)."""
-HAND_PROBABILITY = np.ascontiguousarray(D.HAND_PROBABILITY, dtype=np.float64)
-FIVE_KIND_FACE = np.ascontiguousarray(_FIVE_KIND_FACE, dtype=np.int64)
+HAND_PROBABILITY = D.HAND_PROBABILITY
+FIVE_KIND_FACE = D.DICE_TABLES.five_face
 FIVE_KIND_HANDS = np.flatnonzero(FIVE_KIND_FACE).astype(np.int64)
-PATTERN_KEEP = np.ascontiguousarray(D.PATTERN_KEEP, dtype=np.int64)
-"""(252, 32): the keep of each keep pattern of each hand."""
-for _a in (KEEP_ADD, REMOVE_PTR, REMOVE_IDX, FIVE_KIND_HANDS, PATTERN_KEEP):
+PATTERN_KEEP = D.DICE_TABLES.pattern_keep
+"""(252, 32) int32: the keep of each keep pattern of each hand."""
+for _a in (REMOVE_PTR, REMOVE_IDX, FIVE_KIND_HANDS):
     _a.setflags(write=False)
 
 
@@ -70,9 +69,10 @@ for _a in (KEEP_ADD, REMOVE_PTR, REMOVE_IDX, FIVE_KIND_HANDS, PATTERN_KEEP):
 
 
 @njit(cache=True)
-def points_table(params: tuple[int, ...], S: np.ndarray, J: np.ndarray, U: int) -> np.ndarray:
+def points_table(scoring: ScoringTables, U: int) -> np.ndarray:
     """(U, C, 252) points of each hand in each category for every capped upper total, as ``points_for`` gives them
     to a hand that is not five of a kind (face 0: no Joker, no five-of-a-kind bonus)."""
+    params, S, J = scoring.params, scoring.score_table, scoring.joker_table
     C = S.shape[1]
     PT = np.empty((U, C, NUM_HANDS))
     zero, no = np.int64(0), np.bool_(False)  # typed, not literal: the signature every kernel compiles
@@ -84,18 +84,17 @@ def points_table(params: tuple[int, ...], S: np.ndarray, J: np.ndarray, U: int) 
 
 
 class SearchTables(NamedTuple):
-    """A rule set's tables and turn-start layout as the compiled turn search takes them: one argument (numba compiles
-    a named tuple's fields into the kernel like separate arguments).
+    """What the compiled turn search reads for one rule set (:func:`search_tables`): one argument (numba compiles a
+    named tuple's fields into the kernel like separate arguments).
 
-    ``params`` (a tuple of ints, as :class:`~yacht_env.engine.batch.Tables` has it), ``S`` (252, C) and ``J``
-    (252, C) are the rule set's parameters, score and Joker tables. The hands
-    that are not five of a kind are grouped, per category, by their box score: class ``CLS[c, h]`` of box value
-    ``BOXV[c, n]`` (``NV[c]`` classes) scoring ``PTV[u, c, n]`` points at capped upper total ``u``. ``U``, ``Y``,
-    ``thr`` and ``ycat`` are the turn-start layout's dimensions (:class:`~yacht_env.rules.TurnStartLayout`)."""
+    ``scoring`` is the rule set's :class:`~yacht_env.rules.ScoringTables` (:attr:`~yacht_env.rules.RuleSet.scoring`,
+    the same object the engine's tables hold). The hands that are not five of a kind are grouped, per category, by
+    their box score: class ``CLS[c, h]`` of box value ``BOXV[c, n]`` (``NV[c]`` classes) scoring ``PTV[u, c, n]``
+    points at capped upper total ``u``. ``U``, ``Y``, ``thr`` and ``ycat`` are the turn-start layout's dimensions,
+    :attr:`TurnStartLayout.dims <yacht_env.rules.TurnStartLayout.dims>` (the layout's methods are Python's; the
+    kernels take its four ints)."""
 
-    params: tuple[int, ...]
-    S: np.ndarray
-    J: np.ndarray
+    scoring: ScoringTables
     CLS: np.ndarray
     BOXV: np.ndarray
     NV: np.ndarray
@@ -116,15 +115,17 @@ class Starts(NamedTuple):
 
 
 class KeepTables(NamedTuple):
-    """The keep values of searched turns, in groups of ``LANES`` states: ``K1[g, k, b]`` is the value of keep k with
-    one roll left in lane b of group g, ``K2`` with two rolls left."""
+    """The keep values of a batch of searched turns, in groups of ``LANES`` states (:func:`keep_tables
+    <yacht_env.search.turn_search.keep_tables>`): ``K1[g, k, b]`` is the value of keep k with one roll left in lane b
+    of group g, ``K2`` with two rolls left."""
 
     K1: np.ndarray
     K2: np.ndarray
 
 
 class KeepLane(NamedTuple):
-    """One state's keep values: lane ``b`` of ``K1`` (462, lanes) and ``K2``."""
+    """One state's keep values, where a decision reads them: lane ``b`` of one group's ``K1`` (462, lanes) and ``K2``
+    (a group of :class:`KeepTables`, or the single-state searches' own (462, 1) arrays)."""
 
     K1: np.ndarray
     K2: np.ndarray
@@ -140,24 +141,14 @@ class DecisionRule(NamedTuple):
     tol: float
 
 
-@dataclass(frozen=True)
-class TurnArrays:
-    """What the search reads for one rule set: the rules, their turn-start layout and :class:`SearchTables`."""
-
-    rules: RuleSet
-    layout: TurnStartLayout
-    tables: SearchTables
-
-
 @cache
-def turn_arrays(rules: RuleSet) -> TurnArrays:
-    """The :class:`TurnArrays` of a rule set (built once). Raises ``NotImplementedError`` if some category's points
+def search_tables(rules: RuleSet) -> SearchTables:
+    """The :class:`SearchTables` of a rule set (built once). Raises ``NotImplementedError`` if some category's points
     are not a function of the box score and the upper total, which the box-score classes need."""
     layout = TurnStartLayout.of(rules)
-    params = tuple(int(p) for p in rules.params)
-    S = np.ascontiguousarray(rules.score_table, dtype=np.int32)
-    J = np.ascontiguousarray(rules.joker_table, dtype=np.int32)
-    PT = points_table(params, S, J, layout.U)
+    scoring = rules.scoring
+    S = scoring.score_table
+    PT = points_table(scoring, layout.U)
     C = rules.num_categories
     plain = FIVE_KIND_FACE == 0
     values = [np.unique(S[plain, c]) for c in range(C)]
@@ -175,7 +166,7 @@ def turn_arrays(rules: RuleSet) -> TurnArrays:
         CLS[c] = cls
         BOXV[c, : len(vals)] = vals
         PTV[:, c, : len(vals)] = PT[:, c, rep]
-    for a in (S, J, CLS, BOXV, NV, PTV):
+    for a in (CLS, BOXV, NV, PTV):
         a.setflags(write=False)
     U, Y, thr, ycat = (int(d) for d in layout.dims)
-    return TurnArrays(rules, layout, SearchTables(params, S, J, CLS, BOXV, NV, PTV, U, Y, thr, ycat))
+    return SearchTables(scoring, CLS, BOXV, NV, PTV, U, Y, thr, ycat)

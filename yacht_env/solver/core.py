@@ -23,7 +23,7 @@ from yacht_env.objective import max_final_score
 from yacht_env.rules import NUM_UPPER, RuleSet, TurnStartLayout, get_rules
 from yacht_env.search import state_search as ST
 from yacht_env.search import turn_search as T
-from yacht_env.search.turn_tables import PATTERN_KEEP, DecisionRule, KeepLane, Starts, turn_arrays
+from yacht_env.search.turn_tables import PATTERN_KEEP, DecisionRule, KeepLane, Starts, search_tables
 from yacht_env.solver import table_cache as _cache
 from yacht_env.state import GameState
 
@@ -84,7 +84,7 @@ def compute_values(rules: RuleSet) -> np.ndarray:
     layout = TurnStartLayout.of(rules)
     E = np.full(layout.size, np.nan)
     E.reshape(layout.shape)[-1] = 0.0  # every box filled: nothing more to come
-    tb = turn_arrays(rules).tables
+    tb = search_tables(rules)
     scratch = T.keep_tables(0)
     with SlowNotice(f"solving the game exactly ({layout.size:,} turn-start states; once, then cached)"):
         for states in turn_start_layers(rules):
@@ -192,7 +192,7 @@ class Solution:
             raise ValueError(f"no turn starts from filled bits {filled_bits:#x}, upper total {upper_total}, "
                              f"Yahtzee box {yahtzee_box} under rules {self.rules.name!r}: the game is over or the "
                              "scorecard is impossible")
-        t = ST.state_turn(turn_arrays(self.rules), self._flat, key)
+        t = ST.state_turn(search_tables(self.rules), self._flat, key)
         self._turns[key] = t
         if len(self._turns) > TURN_CACHE_SIZE:
             self._turns.popitem(last=False)

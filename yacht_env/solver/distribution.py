@@ -17,7 +17,7 @@ import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
-from yacht_env.search.turn_tables import turn_arrays
+from yacht_env.search.turn_tables import search_tables
 from yacht_env.solver import distribution_kernels as DK
 from yacht_env.solver.core import Solution, solve, turn_start_layers
 from yacht_env.solver.ragged import RaggedTable
@@ -82,7 +82,7 @@ class DistributionTable:
         F, u, y = self.layout.key(state.filled_bits, state.upper_total, state.yahtzee_box)
         s = (F * self.layout.U + u) * self.layout.Y + y
         out = np.empty(max(int(self.table.offsets[s + 1] - self.table.offsets[s]), 1))  # s's row: no more can come
-        DK.turn_distribution(turn_arrays(self.rules).tables, self._E, self.table.kernel, s, _KEEP_MASK, state.hand,
+        DK.turn_distribution(search_tables(self.rules), self._E, self.table.kernel, s, _KEEP_MASK, state.hand,
                              state.rolls_left, out)
         return ScoreDistribution(np.concatenate([np.zeros(state.total), out]))
 
@@ -98,7 +98,7 @@ def compute_distribution(solution: Solution, dtype: np.dtype | None = None) -> R
     rules = solution.rules
     D = new_table(rules, dtype)
     E = np.ascontiguousarray(solution.values, dtype=np.float64).reshape(-1)
-    sweep(lambda progress: DK.distribution_layers(turn_arrays(rules).tables, E, D.kernel, turn_start_layers(rules),
+    sweep(lambda progress: DK.distribution_layers(search_tables(rules), E, D.kernel, turn_start_layers(rules),
                                                   _KEEP_MASK, progress), rules, "distribution")
     D.data.setflags(write=False)
     return D

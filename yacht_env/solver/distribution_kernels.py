@@ -47,7 +47,7 @@ __all__ = ["distribution_layers", "turn_distribution"]
 def _scored(out: np.ndarray, D: Ragged, tb: SearchTables, h: int, key: tuple[int, int, int], c: int) -> None:
     """``out[x]`` = P(x more points) after scoring hand h in box c in turn-start state ``key``: the next state's
     distribution (its ragged row, 0 past its end) shifted by the points scored."""
-    s2, pts = box_step(tb, tb.S[h], tb.J[h], FIVE_KIND_FACE[h], key, c)
+    s2, pts = box_step(tb, tb.scoring.score_table[h], tb.scoring.joker_table[h], FIVE_KIND_FACE[h], key, c)
     N = out.shape[0]
     o = D.offsets[s2]
     end = min(N, pts + D.offsets[s2 + 1] - o)
@@ -78,7 +78,7 @@ def turn_distribution(tb: SearchTables, E: np.ndarray, D: Ragged, s: int, keep_m
     ``want_rolls`` rolls left in its turn, under the solver's decisions, for x < len(out) (no more than ``D``'s width:
     a shorter ``out`` leaves out scores that cannot occur); ``D`` holds the rows of the states the turn leads to."""
     N = out.shape[0]
-    C = tb.S.shape[1]
+    C = tb.scoring.score_table.shape[1]
     K1 = np.empty((NUM_KEEPS, 1))
     K2 = np.empty((NUM_KEEPS, 1))
     M = np.empty((NUM_KEEPS, 1))

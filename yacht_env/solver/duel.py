@@ -33,7 +33,7 @@ import numpy as np
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.files import open_regular, remove_stale_temporaries, write_atomic
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
-from yacht_env.search.turn_tables import turn_arrays
+from yacht_env.search.turn_tables import search_tables
 from yacht_env.solver import duel_kernels as DK
 from yacht_env.solver import table_cache as _cache
 from yacht_env.solver.core import turn_start_layers
@@ -156,7 +156,7 @@ class DuelSolution:
         self.rules = rules
         self.plan = duel_plan(rules)
         self.layout = TurnStartLayout.of(rules)
-        self.tables = turn_arrays(rules).tables
+        self.tables = search_tables(rules)
         self.seconds = seconds
         self.from_cache = from_cache
         self.path = path
@@ -249,7 +249,7 @@ def sweep(rules: RuleSet, emit: Callable[[int, np.ndarray], None],
     rows. ``stop``: the first layer solved (an end game: the layers from ``stop`` on). The states of a layer are
     dealt out among ``numba.get_num_threads()`` threads."""
     plan = duel_plan(rules)
-    tb = turn_arrays(rules).tables
+    tb = search_tables(rules)
     ix = plan.index
     C = rules.num_categories
     last = 2 * C

@@ -100,11 +100,11 @@ def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, sa: int, s
     nl = Fs.shape[0]
     key = _key_of(tb, sa)
     Fs[:] = key[0]
-    union = start_hand_values(tb.params, Fs, W, bits)
+    union = start_hand_values(tb.scoring.params, Fs, W, bits)
     m_b = ix.most[sb]
     n_next = ix.start[nxt.b + 1] - ix.start[nxt.b]
     qbase = ix.rank[sb] * n_next
-    for c in range(tb.S.shape[1]):
+    for c in range(tb.scoring.score_table.shape[1]):
         if (union >> c) & 1:
             for n in range(tb.NV[c]):
                 s2 = _next_state(tb, key, c, tb.BOXV[c, n])
@@ -116,12 +116,12 @@ def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, sa: int, s
     for i in range(FIVE_KIND_HANDS.shape[0]):
         h = FIVE_KIND_HANDS[i]
         face = FIVE_KIND_FACE[h]
-        lb = legal_bits(tb.params, face, key[0])
+        lb = legal_bits(tb.scoring.params, face, key[0])
         for j in range(nl):
             W[h, j] = NEG_INF  # the class tables gave it the plain hands' values: its own replace them
-        for c in range(tb.S.shape[1]):
+        for c in range(tb.scoring.score_table.shape[1]):
             if (lb >> c) & 1:
-                s2, pts = box_step(tb, tb.S[h], tb.J[h], face, key, c)
+                s2, pts = box_step(tb, tb.scoring.score_table[h], tb.scoring.joker_table[h], face, key, c)
                 q, m2 = qbase + ix.rank[s2], ix.most[s2]
                 for j in range(nl):
                     W[h, j] = max(W[h, j], 1.0 - _row_value(nxt, q, m_b, m2, -d0 - pts - j))
@@ -136,7 +136,7 @@ def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, cur: DuelLayer, p
     for i in range(pairs.shape[0]):
         p = pairs[i]
         width = max(width, cur.off[p + 1] - cur.off[p])
-    rows = max(tb.BOXV.shape[1], tb.S.shape[1])
+    rows = max(tb.BOXV.shape[1], tb.scoring.score_table.shape[1])
     Kb, Tb = np.empty(NUM_KEEPS * width), np.empty(rows * width)
     out = np.empty(width)
     Fs = np.empty(width, dtype=np.int64)
@@ -161,20 +161,20 @@ def duel_decide(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, sa: int, sb: in
     """The action with hand ``h`` and ``rolls`` rolls left that maximises the mover's chance to win at difference
     ``d`` (mover state ``sa``, opponent ``sb``, the opponent's turn in layer ``nxt``); ``values`` (32 + C) gets
     every action's chance (``-inf`` where illegal). Ties: the lowest action."""
-    C = tb.S.shape[1]
+    C = tb.scoring.score_table.shape[1]
     K1, K2, M = np.empty((NUM_KEEPS, 1)), np.empty((NUM_KEEPS, 1)), np.empty((NUM_KEEPS, 1))
     T = np.empty((max(tb.BOXV.shape[1], C), 1))
     duel_hand_values(tb, ix, nxt, sa, sb, d, K1[HAND0:], T, np.empty(1, dtype=np.int64), np.empty(1, dtype=np.int64))
     keep_tree(K1, K2, M, np.empty(1))
     key = _key_of(tb, sa)
     face = FIVE_KIND_FACE[h]
-    lb = legal_bits(tb.params, face, key[0])
+    lb = legal_bits(tb.scoring.params, face, key[0])
     n_next = ix.start[nxt.b + 1] - ix.start[nxt.b]
     box = np.empty(C)
     for c in range(C):
         box[c] = NEG_INF
         if (lb >> c) & 1:
-            s2, pts = box_step(tb, tb.S[h], tb.J[h], face, key, c)
+            s2, pts = box_step(tb, tb.scoring.score_table[h], tb.scoring.joker_table[h], face, key, c)
             box[c] = 1.0 - _row_value(nxt, ix.rank[sb] * n_next + ix.rank[s2], ix.most[sb], ix.most[s2], -d - pts)
     legal = np.empty(values.shape[0], dtype=np.bool_)
     action_row(values, legal, box, KeepLane(K1, K2, 0), h, rolls, keep_mask)

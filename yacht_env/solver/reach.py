@@ -32,7 +32,7 @@ from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.search import turn_search as T
 from yacht_env.search import turn_tables as TT
 from yacht_env.search.turn_search import Positions
-from yacht_env.search.turn_tables import turn_arrays
+from yacht_env.search.turn_tables import search_tables
 from yacht_env.solver import reach_kernels as RK
 from yacht_env.solver import table_cache as _cache
 from yacht_env.solver.core import turn_start_layers
@@ -115,7 +115,7 @@ class ReachSolution:
         self.layout = TurnStartLayout.of(rules)
         self.table = table
         self.seconds = seconds
-        self.arrays = turn_arrays(rules)
+        self.tables = search_tables(rules)
         self._dense: np.ndarray | None = None
 
     @property
@@ -174,7 +174,7 @@ class ReachSolution:
                                  f"{getattr(table, 'dtype', type(table).__name__)} {getattr(table, 'shape', '')}")
             lookup = RaggedTable(np.ascontiguousarray(table).reshape(-1), self._dense_offsets(), self.width).kernel
         pos = Positions(i64[0], i64[1], i64[2], i64[4], i64[5])
-        actions = RK.reach_decide(self.arrays.tables, lookup, pos, i64[3], _KEEP_MASK, out)
+        actions = RK.reach_decide(self.tables, lookup, pos, i64[3], _KEEP_MASK, out)
         return actions, (out if values else None)
 
     def _dense_offsets(self) -> np.ndarray:
@@ -201,7 +201,7 @@ class ReachSolution:
 def most_points(rules: RuleSet) -> np.ndarray:
     """``most[s]``: the most points still to come from turn-start state s (flat), exactly; beyond it the reach and
     distribution rows of s are 0, so their sweeps search only the needs (or scores) up to it."""
-    most = RK.most_points_layers(turn_arrays(rules).tables, TurnStartLayout.of(rules).size, turn_start_layers(rules))
+    most = RK.most_points_layers(search_tables(rules), TurnStartLayout.of(rules).size, turn_start_layers(rules))
     most.setflags(write=False)
     return most
 
@@ -234,7 +234,7 @@ def compute_reach(rules: RuleSet, dtype: np.dtype | None = None) -> RaggedTable:
     """The reach table of ``rules`` (see :class:`ReachSolution`), in ``dtype`` (default: float32 for the large rule
     sets, :func:`~yacht_env.solver.ragged.table_dtype`)."""
     R = new_table(rules, dtype)
-    sweep(lambda progress: RK.reach_layers(turn_arrays(rules).tables, R.kernel, turn_start_layers(rules),
+    sweep(lambda progress: RK.reach_layers(search_tables(rules), R.kernel, turn_start_layers(rules),
                                            R.shape[1], progress), rules, "reach")
     R.data.setflags(write=False)
     return R

@@ -50,8 +50,8 @@ def box_step(tb: SearchTables, Sh: np.ndarray, Jh: np.ndarray, face: int, key: t
     """``(next turn-start state (flat), points)`` of scoring the hand (rows ``Sh``, ``Jh``) in box c in turn-start
     state ``key`` = (F, u, y): the rules' own functions."""
     F, u, y = key
-    pts = points_for(tb.params, Sh, Jh, face, F, u, y == 1, c)
-    return _successor(tb, key, c, np.int64(box_score(tb.params, Sh, Jh, face, F, c))), pts
+    pts = points_for(tb.scoring.params, Sh, Jh, face, F, u, y == 1, c)
+    return _successor(tb, key, c, np.int64(box_score(tb.scoring.params, Sh, Jh, face, F, c))), pts
 
 
 @njit(cache=True, inline="always")
@@ -80,8 +80,8 @@ def reach_hand_values(tb: SearchTables, R: Ragged, lanes: Starts, needs: np.ndar
     five-of-a-kinds through the rules' functions."""
     Fs, us, ys = lanes
     nl = Fs.shape[0]
-    union = start_hand_values(tb.params, Fs, W, bits)
-    for c in range(tb.S.shape[1]):
+    union = start_hand_values(tb.scoring.params, Fs, W, bits)
+    for c in range(tb.scoring.score_table.shape[1]):
         if (union >> c) & 1:
             for n in range(tb.NV[c]):  # the class table of box c: its successor and points, per lane
                 for b in range(nl):
@@ -95,7 +95,7 @@ def reach_hand_values(tb: SearchTables, R: Ragged, lanes: Starts, needs: np.ndar
         for b in range(nl):
             reach_row(T[:, b], tb, R, h, (Fs[b], us[b], ys[b]), needs[b])
             m = NEG_INF
-            for c in range(tb.S.shape[1]):
+            for c in range(tb.scoring.score_table.shape[1]):
                 m = max(m, T[c, b])
             W[h, b] = m
 
@@ -106,11 +106,11 @@ def reach_row(out: np.ndarray, tb: SearchTables, R: Ragged, h: int, key: tuple[i
     """``out[c]`` (c < C) = probability to reach ``need`` more points after scoring hand ``h`` in box c in
     turn-start state ``key``; ``-inf`` where the rules forbid it (the reach twin of
     :func:`yacht_env.search.turn_search.successor_row`)."""
-    lb = legal_bits(tb.params, FIVE_KIND_FACE[h], key[0])
-    for c in range(tb.S.shape[1]):
+    lb = legal_bits(tb.scoring.params, FIVE_KIND_FACE[h], key[0])
+    for c in range(tb.scoring.score_table.shape[1]):
         out[c] = NEG_INF
         if (lb >> c) & 1:
-            s2, pts = box_step(tb, tb.S[h], tb.J[h], FIVE_KIND_FACE[h], key, c)
+            s2, pts = box_step(tb, tb.scoring.score_table[h], tb.scoring.joker_table[h], FIVE_KIND_FACE[h], key, c)
             out[c] = _lookup(R, s2, need, pts)
 
 
@@ -119,7 +119,7 @@ def reach_rows(tb: SearchTables, R: Ragged, states: np.ndarray, width: int) -> N
     """Each of ``states`` gets its row of ``R``: its needs ``0 .. most[s]`` (the row's length) at once, as the lanes
     of the turn search, searched in float64 and stored in ``R``'s type; ``width``: the longest row."""
     N = width
-    rows = max(tb.BOXV.shape[1], tb.S.shape[1])
+    rows = max(tb.BOXV.shape[1], tb.scoring.score_table.shape[1])
     Kb, Tb = np.empty(NUM_KEEPS * N), np.empty(rows * N)  # scratch, viewed at each state's width
     out = np.empty(N)
     lanes = Starts(np.empty(N, dtype=np.int64), np.empty(N, dtype=np.int64), np.empty(N, dtype=np.int64))
@@ -205,7 +205,7 @@ def _decide_all(tb: SearchTables, R: Ragged, pos: Positions, needs: np.ndarray, 
                 actions: np.ndarray, values: np.ndarray) -> None:
     """Groups of ``LANES`` positions: their turns searched side by side, then each position's action."""
     n = pos.F.shape[0]
-    C = tb.S.shape[1]
+    C = tb.scoring.score_table.shape[1]
     A = values.shape[1] if values.shape[0] == n else 32 + C
     K1, K2, M = np.empty((3, NUM_KEEPS, LANES))
     T = np.empty((max(tb.BOXV.shape[1], C), LANES))
@@ -242,15 +242,15 @@ def reach_decide(tb: SearchTables, R: Ragged, pos: Positions, needs: np.ndarray,
 def turn_outcomes(tb: SearchTables, key: tuple[int, int, int]) -> np.ndarray:
     """(n, 2) every ``(next turn-start state, points)`` that scoring some hand in some legal box can give in the turn
     of turn-start state ``key``, with repeats."""
-    S = tb.S
+    S = tb.scoring.score_table
     C = S.shape[1]
     out = np.empty((S.shape[0] * C, 2), dtype=np.int64)
     n = 0
     for h in range(S.shape[0]):
         face = FIVE_KIND_FACE[h]
-        lb = legal_bits(tb.params, face, key[0])
+        lb = legal_bits(tb.scoring.params, face, key[0])
         for c in range(C):
             if (lb >> c) & 1:
-                out[n, 0], out[n, 1] = box_step(tb, S[h], tb.J[h], face, key, c)
+                out[n, 0], out[n, 1] = box_step(tb, S[h], tb.scoring.joker_table[h], face, key, c)
                 n += 1
     return out[:n]
