@@ -10,6 +10,8 @@ import argparse
 import json
 import sys
 
+import numpy as np
+
 from yacht_tools.stats import wilson_interval
 
 
@@ -43,7 +45,19 @@ def main(argv: list[str] | None = None) -> int:
         lo, hi = o["ci95"]
         print(f"{name}: {int(o['games']):,} games, win rate {o['win_rate']:.4f} ({lo:.4f} .. {hi:.4f}), "
               f"draws {int(o['draws'])}, mean score {o['mean_score']:.2f}")
+    for seat, (rate, (lo, hi)) in enumerate(pooled_seats(results), 1):
+        print(f"seat {seat}: win rate {rate:.4f} ({lo:.4f} .. {hi:.4f})")
     return 0
+
+
+def pooled_seats(results: list[dict]) -> list[tuple[float, tuple[float, float]]]:
+    """Each seat's pooled win rate (whoever sat there) and its Wilson 95% interval, from the results that have
+    ``seat_win_rate`` and ``games`` (none if some result lacks them)."""
+    if not results or any("seat_win_rate" not in r or "games" not in r for r in results):
+        return []
+    n = sum(int(r["games"]) for r in results)
+    shares = np.sum([np.asarray(r["seat_win_rate"]) * int(r["games"]) for r in results], axis=0)
+    return [(float(x) / n, wilson_interval(float(x), n)) for x in shares]
 
 
 if __name__ == "__main__":
