@@ -29,6 +29,14 @@ def agent_specs(rules: str) -> list[str]:
     return ["random", "greedy", *learned, "optimal"]
 
 
+BUILT_IN_KINDS = {"random": "baseline", "greedy": "dice model, one turn", "optimal": "exact solver"}
+
+
+def agent_kind(spec: str, card: dict[str, Any]) -> str:
+    """The table's kind column: a built-in agent's, or the start of a shipped card's ``kind`` (up to its colon)."""
+    return BUILT_IN_KINDS.get(spec) or card.get("kind", "learned").split(":")[0]
+
+
 def training_info(spec: str) -> dict[str, Any]:
     p = SHIPPED_MODELS_DIR / f"{spec}.json"
     return json.loads(p.read_text()) if p.is_file() else {}
@@ -48,22 +56,23 @@ def main(argv: list[str] | None = None) -> int:
         for rules, spec in sweep:
             res = evaluate(load_agent(spec, rules, seed=args.seed), rules, args.episodes, args.seed, progress=True)
             info = training_info(spec)
-            rows.append({"rules": rules, "agent": spec, "mean": res["mean"], "ci95": res["ci95"],
+            rows.append({"rules": rules, "agent": spec, "kind": agent_kind(spec, info), "mean": res["mean"],
+                         "ci95": res["ci95"],
                          "percent_of_optimal": res["percent_of_optimal"],
                          "regret_per_decision": res.get("mean_regret"), "regret_per_game": res.get("regret_per_game"),
                          "training_wall_s": info.get("training_wall_s"), "episodes": res["episodes"]})
             bar.write(f"{rules:8s} {spec:12s} {res['mean']:8.2f}", file=sys.stderr)
             bar.update(1)
 
-    print(f"| rules | agent | mean ({args.episodes:,} games) | 95% interval | % of optimal | "
-          "mean regret / decision | training time |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print(f"| rules | agent | kind | mean ({args.episodes:,} games) | 95% interval | % of optimal | "
+          "mean regret / decision | learning time |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
     for r in rows:
         t = r["training_wall_s"]
-        train_time = "-" if t is None else f"{t / 60:.0f} min"
+        train_time = "-" if t is None else f"{t:.0f} s" if t < 60 else f"{t / 60:.0f} min"
         regret = "-" if r["regret_per_decision"] is None else f"{r['regret_per_decision']:.4f}"
-        print(f"| {r['rules']} | {r['agent']} | {r['mean']:.2f} | [{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}] | "
-              f"{r['percent_of_optimal']:.2f} | {regret} | {train_time} |")
+        print(f"| {r['rules']} | {r['agent']} | {r['kind']} | {r['mean']:.2f} | "
+              f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}] | {r['percent_of_optimal']:.2f} | {regret} | {train_time} |")
     if args.json:
         write_text_atomic(args.json, json.dumps(rows, indent=1))
     return 0

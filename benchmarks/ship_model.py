@@ -1,13 +1,15 @@
-"""Ship a trained MaskablePPO model: copy a run's final model into ``agents/models/`` and write its card from the
-run folders (the shipped run first, then the other seeds of the same config).
+"""Ship a trained agent: copy a run's final model into ``agents/models/``, write its card from the run folders (the
+shipped run first, then the other seeds of the same config) and ship the run's periodic evaluations as
+``docs/records/NAME-evaluations.json``, from which the site draws the agent's learning curve.
 
-    python benchmarks/ship_model.py --name ppo-yacht --kind "model-free: ..." --algo "MaskablePPO ..." \\
-        --note "learning seconds ..." RUN_DIR [RUN_DIR ...]
+    python benchmarks/ship_model.py --name ppo-yacht --config configs/yacht_model_free_25min.yaml \\
+        --kind "model-free: ..." --algo "MaskablePPO ..." --note "learning seconds ..." RUN_DIR [RUN_DIR ...]
 
 The card holds what ``yacht eval`` and ``agents.md`` report: the config and the command that reproduce the run, its
 steps and learning seconds, and each run's final evaluation (``eval.json``: the 10,000 held-out games with seeds
-from ``eval.seed + 10,000,000``, the regret per decision type). Runs are read, never changed; the model file and the
-card are written atomically.
+from ``eval.seed + 10,000,000``, the regret per decision type where it was measured). Any learner's run folder
+works (a MaskablePPO ``final_model.zip``, a TD ``final_model.pt``). Runs are read, never changed; the model file,
+the card and the record are written atomically.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from yacht_env.files import write_bytes_atomic, write_text_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "agents" / "models"
+RECORDS = ROOT / "docs" / "records"
+MODEL_FILES = ("final_model.zip", "final_model.pt")  # what the learners save: MaskablePPO, TD
 _EVAL_KEYS = ("episodes", "mean", "ci95", "percent_of_optimal", "regret_per_game", "regret_by_decision",
               "five_of_a_kind_rate", "upper_bonus_rate")
 
@@ -36,22 +40,38 @@ def run_record(run_dir: Path, config: str) -> dict[str, Any]:
     command = f"python train.py --config {config}" + (f" --seed {cfg['seed']}" if cfg["seed"] else "")
     steps, seconds = int(final["training_timesteps"]), float(final["training_wall_s"])
     ev = {k: final[k] for k in _EVAL_KEYS if k in final}
-    ev["regret_per_decision"] = final.get("mean_regret")
-    ev["optimal_same_seeds"] = {k: v for k, v in final.get("optimal_same_seeds", {}).items() if k != "scores"}
+    if "mean_regret" in final:  # measured by the evaluations that ask for regret (MaskablePPO's final one)
+        ev["regret_per_decision"] = final["mean_regret"]
+    if "optimal_same_seeds" in final:
+        ev["optimal_same_seeds"] = {k: v for k, v in final["optimal_same_seeds"].items() if k != "scores"}
     ev["seeds"] = f"yacht_tools.seeds.game_seed({final['seed']}, j), j < {final['episodes']}"
+    extra = {"games": int(final["training_games"])} if "training_games" in final else {}
     return {"seed": cfg["seed"], "config": cfg, "eval_seed": final["seed"], "command": command, "timesteps": steps,
-            "learning_s": round(seconds),
+            **extra, "learning_s": round(seconds),
             "learner_steps_per_s": round(steps / seconds), "final_eval": ev}
 
 
-def card(name: str, text: argparse.Namespace, runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The model card of ``runs[0]``'s final model, listing every run (``text``: the kind, algo, config and note)."""
+def model_file(run_dir: Path) -> Path:
+    """The run's final model (the file the card ships)."""
+    found = [run_dir / f for f in MODEL_FILES if (run_dir / f).is_file()]
+    if len(found) != 1:
+        raise ValueError(f"{run_dir} holds {len(found)} of {', '.join(MODEL_FILES)}; a run folder holds one")
+    return found[0]
+
+
+def card(name: str, text: argparse.Namespace, runs: list[dict[str, Any]], model: Path) -> dict[str, Any]:
+    """The model card of ``runs[0]``'s final model (the file ``model``), listing every run (``text``: the kind,
+    algo, config and note)."""
     first = runs[0]
-    rules = first["config"]["rules"]
+    cfg = first["config"]
+    rules = cfg["rules"]
+    layout = {"observation_layout": 2} if (cfg.get("policy") or {}).get("kind") == "model_free" else {}
+    games = {"games": first["games"]} if "games" in first else {}
     return {"agent": name, "rules": rules, "kind": text.kind, "algo": text.algo, "config": text.config,
             "command": first["command"],
-            "model": f"final_model.zip of the seed-{first['seed']} run (the last policy)",
-            "observation_layout": 2, "timesteps": first["timesteps"], "training_wall_s": first["learning_s"],
+            "model": f"{model.name} of the seed-{first['seed']} run (the last "
+                     f"{'policy' if model.suffix == '.zip' else 'network'})",
+            **layout, "timesteps": first["timesteps"], **games, "training_wall_s": first["learning_s"],
             "training_note": text.note,
             "final_eval": {**first["final_eval"], "command": f"yacht eval --agent {name} --rules {rules} --episodes "
                            f"{first['final_eval']['episodes']} --seed {first['eval_seed']}"},
@@ -75,9 +95,19 @@ def main() -> int:
     if len({r["config"]["rules"] for r in runs}) != 1:
         print("ship_model.py: error: the runs are of different rule sets", file=sys.stderr)
         return 2
-    write_bytes_atomic(MODELS / f"{args.name}.zip", (args.runs[0] / "final_model.zip").read_bytes())
-    write_text_atomic(MODELS / f"{args.name}.json", json.dumps(card(args.name, args, runs), indent=1) + "\n")
-    print(f"shipped {MODELS / (args.name + '.zip')} and its card")
+    try:
+        source = model_file(args.runs[0])
+        record = json.loads((args.runs[0] / "evaluations.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        print(f"ship_model.py: error: {e}", file=sys.stderr)
+        return 2
+    shipped = MODELS / f"{args.name}{source.suffix}"
+    for folder in (MODELS, RECORDS):
+        folder.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(shipped, source.read_bytes())
+    write_text_atomic(MODELS / f"{args.name}.json", json.dumps(card(args.name, args, runs, source), indent=1) + "\n")
+    write_text_atomic(RECORDS / f"{args.name}-evaluations.json", json.dumps(record, indent=1) + "\n")
+    print(f"shipped {shipped}, its card and its run record {RECORDS / (args.name + '-evaluations.json')}")
     return 0
 
 

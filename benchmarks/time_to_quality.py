@@ -2,7 +2,7 @@
 
     python benchmarks/time_to_quality.py RUN_DIR [RUN_DIR ...] [--minutes 5 10 15 20 25] [--markdown PATH]
 
-Each periodic evaluation of a MaskablePPO run records the learning seconds it came after (``learning_s`` in
+Each periodic evaluation of a run (any learner) records the learning seconds it came after (``learning_s`` in
 ``evaluations.json``; periodic evaluations are not counted as learning). A column gives the last periodic evaluation
 at or before that many minutes (its games: ``eval.episodes`` of the config, so a 1,000-game mean is within about
 ±0.8% of optimal); the last columns give the final policy's evaluation (``eval.json``: its games, learning seconds

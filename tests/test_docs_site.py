@@ -66,6 +66,11 @@ def test_site_shows_the_pictures(site: Path) -> None:
     from yacht_env import ENV_IDS
 
     assert games == {f"img/game-{r}.gif" for r in ENV_IDS}, games
+    sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+    from docgen.pictures import LEARNING_CURVES
+
+    drawn = {s for page in ("training.html", "time_to_quality.html", "agents.html") for s in shown[page]}
+    assert set(LEARNING_CURVES) <= drawn, sorted(set(LEARNING_CURVES) - drawn)  # every shipped agent's curve
     replay = _sources(site / "evaluation.html", "iframe")
     assert replay and (site / replay[0]).is_file() and "<script" in (site / replay[0]).read_text(encoding="utf-8")
 

@@ -64,8 +64,8 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     ## Description
     Solitaire Yacht or one of its relatives (Yahtzee, Scandinavian Yatzy, Knizia's Yacht): one turn per category;
     in each the player rolls five dice up to three times, keeping any dice between rolls, then fills one open
-    category of the scorecard. The goal is the highest total. Rules: ``docs/rules.md`` (every rule set, with its
-    sources) and :mod:`yacht_env.rules.definitions`.
+    category of the scorecard. The goal is the highest total. Rules: the documentation's Rules page (every rule
+    set, with its sources) and :mod:`yacht_env.rules.definitions`.
 
     ## Action Space
     ``Discrete(32 + C)`` with C categories (12 in Yacht and Knizia's Yacht, 13 in Yahtzee, 15 in Yatzy). Actions
@@ -113,7 +113,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
 
     ## Arguments
     - ``rules``: a rule set name of :data:`yacht_env.rules.RULESETS` (``"yacht"``, ``"yahtzee"``,
-      ``"yahtzee-free-joker"``, ``"yatzy"``, ``"knizia"``; each stated in ``docs/rules.md``).
+      ``"yahtzee-free-joker"``, ``"yatzy"``, ``"knizia"``; each stated on the documentation's Rules page).
     - ``render_mode``: ``None`` (``render()`` warns and returns None), ``"ansi"`` (``render()`` returns text),
       ``"human"`` (prints it) or ``"rgb_array"`` (``render()`` returns a (480, 640, 3) uint8 picture:
       :mod:`yacht_env.frames`; needs Pillow).

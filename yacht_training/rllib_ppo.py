@@ -263,8 +263,9 @@ def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progr
         nonlocal best
         net, module, _ = current_policy()
         agent = policy_agent(net, rs, cfg.unique_keeps, name="rllib_ppo")
-        res = evaluate(agent, rs, cfg.eval.episodes, cfg.eval.seed, regret=False, progress=False)
-        ts.record_evaluation(run_dir, evals, counters["timesteps"], res, writer)
+        with clock.paused():
+            res = evaluate(agent, rs, cfg.eval.episodes, cfg.eval.seed, regret=False, progress=False)
+        ts.record_evaluation(run_dir, evals, counters["timesteps"], res, clock.seconds(), writer)
         if res["mean"] > best:
             best = res["mean"]
             save_policy(run_dir / "best_model.pt", policy_state_dict(module), meta,
@@ -279,7 +280,7 @@ def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progr
         if started_ray:
             ray.shutdown()
 
-    started = time.perf_counter()
+    clock = ts.LearningClock(ts.training_seconds(run_dir))  # the periodic evaluations are not learning time
     try:
         while counters["timesteps"] < cfg.total_timesteps:
             t0 = time.perf_counter()
@@ -307,7 +308,7 @@ def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progr
                 checkpoint()
     except KeyboardInterrupt:  # between two iterations the counters and the weights agree: save them
         checkpoint()
-        ts.add_training_seconds(run_dir, time.perf_counter() - started)
+        ts.add_training_seconds(run_dir, clock.session())
         stop()
         print(f"\ninterrupted at step {counters['timesteps']:,}: checkpoint saved. Continue with:\n"
               f"  python train.py --resume {run_dir}")
@@ -315,7 +316,7 @@ def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progr
     checkpoint()
     net, module, _ = current_policy()
     save_policy(run_dir / "final_model.pt", policy_state_dict(module), meta, {"timesteps": counters["timesteps"]})
-    ts.add_training_seconds(run_dir, time.perf_counter() - started)
+    ts.add_training_seconds(run_dir, clock.session())
     if not evals or evals[-1]["timesteps"] != counters["timesteps"]:
         run_evaluation()
     stop()

@@ -12,13 +12,14 @@ evaluation) and ``learning_curve.png``. Every file a later run reads is written 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shlex
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -190,11 +191,12 @@ def save_evaluations(run_dir: Path, evals: list[dict[str, Any]]) -> None:
 
 
 def record_evaluation(run_dir: Path, evals: list[dict[str, Any]], timesteps: int, result: dict[str, Any],
-                      writer: Any = None, **extra: Any) -> None:
-    """Append a periodic evaluation (``result`` of :func:`yacht_tools.evaluation.evaluate`, with ``extra`` fields)
-    to ``evals``, save them, and write its mean and percent of optimal to a TensorBoard ``writer`` if given."""
+                      learning_s: float, writer: Any = None, **extra: Any) -> None:
+    """Append a periodic evaluation (``result`` of :func:`yacht_tools.evaluation.evaluate` after ``learning_s``
+    seconds of learning, with ``extra`` fields) to ``evals``, save them, and write its mean and percent of optimal
+    to a TensorBoard ``writer`` if given. Every learner records the same keys, so one plot reads any run."""
     evals.append({"timesteps": timesteps, "mean": result["mean"], "percent_of_optimal": result["percent_of_optimal"],
-                  **extra, "time": time.time()})
+                  "learning_s": round(learning_s, 1), **extra, "time": time.time()})
     save_evaluations(run_dir, evals)
     if writer is not None:
         writer.add_scalar("eval/mean_score", result["mean"], timesteps)
@@ -251,6 +253,35 @@ def learning_curve_figure(evals: list[dict[str, Any]], title: str, final: dict[s
     ax.grid(alpha=0.3)
     legend_below(ax, handles)
     return fig
+
+
+class LearningClock:
+    """Seconds spent learning: wall time since :meth:`start` less the time inside :meth:`paused` (the periodic
+    evaluations), plus ``before`` (earlier sessions of a resumed run)."""
+
+    def __init__(self, before: float) -> None:
+        self.before = before
+        self.started = time.perf_counter()
+        self.pause_total = 0.0
+
+    def start(self) -> None:
+        self.started, self.pause_total = time.perf_counter(), 0.0
+
+    def session(self) -> float:
+        """Learning seconds of this session."""
+        return time.perf_counter() - self.started - self.pause_total
+
+    def seconds(self) -> float:
+        """Learning seconds of the run so far."""
+        return self.before + self.session()
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.pause_total += time.perf_counter() - t
 
 
 def training_seconds(run_dir: Path) -> float:

@@ -8,10 +8,8 @@ training never used.
 
 from __future__ import annotations
 
-import contextlib
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -121,14 +119,14 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
     evals = rf.evaluations_until(run_dir, model.num_timesteps)
     best = max((e["mean"] for e in evals), default=float("-inf"))
 
-    clock = LearningClock(rf.training_seconds(run_dir))
+    clock = rf.LearningClock(rf.training_seconds(run_dir))
 
     def periodic_evaluation() -> None:
         nonlocal best
         with clock.paused():
             agent = SB3Agent(model.policy, cfg.rules, unique_keeps=cfg.unique_keeps)
             res = evaluate(agent, cfg.rules, cfg.eval.episodes, cfg.eval.seed, regret=False, progress=False)
-        rf.record_evaluation(run_dir, evals, model.num_timesteps, res, learning_s=round(clock.seconds(), 1))
+        rf.record_evaluation(run_dir, evals, model.num_timesteps, res, clock.seconds())
         model.logger.record("eval/mean_score", res["mean"])
         model.logger.record("eval/percent_of_optimal", res["percent_of_optimal"])
         model.logger.dump(model.num_timesteps)
@@ -236,35 +234,6 @@ def rollout_end(start: int, total: int, rollout: int) -> int:
     if start >= total:
         return start
     return start + -(-(total - start) // rollout) * rollout
-
-
-class LearningClock:
-    """Seconds spent learning: wall time since :meth:`start` less the time inside :meth:`paused` (the periodic
-    evaluations), plus ``before`` (earlier sessions of a resumed run)."""
-
-    def __init__(self, before: float) -> None:
-        self.before = before
-        self.started = time.perf_counter()
-        self.pause_total = 0.0
-
-    def start(self) -> None:
-        self.started, self.pause_total = time.perf_counter(), 0.0
-
-    def session(self) -> float:
-        """Learning seconds of this session."""
-        return time.perf_counter() - self.started - self.pause_total
-
-    def seconds(self) -> float:
-        """Learning seconds of the run so far."""
-        return self.before + self.session()
-
-    @contextlib.contextmanager
-    def paused(self) -> Iterator[None]:
-        t = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.pause_total += time.perf_counter() - t
 
 
 class _Diverged(Exception):

@@ -181,8 +181,8 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
         nonlocal best
         agent = TDAgent(rs, model=model, name="td")
         res = evaluate(agent, rs, cfg.eval.episodes, cfg.eval.seed, regret=False, progress=False)
-        ts.record_evaluation(run_dir, evals, counters["timesteps"], res, writer, games=counters["games"],
-                             train_seconds=counters["train_seconds"])
+        ts.record_evaluation(run_dir, evals, counters["timesteps"], res, counters["train_seconds"], writer,
+                             games=counters["games"])
         if res["mean"] > best:
             best = res["mean"]
             model.save(run_dir / "best_model.pt", {"timesteps": counters["timesteps"], "eval_mean": res["mean"]})
@@ -234,7 +234,7 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
               f"  python train.py --resume {run_dir}", file=sys.stderr)
         return 130
     result.update(training_timesteps=counters["timesteps"], training_games=counters["games"],
-                  training_seconds=counters["train_seconds"])
+                  training_wall_s=counters["train_seconds"])
     ts.write_json(run_dir / "eval.json", result)
     ts.plot_learning_curve(evals, run_dir / "learning_curve.png", f"TD expectimax on {rs.name}", final=result,
                            final_steps=counters["timesteps"], periodic_games=cfg.eval.episodes)

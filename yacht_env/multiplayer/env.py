@@ -72,7 +72,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming convention)
 
     ## Arguments
     - ``num_players``: 2 to 8.
-    - ``rules``: a rule set name of :data:`yacht_env.rules.RULESETS` (``docs/rules.md``).
+    - ``rules``: a rule set name of :data:`yacht_env.rules.RULESETS` (stated on the documentation's Rules page).
     - ``reward``: ``"points"`` or ``"win"``.
     - ``render_mode``: ``None``, ``"ansi"`` or ``"human"``: every scorecard side by side.
     - ``unique_keeps``: one keep action per distinct kept multiset (default True), as in the single environment.

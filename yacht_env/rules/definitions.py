@@ -1,7 +1,7 @@
 """The rule sets: one definition each. Adding a variant means adding a definition to :data:`RULESETS`, or, for a
 rule set of one's own, :func:`register_rules` at run time.
 
-The statement of every rule set, with its sources, is ``docs/rules.md``.
+The statement of every rule set, with its sources, is the documentation's Rules page.
 """
 
 from __future__ import annotations

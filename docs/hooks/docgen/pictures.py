@@ -1,7 +1,7 @@
 """The site's pictures, drawn from the code at every build (so none can go stale): an animation of a game of each
 rule set from the environment's ``rgb_array`` frames, the exact score distribution and P*(T) curve of every rule set
 (solved in the build where that takes about a second, else from the curves recorded in ``docs/records``), the
-learning curve of the main command from its shipped run record, the score of
+learning curves of the shipped agents from their run records, the score of
 every shipped agent against its learning time, a regret chart and a replay page.
 
 :data:`PICTURES` maps each file's path in the site to the function that makes its bytes; the hook adds them to the
@@ -30,6 +30,18 @@ RULE_ORDER = ("yacht", "yahtzee", "yahtzee-free-joker", "yatzy", "knizia")  # ev
 SMALL_RULES = ("yacht", "knizia")  # whose distribution and reach tables a build solves (about a second each)
 # the target each reach picture marks: the one of the page's commands (python benchmarks/objective_curves.py --rules R
 # --record records the other rule sets' curves; their tables take 12 to 22 minutes each)
+# picture -> (title, the shipped agents whose run records it draws)
+LEARNING_CURVES = {
+    "img/learning-curve-td-yacht.png": ("python train.py: TD expectimax on Yacht (the shipped td-yacht)",
+                                        ("td-yacht",)),
+    "img/learning-curves-td.png": ("TD expectimax with the dice model: the shipped td-* agents",
+                                   ("td-yacht", "td-yahtzee", "td-yatzy")),
+    "img/learning-curves-ppo.png": ("MaskablePPO, plain policy network (model-free): the shipped ppo-* agents",
+                                    ("ppo-yacht", "ppo-yahtzee", "ppo-yatzy")),
+    "img/learning-curves-ppo-expectimax.png": ("MaskablePPO over the turn's expectimax: the shipped "
+                                               "ppo-expectimax-* agents",
+                                               ("ppo-expectimax-yacht", "ppo-expectimax-yahtzee")),
+}
 REACH_TARGETS = {"yacht": 200, "yahtzee": 300, "yahtzee-free-joker": 300, "yatzy": 300, "knizia": 200}
 
 
@@ -99,28 +111,53 @@ def reach_picture(rules: str) -> bytes:
                              "points", REACH_TARGETS[rules]))
 
 
-def main_command_curve() -> bytes:
-    """The learning curve of ``python train.py`` (the shipped ``td-yacht``): percent of optimal play against steps
-    and against learning seconds, from the run's ``evaluations.json`` and the final evaluation of its card."""
-    from yacht_tools.plots import figure, legend_below
+def run_record(agent: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A shipped agent's periodic evaluations (its run's ``evaluations.json``, shipped as
+    ``docs/records/AGENT-evaluations.json``) and its card (``agents/models/AGENT.json``)."""
+    evals = json.loads((RECORDS / f"{agent}-evaluations.json").read_text(encoding="utf-8"))
+    card = json.loads((MODELS / f"{agent}.json").read_text(encoding="utf-8"))
+    return evals, card
 
-    evals = json.loads((RECORDS / "td-yacht-evaluations.json").read_text(encoding="utf-8"))
-    card = json.loads((MODELS / "td-yacht.json").read_text(encoding="utf-8"))
-    final = card["final_eval"]["percent_of_optimal"]
-    fig = figure((11, 4.6), what="the learning curve")
-    for ax, key, label in zip(fig.subplots(1, 2), ("timesteps", "train_seconds"),
-                              ("training steps (decisions played)", "learning seconds (self-play and updates)")):
-        x = [e[key] for e in evals]
-        ax.plot(x, [e["percent_of_optimal"] for e in evals], marker="o", markersize=4,
-                label="periodic evaluation: the same 1,000 games each time")
-        ax.plot([x[-1]], [final], "*", markersize=11, color="C3",
-                label=f"final evaluation: 10,000 unseen games, {final:.2f}%")
+
+def periodic_games(card: dict[str, Any]) -> int:
+    """Games of each periodic evaluation: ``eval.episodes`` of the config the card names."""
+    import yaml
+
+    return int(yaml.safe_load((ROOT / card["config"]).read_text(encoding="utf-8"))["eval"]["episodes"])
+
+
+def learning_curves(title: str, agents: tuple[str, ...]) -> bytes:
+    """Percent of optimal play of each shipped agent's run against training steps and against learning seconds
+    (self-play or rollouts and updates; the periodic evaluations not counted), from its run record; the star is
+    the final evaluation of its card, on 10,000 games that neither training nor the periodic evaluations played."""
+    from matplotlib.ticker import FuncFormatter
+
+    from yacht_tools.plots import figure
+
+    fig = figure((11, 4.4 + 0.45 * len(agents)), what="the learning curves")
+    axes = fig.subplots(1, 2)
+    for i, agent in enumerate(agents):
+        evals, card = run_record(agent)
+        final = card["final_eval"]
+        colour, star = (f"C{i}", f"C{i}") if len(agents) > 1 else ("C0", "C3")
+        for ax, key in zip(axes, ("timesteps", "learning_s")):
+            x = [e[key] for e in evals]
+            ax.plot(x, [e["percent_of_optimal"] for e in evals], marker="o", markersize=3, color=colour,
+                    label=f"{agent}: periodic evaluations, the same {periodic_games(card):,} games each time")
+            ax.plot([x[-1]], [final["percent_of_optimal"]], "*", markersize=12, color=star,
+                    markeredgecolor="black", markeredgewidth=0.5,
+                    label=f"{agent}: final evaluation, {final['episodes']:,} unseen games, "
+                          f"{final['percent_of_optimal']:.2f}%")
+    for ax, label in zip(axes, ("training steps (decisions played)", "learning seconds")):
         ax.axhline(100.0, color="grey", linestyle="--", linewidth=1, label="optimal play: 100%")
         ax.set_xlabel(label)
         ax.set_ylabel("mean final score (% of optimal play)")
         ax.grid(alpha=0.3)
-        legend_below(ax)
-    fig.suptitle("python train.py: TD expectimax on Yacht (the shipped td-yacht)")
+    axes[0].xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1e6:g}M"))
+    handles, labels = axes[0].get_legend_handles_labels()  # the two panels draw the same lines
+    fig.legend(handles, labels, loc="outside lower center", ncols=2 if len(agents) > 1 else 1, frameon=False,
+               fontsize=9)
+    fig.suptitle(title)
     return _png(fig)
 
 
@@ -136,9 +173,9 @@ def agents_time_to_quality() -> bytes:
                 "o^sDvP*X"[i % 8], markersize=8, color=f"C{i % 10}", label=card["agent"])
     ax.axhline(100.0, color="grey", linestyle="--", linewidth=1)
     ax.set_xscale("log")
-    ax.set_xlabel("training time recorded on the card (minutes, log scale)")
+    ax.set_xlabel("learning time recorded on the card (minutes, log scale)")
     ax.set_ylabel("final evaluation (% of optimal play)")
-    ax.set_title("The shipped agents: quality against training time")
+    ax.set_title("The shipped agents: quality against learning time")
     ax.grid(alpha=0.3)
     legend_below(ax, ncols=4)
     return _png(fig)
@@ -165,7 +202,7 @@ PICTURES: dict[str, Callable[[], bytes]] = {
     **{f"img/game-{r}.gif": partial(game_animation, r) for r in RULE_ORDER},
     **{f"img/distribution-{r}.png": partial(distribution_picture, r) for r in RULE_ORDER},
     **{f"img/reach-{r}.png": partial(reach_picture, r) for r in RULE_ORDER},
-    "img/learning-curve-td-yacht.png": main_command_curve,
+    **{path: partial(learning_curves, *what) for path, what in LEARNING_CURVES.items()},
     "img/agents-time-to-quality.png": agents_time_to_quality,
     "img/regret-greedy-yacht.png": regret_chart,
     "replays/greedy-yacht-seed7.html": replay_page,

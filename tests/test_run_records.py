@@ -1,0 +1,107 @@
+"""The shipped agents' run records (``docs/records/AGENT-evaluations.json``: the ``evaluations.json`` of the run
+that trained ``agents/models/AGENT``), from which the site draws their learning curves: every shipped agent has
+one, drawn in a picture, and each belongs to its card (the same rules, the run's last steps the card's, its
+percentages those of its means against the rules' optimum, its learning seconds within the card's training time).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from yacht_env.solver import solve
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+
+from docgen.pictures import LEARNING_CURVES, MODELS, PICTURES, RECORDS, run_record  # noqa: E402
+
+SHIPPED = sorted(p.stem for p in MODELS.glob("*.json"))
+KEYS = {"timesteps", "mean", "percent_of_optimal", "learning_s", "time"}  # what every learner records
+
+
+def test_every_shipped_agent_has_a_drawn_record() -> None:
+    drawn = sorted({a for _, agents in LEARNING_CURVES.values() for a in agents})
+    assert drawn == SHIPPED
+    assert sorted(p.name.removesuffix("-evaluations.json") for p in RECORDS.glob("*-evaluations.json")) == SHIPPED
+    assert set(LEARNING_CURVES) <= set(PICTURES)
+
+
+@pytest.mark.parametrize("agent", SHIPPED)
+def test_record_belongs_to_its_card(agent: str) -> None:
+    evals, card = run_record(agent)
+    assert card["agent"] == agent and len(evals) >= 3
+    assert all(KEYS <= set(e) for e in evals), [sorted(e) for e in evals if not KEYS <= set(e)]
+    steps = [e["timesteps"] for e in evals]
+    seconds = [e["learning_s"] for e in evals]
+    assert steps == sorted(set(steps)) and seconds == sorted(seconds)
+    assert steps[-1] == card["timesteps"]
+    assert 0 < seconds[-1] <= card["training_wall_s"] + 0.5  # the card rounds to the second
+    optimum = solve(card["rules"]).start_value
+    for e in evals:
+        assert e["percent_of_optimal"] == pytest.approx(100.0 * e["mean"] / optimum, rel=1e-12)
+    final = card["final_eval"]
+    assert final["percent_of_optimal"] == pytest.approx(100.0 * final["mean"] / optimum, rel=1e-12)
+
+
+def test_learning_curves_draw() -> None:
+    """One of the pictures, drawn as the docs build draws it: a PNG."""
+    png = PICTURES["img/learning-curves-td.png"]()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
+
+
+def _ship_script():  # benchmarks/ is not a package: the script is loaded by its path
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ship_model", ROOT / "benchmarks" / "ship_model.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run_folder(path: Path, model: str) -> Path:
+    import yaml
+
+    path.mkdir()
+    (path / "config.yaml").write_text(yaml.safe_dump({"rules": "yacht", "seed": 0, "algo": "td"}))
+    (path / "eval.json").write_text(json.dumps({
+        "seed": 1010000000, "episodes": 10, "mean": 160.0, "ci95": [150.0, 170.0], "percent_of_optimal": 95.8,
+        "training_timesteps": 3000, "training_games": 80, "training_wall_s": 12.5}))
+    (path / "evaluations.json").write_text(json.dumps([{"timesteps": 3000, "mean": 150.0, "learning_s": 12.5}]))
+    (path / model).write_bytes(b"weights")
+    return path
+
+
+def test_ship_model_ships_the_model_card_and_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ship = _ship_script()
+    monkeypatch.setattr(ship, "MODELS", tmp_path / "models")
+    monkeypatch.setattr(ship, "RECORDS", tmp_path / "records")
+    run = _run_folder(tmp_path / "run", "final_model.pt")
+    monkeypatch.setattr(sys, "argv", ["ship_model.py", "--name", "td-test", "--config", "configs/yacht_td.yaml",
+                                      "--kind", "k", "--algo", "a", "--note", "n", str(run)])
+    assert ship.main() == 0
+    assert (tmp_path / "models" / "td-test.pt").read_bytes() == b"weights"
+    card = json.loads((tmp_path / "models" / "td-test.json").read_text())
+    assert card["games"] == 80 and card["timesteps"] == 3000 and card["training_wall_s"] == 12
+    assert card["model"] == "final_model.pt of the seed-0 run (the last network)"
+    assert "observation_layout" not in card
+    assert card["final_eval"]["command"] == "yacht eval --agent td-test --rules yacht --episodes 10 --seed 1010000000"
+    record = json.loads((tmp_path / "records" / "td-test-evaluations.json").read_text())
+    assert record == json.loads((run / "evaluations.json").read_text())
+
+
+def test_ship_model_refuses_a_folder_without_one_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    ship = _ship_script()
+    monkeypatch.setattr(ship, "MODELS", tmp_path / "models")
+    monkeypatch.setattr(ship, "RECORDS", tmp_path / "records")
+    run = _run_folder(tmp_path / "run", "final_model.pt")
+    (run / "final_model.zip").write_bytes(b"other")
+    monkeypatch.setattr(sys, "argv", ["ship_model.py", "--name", "x", "--config", "c", "--kind", "k", "--algo", "a",
+                                      "--note", "n", str(run)])
+    assert ship.main() == 2
+    assert "holds 2 of final_model.zip, final_model.pt" in capsys.readouterr().err
+    assert not (tmp_path / "models").exists()
