@@ -1,7 +1,9 @@
 """The shipped agents' run records (``docs/records/AGENT-evaluations.json``: the ``evaluations.json`` of the run
 that trained ``agents/models/AGENT``), from which the site draws their learning curves: every shipped agent has
 one, drawn in a picture, and each belongs to its card (the same rules, the run's last steps the card's, its
-percentages those of its means against the rules' optimum, its learning seconds within the card's training time).
+percentages those of its means against the rules' optimum, its learning seconds within the card's training time);
+``benchmarks/ship_model.py`` writes the three; and the figures the Agents, Training and Time to quality pages give
+for the shipped runs are their cards'.
 """
 
 from __future__ import annotations
@@ -105,3 +107,57 @@ def test_ship_model_refuses_a_folder_without_one_model(tmp_path: Path, monkeypat
     assert ship.main() == 2
     assert "holds 2 of final_model.zip, final_model.pt" in capsys.readouterr().err
     assert not (tmp_path / "models").exists()
+
+
+def _run_cells(run: dict) -> list[str]:
+    """A run's cells as the agents page's model-free table prints them: steps, learning seconds, percent of optimal
+    (mean ± 95% half-width), regret per decision, upper bonus rate (optimal's on the same seeds)."""
+    ev = run["final_eval"]
+    half = ev["ci95"][1] - ev["mean"]
+    bonus = "-" if "upper_bonus_rate" not in ev else \
+        f"{100 * ev['upper_bonus_rate']:.1f}% ({100 * ev['optimal_same_seeds']['upper_bonus_rate']:.1f}%)"
+    return [f"{run['timesteps'] / 1e6:.0f}M", f"{run['learning_s']:,}",
+            f"**{ev['percent_of_optimal']:.2f}%** ({ev['mean']:.2f} ± {half:.2f})", f"{ev['regret_per_decision']:.3f}",
+            bonus]
+
+
+@pytest.mark.parametrize("agent", [a for a in SHIPPED if a.startswith("ppo-") and "expectimax" not in a])
+def test_agents_page_prints_the_model_free_cards(agent: str) -> None:
+    """The agents page's model-free rows of a shipped agent (seed 0, named, then the seed-1 row under it) are the
+    runs its card lists, which ``ship_model.py`` wrote from the runs' ``eval.json``."""
+    _, card = run_record(agent)
+    lines = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if f"(`{agent}`)" in line or f"; `{agent}`)" in line)
+    for offset, run in enumerate(card["runs"]):
+        cells = [c.strip() for c in lines[at + offset].strip("|").split("|")]
+        assert cells[2:] == _run_cells(run), (agent, run["seed"], cells)
+    assert [r["seed"] for r in card["runs"]] == [0, 1] and card["runs"][0]["command"] == card["command"]
+
+
+@pytest.mark.parametrize("agent", [a for a in SHIPPED if a.startswith("ppo-") and "expectimax" not in a])
+def test_time_to_quality_goals_are_the_cards(agent: str) -> None:
+    """The goals table of Time to quality gives each seed's final evaluation and learning seconds as the card has
+    them."""
+    _, card = run_record(agent)
+    label = {"yacht": "Yacht", "yahtzee": "Yahtzee", "yatzy": "Scandinavian Yatzy"}[card["rules"]]
+    lines = (ROOT / "docs" / "time_to_quality.md").read_text(encoding="utf-8").splitlines()
+    row = next(line for line in lines if line.startswith(f"| {label} | ≥ "))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    want = []
+    for run in card["runs"]:
+        ev = run["final_eval"]
+        want.append(f"**{ev['percent_of_optimal']:.2f}%** ({ev['mean']:.2f} ± {ev['ci95'][1] - ev['mean']:.2f}), "
+                    f"{run['learning_s']:,} s")
+    assert cells[2:4] == want, (cells, want)
+
+
+@pytest.mark.parametrize("agent", ["td-yahtzee", "td-yatzy"])
+def test_training_page_prints_the_td_cards(agent: str) -> None:
+    """The Training page's row of a TD agent gives its card's self-play games and final evaluation."""
+    _, card = run_record(agent)
+    lines = (ROOT / "docs" / "training.md").read_text(encoding="utf-8").splitlines()
+    row = next(line for line in lines if line.startswith("| TD, ") and f"(`{agent}`)" in line)
+    ev = card["final_eval"]
+    assert f"| {card['games']:,} games ({card['timesteps'] / 1e6:.0f}M steps);" in row, row
+    assert row.endswith(f"| {ev['percent_of_optimal']:.2f}% ({ev['mean']:.2f} ± {ev['ci95'][1] - ev['mean']:.2f}) |")
+    assert f"`python train.py --config {card['config']}`" in row
