@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from yacht_env.files import write_bytes_atomic, write_text_atomic
+from yacht_training.run_folder import load_evaluations
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "agents" / "models"
@@ -97,7 +98,9 @@ def main() -> int:
         return 2
     try:
         source = model_file(args.runs[0])
-        record = json.loads((args.runs[0] / "evaluations.json").read_text(encoding="utf-8"))
+        record = load_evaluations(args.runs[0])  # bounded, a regular file, a list
+        if not record:
+            raise ValueError(f"{args.runs[0]} has no periodic evaluations (evaluations.json) to ship as its record")
     except (OSError, ValueError) as e:
         print(f"ship_model.py: error: {e}", file=sys.stderr)
         return 2

@@ -19,7 +19,7 @@ from yacht_env.solver import solve
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs" / "hooks"))
 
-from docgen.pictures import LEARNING_CURVES, MODELS, PICTURES, RECORDS, run_record  # noqa: E402
+from docgen.pictures import LEARNING_CURVES, MODELS, PICTURES, RECORDS, shipped_record  # noqa: E402
 
 SHIPPED = sorted(p.stem for p in MODELS.glob("*.json"))
 KEYS = {"timesteps", "mean", "percent_of_optimal", "learning_s", "time"}  # what every learner records
@@ -34,7 +34,7 @@ def test_every_shipped_agent_has_a_drawn_record() -> None:
 
 @pytest.mark.parametrize("agent", SHIPPED)
 def test_record_belongs_to_its_card(agent: str) -> None:
-    evals, card = run_record(agent)
+    evals, card = shipped_record(agent)
     assert card["agent"] == agent and len(evals) >= 3
     assert all(KEYS <= set(e) for e in evals), [sorted(e) for e in evals if not KEYS <= set(e)]
     steps = [e["timesteps"] for e in evals]
@@ -77,14 +77,18 @@ def _run_folder(path: Path, model: str) -> Path:
     return path
 
 
-def test_ship_model_ships_the_model_card_and_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    ship = _ship_script()
+def _ship(ship, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: Path, name: str, config: str) -> int:
+    """``ship_model.py --name NAME --config CONFIG ... RUN`` into folders under ``tmp_path``; its exit status."""
     monkeypatch.setattr(ship, "MODELS", tmp_path / "models")
     monkeypatch.setattr(ship, "RECORDS", tmp_path / "records")
+    monkeypatch.setattr(sys, "argv", ["ship_model.py", "--name", name, "--config", config, "--kind", "k", "--algo", "a",
+                                      "--note", "n", str(run)])
+    return ship.main()
+
+
+def test_ship_model_ships_the_model_card_and_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run = _run_folder(tmp_path / "run", "final_model.pt")
-    monkeypatch.setattr(sys, "argv", ["ship_model.py", "--name", "td-test", "--config", "configs/yacht_td.yaml",
-                                      "--kind", "k", "--algo", "a", "--note", "n", str(run)])
-    assert ship.main() == 0
+    assert _ship(_ship_script(), tmp_path, monkeypatch, run, "td-test", "configs/yacht_td.yaml") == 0
     assert (tmp_path / "models" / "td-test.pt").read_bytes() == b"weights"
     card = json.loads((tmp_path / "models" / "td-test.json").read_text())
     assert card["games"] == 80 and card["timesteps"] == 3000 and card["training_wall_s"] == 12
@@ -97,14 +101,9 @@ def test_ship_model_ships_the_model_card_and_record(tmp_path: Path, monkeypatch:
 
 def test_ship_model_refuses_a_folder_without_one_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    ship = _ship_script()
-    monkeypatch.setattr(ship, "MODELS", tmp_path / "models")
-    monkeypatch.setattr(ship, "RECORDS", tmp_path / "records")
     run = _run_folder(tmp_path / "run", "final_model.pt")
     (run / "final_model.zip").write_bytes(b"other")
-    monkeypatch.setattr(sys, "argv", ["ship_model.py", "--name", "x", "--config", "c", "--kind", "k", "--algo", "a",
-                                      "--note", "n", str(run)])
-    assert ship.main() == 2
+    assert _ship(_ship_script(), tmp_path, monkeypatch, run, "x", "c") == 2
     assert "holds 2 of final_model.zip, final_model.pt" in capsys.readouterr().err
     assert not (tmp_path / "models").exists()
 
@@ -125,7 +124,7 @@ def _run_cells(run: dict) -> list[str]:
 def test_agents_page_prints_the_model_free_cards(agent: str) -> None:
     """The agents page's model-free rows of a shipped agent (seed 0, named, then the seed-1 row under it) are the
     runs its card lists, which ``ship_model.py`` wrote from the runs' ``eval.json``."""
-    _, card = run_record(agent)
+    _, card = shipped_record(agent)
     lines = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8").splitlines()
     at = next(i for i, line in enumerate(lines) if f"(`{agent}`)" in line or f"; `{agent}`)" in line)
     for offset, run in enumerate(card["runs"]):
@@ -138,7 +137,7 @@ def test_agents_page_prints_the_model_free_cards(agent: str) -> None:
 def test_time_to_quality_goals_are_the_cards(agent: str) -> None:
     """The goals table of Time to quality gives each seed's final evaluation and learning seconds as the card has
     them."""
-    _, card = run_record(agent)
+    _, card = shipped_record(agent)
     label = {"yacht": "Yacht", "yahtzee": "Yahtzee", "yatzy": "Scandinavian Yatzy"}[card["rules"]]
     lines = (ROOT / "docs" / "time_to_quality.md").read_text(encoding="utf-8").splitlines()
     row = next(line for line in lines if line.startswith(f"| {label} | ≥ "))
@@ -154,10 +153,19 @@ def test_time_to_quality_goals_are_the_cards(agent: str) -> None:
 @pytest.mark.parametrize("agent", ["td-yahtzee", "td-yatzy"])
 def test_training_page_prints_the_td_cards(agent: str) -> None:
     """The Training page's row of a TD agent gives its card's self-play games and final evaluation."""
-    _, card = run_record(agent)
+    _, card = shipped_record(agent)
     lines = (ROOT / "docs" / "training.md").read_text(encoding="utf-8").splitlines()
     row = next(line for line in lines if line.startswith("| TD, ") and f"(`{agent}`)" in line)
     ev = card["final_eval"]
     assert f"| {card['games']:,} games ({card['timesteps'] / 1e6:.0f}M steps);" in row, row
     assert row.endswith(f"| {ev['percent_of_optimal']:.2f}% ({ev['mean']:.2f} ± {ev['ci95'][1] - ev['mean']:.2f}) |")
     assert f"`python train.py --config {card['config']}`" in row
+
+
+def test_ship_model_refuses_a_run_without_evaluations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    run = _run_folder(tmp_path / "run", "final_model.pt")
+    (run / "evaluations.json").unlink()
+    assert _ship(_ship_script(), tmp_path, monkeypatch, run, "x", "c") == 2
+    assert "no periodic evaluations" in capsys.readouterr().err
+    assert not (tmp_path / "models").exists() and not (tmp_path / "records").exists()

@@ -28,8 +28,6 @@ REPLAY = ("greedy", "yacht", 7)  # the replay page the evaluation page embeds: a
 REGRET_GAMES = 1_000  # games of the regret chart (greedy on Yacht, seed 0)
 RULE_ORDER = ("yacht", "yahtzee", "yahtzee-free-joker", "yatzy", "knizia")  # every rule set, as the Rules page
 SMALL_RULES = ("yacht", "knizia")  # whose distribution and reach tables a build solves (about a second each)
-# the target each reach picture marks: the one of the page's commands (python benchmarks/objective_curves.py --rules R
-# --record records the other rule sets' curves; their tables take 12 to 22 minutes each)
 # picture -> (title, the shipped agents whose run records it draws)
 LEARNING_CURVES = {
     "img/learning-curve-td-yacht.png": ("python train.py: TD expectimax on Yacht (the shipped td-yacht)",
@@ -42,6 +40,8 @@ LEARNING_CURVES = {
                                                "ppo-expectimax-* agents",
                                                ("ppo-expectimax-yacht", "ppo-expectimax-yahtzee")),
 }
+# the target each reach picture marks: the one of the page's commands (python benchmarks/objective_curves.py --rules R
+# --record records the other rule sets' curves; their tables take 12 to 22 minutes each)
 REACH_TARGETS = {"yacht": 200, "yahtzee": 300, "yahtzee-free-joker": 300, "yatzy": 300, "knizia": 200}
 
 
@@ -111,7 +111,7 @@ def reach_picture(rules: str) -> bytes:
                              "points", REACH_TARGETS[rules]))
 
 
-def run_record(agent: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def shipped_record(agent: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A shipped agent's periodic evaluations (its run's ``evaluations.json``, shipped as
     ``docs/records/AGENT-evaluations.json``) and its card (``agents/models/AGENT.json``)."""
     evals = json.loads((RECORDS / f"{agent}-evaluations.json").read_text(encoding="utf-8"))
@@ -137,13 +137,14 @@ def learning_curves(title: str, agents: tuple[str, ...]) -> bytes:
     fig = figure((11, 4.4 + 0.45 * len(agents)), what="the learning curves")
     axes = fig.subplots(1, 2)
     for i, agent in enumerate(agents):
-        evals, card = run_record(agent)
+        evals, card = shipped_record(agent)
         final = card["final_eval"]
         colour, star = (f"C{i}", f"C{i}") if len(agents) > 1 else ("C0", "C3")
+        games = periodic_games(card)
         for ax, key in zip(axes, ("timesteps", "learning_s")):
             x = [e[key] for e in evals]
             ax.plot(x, [e["percent_of_optimal"] for e in evals], marker="o", markersize=3, color=colour,
-                    label=f"{agent}: periodic evaluations, the same {periodic_games(card):,} games each time")
+                    label=f"{agent}: periodic evaluations, the same {games:,} games each time")
             ax.plot([x[-1]], [final["percent_of_optimal"]], "*", markersize=12, color=star,
                     markeredgecolor="black", markeredgewidth=0.5,
                     label=f"{agent}: final evaluation, {final['episodes']:,} unseen games, "
