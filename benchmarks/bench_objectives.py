@@ -1,6 +1,7 @@
 """Time and memory of the objective tables: the exact score distribution and the reach table, per rule set.
 
     python benchmarks/bench_objectives.py [--rules yacht knizia yahtzee yatzy] [--sample 64] [--json PATH]
+    python benchmarks/bench_objectives.py --parts [--rules yahtzee yatzy] [--sample 48]
 
 Rule sets whose tables fit the memory limit (``YACHT_ENV_TABLE_GB``, default 4 GB: every rule set since the tables
 are ragged, 1.16 GB for Yahtzee) are solved whole, one table in memory at a time, with no disk cache, and P*(T) is
@@ -11,6 +12,13 @@ among the sweep's threads (``numba.get_num_threads()``: the states of a layer ar
 extrapolation is an upper bound, about 3x too high for Yahtzee's reach table when it was measured: probably because
 the states of a layer, swept in order, find their successors' rows in the CPU's caches, and a sample's scattered
 states do not. Solve whole where memory allows.
+
+``--parts`` times the steps of the reach sweep side by side with the way each was done before, on one thread, on
+``--sample`` consecutive states from the middle of every layer (a table of random rows stands in for the
+successors), extrapolated to the whole sweep by each layer's number of states: the hand values as the decisions search
+them, one look-up per need (``reach_hand_values``), against the sweep's one shifted successor row per box class
+(``state_hand_values``); the keep tree's means over one more die summed row after row into a buffer (as before, in
+this script) against one pass over the lanes (``_expect_keeps``); and the sweep's whole kernel (``reach_rows``).
 """
 
 from __future__ import annotations
@@ -25,10 +33,12 @@ import time
 
 import numba
 import numpy as np
+from numba import njit
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.rules import get_rules
-from yacht_env.search.turn_tables import search_tables
+from yacht_env.search import turn_search as TS
+from yacht_env.search.turn_tables import HAND0, KEEP_ADD, NUM_FACES, NUM_HANDS, NUM_KEEPS, Starts, search_tables
 from yacht_env.solver import distribution_kernels as DK
 from yacht_env.solver import reach_kernels as RK
 from yacht_env.solver import solve
@@ -95,18 +105,111 @@ def sampled(rules: str, sample: int) -> dict:
             "reach_hours": per_reach * n / 3600 / threads, "distribution_hours": per_dist * n / 3600 / threads}
 
 
+@njit
+def _expect_rows(K: np.ndarray, acc: np.ndarray) -> None:
+    """The keep tree's means over one more die as they were summed before: row after row into a buffer."""
+    nl = K.shape[1]
+    for k in range(HAND0 - 1, -1, -1):
+        acc[:nl] = 0.0
+        for f in range(NUM_FACES):
+            j = KEEP_ADD[k, f]
+            for b in range(nl):
+                acc[b] += K[j, b]
+        for b in range(nl):
+            K[k, b] = acc[b] / NUM_FACES
+
+
+@njit
+def _hand_values(tb: TS.SearchTables, R: object, states: np.ndarray, width: int, per_lane: bool) -> None:
+    """The hand values of each of ``states`` at its needs ``0 .. L - 1``: one look-up per need, or the sweep's
+    shifted rows."""
+    rows = max(tb.BOXV.shape[1], tb.scoring.score_table.shape[1])
+    Wb, Tb = np.empty(NUM_HANDS * width), np.empty(rows * width)
+    lanes = Starts(np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64))
+    needs, bits = np.arange(width), np.empty(width, dtype=np.int64)
+    UY = tb.U * tb.Y
+    for i in range(states.shape[0]):
+        s = states[i]
+        L = R.offsets[s + 1] - R.offsets[s]
+        F, r = s // UY, s % UY
+        W, T = Wb[:NUM_HANDS * L].reshape((NUM_HANDS, L)), Tb[:rows * L].reshape((rows, L))
+        if per_lane:
+            lanes.F[:] = F
+            lanes.u[:] = r // tb.Y
+            lanes.y[:] = r % tb.Y
+            RK.reach_hand_values(tb, R, Starts(lanes.F[:L], lanes.u[:L], lanes.y[:L]), needs[:L], W, T, bits[:L])
+        else:
+            RK.state_hand_values(tb, R, (F, r // tb.Y, r % tb.Y), W, T)
+
+
+@njit
+def _keep_means(lengths: np.ndarray, width: int, fused: bool) -> None:
+    """The keep tree's two rounds of means over one more die at each of ``lengths`` lanes."""
+    Kb, acc = np.full(NUM_KEEPS * width, 0.5), np.empty(width)
+    for L in lengths:
+        K = Kb[:NUM_KEEPS * L].reshape((NUM_KEEPS, L))
+        for _ in range(2):
+            if fused:
+                TS._expect_keeps(K)
+            else:
+                _expect_rows(K, acc)
+
+
+def parts(rules: str, sample: int) -> dict:
+    """The reach sweep's steps against the way each was done before (see the module docstring): seconds of the
+    whole sweep on one thread, extrapolated from ``sample`` states of every layer."""
+    from yacht_env.solver.reach import new_table
+
+    rs = get_rules(rules)
+    tb = search_tables(rs)
+    table = new_table(rs)
+    table.data[:] = np.random.default_rng(0).random(table.data.shape[0], dtype=np.float32)
+    table.data[table.offsets[:-1][np.diff(table.offsets) > 0]] = 1.0  # each row starts with 1, as the sweep's
+    width = max_score(rs) + 2
+    lengths = np.diff(table.offsets)
+    steps = {
+        "hand_values_per_lane": lambda st: _hand_values(tb, table.kernel, st, width, True),
+        "hand_values_shifted": lambda st: _hand_values(tb, table.kernel, st, width, False),
+        "keep_means_rows": lambda st: _keep_means(lengths[st], width, False),
+        "keep_means_fused": lambda st: _keep_means(lengths[st], width, True),
+        "reach_rows": lambda st: RK.reach_rows(tb, table.kernel, st, width),
+    }
+    layers = [s for s in turn_start_layers(rs) if len(s)]
+    for step in steps.values():
+        step(layers[-1][:1])  # compile
+    seconds = dict.fromkeys(steps, 0.0)
+    for states in layers:
+        mid = len(states) // 2
+        chunk = np.ascontiguousarray(states[max(mid - sample // 2, 0):][:sample])
+        for name, step in steps.items():
+            t0 = time.perf_counter()
+            step(chunk)
+            seconds[name] += (time.perf_counter() - t0) / len(chunk) * len(states)
+    out = {"rules": rs.name, "mode": f"parts, {sample} states a layer, one thread",
+           "states": int(sum(len(s) for s in layers))}
+    out.update({f"{k}_s": round(v, 1) for k, v in seconds.items()})
+    out["hand_values_factor"] = round(seconds["hand_values_per_lane"] / seconds["hand_values_shifted"], 2)
+    out["keep_means_factor"] = round(seconds["keep_means_rows"] / seconds["keep_means_fused"], 2)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rules", nargs="+", default=["yacht", "knizia", "yahtzee", "yatzy"])
     p.add_argument("--sample", type=int, default=64, help="states timed for a rule set too large to solve whole")
     p.add_argument("--json", help="also write the results as JSON to this path")
+    p.add_argument("--parts", action="store_true",
+                   help="time the reach sweep's steps against the way each was done before (see above)")
     args = p.parse_args(argv)
     os.environ.setdefault("YACHT_ENV_CACHE_DIR", tempfile.mkdtemp(prefix="bench-objectives-"))
     limit = float(os.environ.get(MEMORY_ENV, "4")) * 1e9
     out = []
     for rules in args.rules:
         rs = get_rules(rules)
-        res = whole(rules) if table_bytes(rs) <= limit else sampled(rules, args.sample)
+        if args.parts:
+            res = parts(rules, args.sample)
+        else:
+            res = whole(rules) if table_bytes(rs) <= limit else sampled(rules, args.sample)
         res["peak_rss_mb"] = _peak_mb()
         out.append(res)
         print(json.dumps(res), flush=True)

@@ -208,6 +208,41 @@ def test_most_points_is_the_exact_bound_of_both_tables(rules: str) -> None:
     assert (reach.table[ok] > 0).sum(axis=1).tolist() == (most[ok] + 1).tolist()
 
 
+@pytest.mark.parametrize("rules", ["yacht", "knizia", "yahtzee", "yahtzee-free-joker", "yatzy"])
+def test_the_reach_sweep_searches_a_state_as_the_decisions_do(rules: str) -> None:
+    """The sweep searches the needs 0 .. L - 1 of one state side by side, each box class one shifted successor row
+    (``state_hand_values``); the decisions search any positions, one look-up per lane (``reach_hand_values``). On a
+    table of random rows (each starting with 1, as the sweep writes them, some shorter than the shifts) both give
+    the same hand values, bit for bit, in states of every layer."""
+    from yacht_env.rules import TurnStartLayout
+    from yacht_env.search.turn_search import Starts
+    from yacht_env.search.turn_tables import search_tables
+    from yacht_env.solver import reach_kernels as RK
+    from yacht_env.solver.core import turn_start_layers
+    from yacht_env.solver.ragged import Ragged, row_offsets
+
+    rs = get_rules(rules)
+    tb = search_tables(rs)
+    rng = np.random.default_rng(8)
+    offsets = row_offsets(rng.integers(1, 12, TurnStartLayout.of(rs).size))
+    data = rng.random(int(offsets[-1])).astype(np.float32)
+    data[offsets[:-1]] = 1.0
+    table = Ragged(data, offsets)
+    L = 45
+    W1, W2 = np.empty((D.NUM_HANDS, L)), np.empty((D.NUM_HANDS, L))
+    T1 = np.empty((max(tb.BOXV.shape[1], rs.num_categories), L))
+    T2 = np.empty((tb.BOXV.shape[1], L))
+    for layer in turn_start_layers(rs):
+        for s in rng.choice(layer, size=min(3, len(layer)), replace=False):
+            F, r = divmod(int(s), tb.U * tb.Y)
+            key = (F, r // tb.Y, r % tb.Y)
+            lanes = Starts(*(np.full(L, v, dtype=np.int64) for v in key))
+            RK.reach_hand_values(tb, table, lanes, np.arange(L), W1, T1, np.empty(L, dtype=np.int64))
+            RK.state_hand_values(tb, table, key, W2, T2)
+            np.testing.assert_array_equal(W1, W2)
+            assert (W2 == 1.0).any() and (W2 < 1.0).any()
+
+
 def test_the_sweeps_do_not_depend_on_the_thread_count() -> None:
     """The states of a layer are dealt out among threads: one thread and two give the same tables, bit for bit."""
     import numba

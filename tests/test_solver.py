@@ -435,6 +435,22 @@ def test_keep_tree_against_dense_matrices() -> None:
     np.testing.assert_allclose(out, [e, e + 1.0, start[0]], atol=1e-12)
 
 
+def test_the_keep_means_sum_the_faces_in_order() -> None:
+    """The keep tree's means over one more die sum the six faces' values in face order, then divide by 6: the same
+    numbers, bit for bit, as numpy summing row after row (every table of the solvers depends on these sums)."""
+    rng = np.random.default_rng(5)
+    K = rng.random((D.NUM_KEEPS, 37)) * 50
+    K[rng.random(K.shape) < 0.05] = -np.inf
+    want = K.copy()
+    for k in range(TS.HAND0 - 1, -1, -1):
+        acc = np.zeros(K.shape[1])
+        for f in range(6):
+            acc = acc + want[TT.KEEP_ADD[k, f]]
+        want[k] = acc / 6
+    TS._expect_keeps(K)
+    np.testing.assert_array_equal(K, want)
+
+
 # ---- simulated optimal play -------------------------------------------------------------------------------------
 
 
@@ -739,6 +755,27 @@ def test_no_cache_neither_reads_nor_writes(cache_dir, monkeypatch: pytest.Monkey
     monkeypatch.setattr(solver_cache, "save", boom)
     sol = solve("yacht", cache=False)
     assert not sol.from_cache and list(cache_dir.iterdir()) == []
+
+
+def test_no_cache_solves_the_objective_tables_without_the_disk(cache_dir, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """``yacht solve --no-cache`` means the same for the distribution and the reach table as for the expected score:
+    each is computed again, and no cache file is read or written."""
+    from yacht_tools.cli import main
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise AssertionError("cache touched")
+
+    monkeypatch.setattr(solver_cache, "load", boom)
+    monkeypatch.setattr(solver_cache, "save", boom)
+    assert main(["solve", "--rules", "knizia", "--distribution", "--no-cache", "--json", "--no-progress"]) == 0
+    dist = json.loads(capsys.readouterr().out)
+    assert abs(dist["mean"] - 169.7987055) < 1e-7
+    assert main(["solve", "--rules", "knizia", "--objective", "reach", "--target", "150", "--no-cache", "--json",
+                 "--no-progress"]) == 0
+    reach = json.loads(capsys.readouterr().out)
+    assert round(reach["probability"], 5) == 0.76656 and round(reach["expected_score_player_probability"], 5) == 0.71357
+    assert list(cache_dir.iterdir()) == []
 
 
 def test_unwritable_cache_only_warns(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -104,11 +104,12 @@ def compute_distribution(solution: Solution, dtype: np.dtype | None = None) -> R
     return D
 
 
-def _load(rules: RuleSet, rows: int | None = None) -> tuple[RaggedTable, float]:
+def _load(rules: RuleSet, rows: int | None = None, cache: bool = True) -> tuple[RaggedTable, float]:
     """The table of ``rules`` (or its first ``rows``) from the disk cache, else computed and saved; with the seconds
-    it took."""
-    sol = solve(rules)
-    return cached_table(rules, "distribution", lambda: compute_distribution(sol), (sys.modules[__name__], DK), rows)
+    it took. ``cache=False``: computed, and no file read or written."""
+    sol = solve(rules, cache=cache)
+    return cached_table(rules, "distribution", lambda: compute_distribution(sol), (sys.modules[__name__], DK), rows,
+                        cache)
 
 
 @lru_cache(maxsize=2)
@@ -116,22 +117,25 @@ def _memo(rules: RuleSet) -> DistributionTable:
     return DistributionTable(solve(rules), *_load(rules))
 
 
-def distribution_table(rules: str | RuleSet) -> DistributionTable:
-    """The distribution table of ``rules`` (solved and kept in memory for the process)."""
+def distribution_table(rules: str | RuleSet, *, cache: bool = True) -> DistributionTable:
+    """The distribution table of ``rules`` (solved and kept in memory for the process). ``cache=False`` solves again
+    (the expected score too) and touches no file (nor the table kept in memory)."""
     rs = get_rules(rules)
     check_table_memory(rs, "the score distribution")
+    if not cache:
+        return DistributionTable(solve(rs, cache=False), *_load(rs, cache=False))
     return _memo(rs)
 
 
-def score_distribution(state_or_rules: GameState | str | RuleSet) -> ScoreDistribution:
+def score_distribution(state_or_rules: GameState | str | RuleSet, *, cache: bool = True) -> ScoreDistribution:
     """The exact final-score distribution of a new game of the given rules, or from a given state. For a new game
     only the start's row is kept from the cached table (or the table is computed, saved and let go), so that a caller
-    can hold another table of that size beside it."""
+    can hold another table of that size beside it. ``cache=False`` solves again and touches no file."""
     if isinstance(state_or_rules, GameState):
-        return distribution_table(state_or_rules.rules).of_state(state_or_rules)
+        return distribution_table(state_or_rules.rules, cache=cache).of_state(state_or_rules)
     rs = get_rules(state_or_rules)
     check_table_memory(rs, "the score distribution")
-    return ScoreDistribution(_start(rs).copy())
+    return ScoreDistribution((_start(rs) if cache else _load(rs, rows=1, cache=False)[0].row(0)).copy())
 
 
 @lru_cache(maxsize=8)

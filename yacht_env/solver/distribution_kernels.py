@@ -36,7 +36,7 @@ from yacht_env.search.turn_search import (
     successor_row,
 )
 from yacht_env.solver.ragged import Ragged
-from yacht_env.solver.reach_kernels import box_step, sweep_layers
+from yacht_env.solver.reach_kernels import box_step, shifted_row, sweep_layers
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
@@ -48,15 +48,7 @@ def _scored(out: np.ndarray, D: Ragged, tb: SearchTables, h: int, key: tuple[int
     """``out[x]`` = P(x more points) after scoring hand h in box c in turn-start state ``key``: the next state's
     distribution (its ragged row, 0 past its end) shifted by the points scored."""
     s2, pts = box_step(tb, tb.scoring.score_table[h], tb.scoring.joker_table[h], FIVE_KIND_FACE[h], key, c)
-    N = out.shape[0]
-    o = D.offsets[s2]
-    end = min(N, pts + D.offsets[s2 + 1] - o)
-    for x in range(min(pts, N)):
-        out[x] = 0.0
-    for x in range(pts, end):
-        out[x] = D.data[o + x - pts]
-    for x in range(max(end, pts), N):
-        out[x] = 0.0
+    shifted_row(out, D, s2, pts, 0.0)
 
 
 @njit(cache=True, inline="always")
@@ -91,7 +83,6 @@ def turn_distribution(tb: SearchTables, E: np.ndarray, D: Ragged, s: int, keep_m
     act = np.empty((NUM_HANDS, 3), dtype=np.int64)
     Kd = np.empty((NUM_KEEPS, N))
     W = np.empty((NUM_HANDS, N))
-    acc = np.empty(N)
     Y = tb.Y
     UY = tb.U * Y
     F = s // UY
@@ -112,7 +103,7 @@ def turn_distribution(tb: SearchTables, E: np.ndarray, D: Ragged, s: int, keep_m
     for h in range(NUM_HANDS):  # no roll left: the box chosen
         _scored(Kd[HAND0 + h], D, tb, h, key, act[h, 0] - 32)
     for rolls in range(1, 3):
-        _expect_keeps(Kd, acc)  # Kd: each keep with one more roll to make
+        _expect_keeps(Kd)  # Kd: each keep with one more roll to make
         if want_h >= 0 and want_rolls == rolls:
             _follow(out, act[want_h, rolls], want_h, Kd, D, tb, key)
             return

@@ -250,29 +250,31 @@ def objective_key(rules: RuleSet, kind: str, modules: tuple[ModuleType, ...] = (
 
 
 def cached_table(rules: RuleSet, kind: str, compute: Callable[[], RaggedTable], modules: tuple[ModuleType, ...] = (),
-                 rows: int | None = None) -> tuple[RaggedTable, float]:
+                 rows: int | None = None, cache: bool = True) -> tuple[RaggedTable, float]:
     """An objective's table from the solver's disk cache (:mod:`yacht_env.solver.table_cache`, checked, then
     memory-mapped), else ``compute()``d and saved (atomically); with the seconds it took. ``modules``: the sources the
     table also depends on. ``rows``: only the first rows are wanted (kept in memory, the rest let go as soon as it is
-    read or saved)."""
+    read or saved). ``cache=False``: always computed, and no file read or written."""
     t0 = time.perf_counter()
     key = objective_key(rules, kind, modules)
     offsets = table_offsets(rules)
     cells, width = int(offsets[-1]), max_score(rules) + 2
     dtype = table_dtype(cells)
     data = _cache.load(rules, (cells,), key, rows, value_range=(0.0, 1.0 + 1e-9), dtype=dtype.str,
-                       row_offsets=offsets, mapped=True)  # probabilities
+                       row_offsets=offsets, mapped=True) if cache else None  # probabilities
     if data is not None:
         table = RaggedTable(data, offsets if rows is None else offsets[:rows + 1], width)
     else:
-        what = f"computing the {kind} table of {rules.name} ({len(offsets) - 1:,} x {width:,}; once, then cached)"
+        what = (f"computing the {kind} table of {rules.name} ({len(offsets) - 1:,} x {width:,}; "
+                f"{'once, then cached' if cache else 'not cached'})")
         if _BARS:
             say(f"{what}...")
             table = compute()
         else:
             with SlowNotice(what):
                 table = compute()
-        _cache.save(rules, table.data, key, mapped=True)
+        if cache:
+            _cache.save(rules, table.data, key, mapped=True)
         if rows is not None:
             table = RaggedTable(table.data[:offsets[rows]].copy(), offsets[:rows + 1], width)
             gc.collect()  # the whole table can sit in a reference cycle: freed now, not at some later collection
@@ -285,10 +287,13 @@ def _memo(rules: RuleSet) -> ReachSolution:
     return ReachSolution(rules, table, seconds)
 
 
-def solve_reach(rules: str | RuleSet) -> ReachSolution:
+def solve_reach(rules: str | RuleSet, *, cache: bool = True) -> ReachSolution:
     """The exact reach solution of ``rules`` (kept in memory for the process). Its table takes
     :func:`table_bytes`: a few MB for Yacht and Knizia's Yacht, about 1.1 GB for Yahtzee and Yatzy (mapped from the
-    disk cache: read from disk as its rows are used)."""
+    disk cache: read from disk as its rows are used). ``cache=False`` solves again and touches no file (nor the
+    solution kept in memory)."""
     rs = get_rules(rules)
     check_table_memory(rs, "the reach solution")
+    if not cache:
+        return ReachSolution(rs, *cached_table(rs, "reach", lambda: compute_reach(rs), cache=False))
     return _memo(rs)

@@ -97,7 +97,7 @@ def _run_distribution(args: argparse.Namespace, base: dict[str, Any]) -> int:
     from yacht_env.solver.distribution import distribution_table
 
     with Stopwatch() as sw:
-        table = distribution_table(args.rules)
+        table = distribution_table(args.rules, cache=not args.no_cache)
     d = table.start
     probs = d.probabilities
     last = int(probs.nonzero()[0][-1])
@@ -124,9 +124,9 @@ def _run_reach(args: argparse.Namespace, base: dict[str, Any], target: int) -> i
     if args.plot or args.json is not None:  # first: one table in memory at a time (1.2 GB for Yahtzee)
         from yacht_env.solver.distribution import score_distribution
 
-        expected_player = score_distribution(args.rules).at_least()
+        expected_player = score_distribution(args.rules, cache=not args.no_cache).at_least()
     with Stopwatch() as sw:
-        rs = solve_reach(args.rules)
+        rs = solve_reach(args.rules, cache=not args.no_cache)
     p = rs.probability(target)
     result = base | {"objective": "reach", "target": target, "probability": p, "seconds": round(sw.seconds, 6)}
     if expected_player is not None:
