@@ -168,8 +168,8 @@ def hand_values(tb: SearchTables, E: np.ndarray, lanes: Starts, W: np.ndarray, T
 @njit(cache=True, inline="always")
 def _expect_keeps(K: np.ndarray) -> None:
     """``K[k, b]`` for the keeps of 0..4 dice: the mean of ``K`` over one more die (hands already in place), the six
-    faces summed in order in one pass over the lanes (2.0-2.7x faster than summing row by row into a buffer, the same
-    sums: ``python benchmarks/bench_solver.py``)."""
+    faces summed in order in one pass over the lanes (2.0x faster than summing row by row into a buffer, the same
+    sums: ``python benchmarks/bench_objectives.py --parts``)."""
     nl = K.shape[1]
     for k in range(HAND0 - 1, -1, -1):
         j = KEEP_ADD[k]

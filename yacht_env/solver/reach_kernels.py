@@ -137,7 +137,7 @@ def state_hand_values(tb: SearchTables, R: Ragged, key: tuple[int, int, int], W:
     ``key``, for the needs ``n < W.shape[1]``: :func:`reach_hand_values` with the needs ``0 .. L - 1`` of one state as
     its lanes, which the sweep searches. Every lane then shares each box's successor and points, so a box-score class
     is the successor's row shifted by its points (:func:`shifted_row`), not one look-up per lane: the sweep's hand
-    values 4.8x faster, the whole Yahtzee reach sweep 2.1x (``python benchmarks/bench_objectives.py --parts``).
+    values 4.6x faster on Yahtzee, 5.9x on Yatzy (``python benchmarks/bench_objectives.py --parts``).
     ``T`` (rows: at least the width of BOXV and 1, L) is scratch."""
     F, u, y = key
     L = W.shape[1]
