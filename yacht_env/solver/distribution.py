@@ -104,17 +104,17 @@ def compute_distribution(solution: Solution, dtype: np.dtype | None = None) -> R
     return D
 
 
-def _load(rules: RuleSet, rows: int | None = None, cache: bool = True) -> tuple[RaggedTable, float]:
-    """The table of ``rules`` (or its first ``rows``) from the disk cache, else computed and saved; with the seconds
-    it took. ``cache=False``: computed, and no file read or written."""
-    sol = solve(rules, cache=cache)
-    return cached_table(rules, "distribution", lambda: compute_distribution(sol), (sys.modules[__name__], DK), rows,
-                        cache)
+def _load(sol: Solution, rows: int | None = None, cache: bool = True) -> tuple[RaggedTable, float]:
+    """The table of the solved rule set ``sol`` (or its first ``rows``) from the disk cache, else computed and saved;
+    with the seconds it took. ``cache=False``: computed, and no file read or written."""
+    return cached_table(sol.rules, "distribution", lambda: compute_distribution(sol), (sys.modules[__name__], DK),
+                        rows, cache)
 
 
 @lru_cache(maxsize=2)
 def _memo(rules: RuleSet) -> DistributionTable:
-    return DistributionTable(solve(rules), *_load(rules))
+    sol = solve(rules)
+    return DistributionTable(sol, *_load(sol))
 
 
 def distribution_table(rules: str | RuleSet, *, cache: bool = True) -> DistributionTable:
@@ -123,7 +123,8 @@ def distribution_table(rules: str | RuleSet, *, cache: bool = True) -> Distribut
     rs = get_rules(rules)
     check_table_memory(rs, "the score distribution")
     if not cache:
-        return DistributionTable(solve(rs, cache=False), *_load(rs, cache=False))
+        sol = solve(rs, cache=False)
+        return DistributionTable(sol, *_load(sol, cache=False))
     return _memo(rs)
 
 
@@ -135,11 +136,13 @@ def score_distribution(state_or_rules: GameState | str | RuleSet, *, cache: bool
         return distribution_table(state_or_rules.rules, cache=cache).of_state(state_or_rules)
     rs = get_rules(state_or_rules)
     check_table_memory(rs, "the score distribution")
-    return ScoreDistribution((_start(rs) if cache else _load(rs, rows=1, cache=False)[0].row(0)).copy())
+    if not cache:
+        return ScoreDistribution(_load(solve(rs, cache=False), rows=1, cache=False)[0].row(0))
+    return ScoreDistribution(_start(rs).copy())
 
 
 @lru_cache(maxsize=8)
 def _start(rules: RuleSet) -> np.ndarray:
     """The start's row alone, kept for the process (a few thousand numbers): asked again, as ``yacht eval --objective
     reach`` does, it is not read from its table again."""
-    return _load(rules, rows=1)[0].row(0)
+    return _load(solve(rules), rows=1)[0].row(0)
