@@ -29,7 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from yacht_agents.base import Agent, CallableAgent
-from yacht_agents.duel import DuelAgent
+from yacht_agents.duel_agent import DuelAgent
 from yacht_agents.greedy import GreedyAgent
 from yacht_agents.objectives import ReachAgent, WinAgent, parse_target
 from yacht_agents.optimal import OptimalAgent

@@ -1,11 +1,11 @@
 """Agents for the objectives beyond the expected score: reach a target score, and win a game of several players.
 
 ``optimal-reach:T`` (:class:`ReachAgent`) plays the exact strategy that maximises P(final score >= T) (the reach
-table of :mod:`yacht_env.solver.reach`): its success rate estimates P*(T).
+table of :mod:`yacht_solver.reach`): its success rate estimates P*(T).
 
 ``optimal-win`` (:class:`WinAgent`) plays to finish first. At each of its turns it takes the exact distribution of
 every opponent's final score from the opponent's present state (their play being the expected-score optimum,
-:mod:`yacht_env.solver.distribution`), turns it into ``g(f)``, the win share a final score of ``f`` would bring
+:mod:`yacht_solver.distribution`), turns it into ``g(f)``, the win share a final score of ``f`` would bring
 (ties shared as the tournament shares them), and searches its turn exactly for the end-of-turn value
 ``sum_t (g(t) - g(t - 1)) * P*(at least t - total more points)`` from the reach table: each threshold's best
 probability to come, weighted by what passing that threshold is worth. It is exact within the turn and an
@@ -25,11 +25,11 @@ import numpy as np
 from yacht_agents.base import Agent
 from yacht_env.digits import parse_digits
 from yacht_env.rules import RuleSet
-from yacht_env.solver import ReachSolution, distribution_table, solve, solve_reach
-from yacht_env.solver import reach_kernels as RK
-from yacht_env.solver import win_kernels as WK
-from yacht_env.solver.ragged import Ragged
 from yacht_env.state import GameState
+from yacht_solver import ReachSolution, distribution_table, solve, solve_reach
+from yacht_solver import reach_kernels as RK
+from yacht_solver import win_kernels as WK
+from yacht_solver.ragged import Ragged
 
 TURNS_KEPT = 4096
 """Turns whose end-of-turn values :class:`WinAgent` keeps (a few kilobytes each)."""
@@ -175,7 +175,7 @@ class WinAgent(Agent):
 
     def _new_turn_ends(self, me: GameState, others: Sequence[GameState]) -> TurnEnds:
         """Every (next state, points) the turn of ``me`` can end in, with its worth against ``others``
-        (:func:`yacht_env.solver.win_kernels.turn_end_values`)."""
+        (:func:`yacht_solver.win_kernels.turn_end_values`)."""
         g = win_shares_by_score([self.distributions.of_state(o).probabilities for o in others])
         key = tuple(int(k) for k in self.reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box))
         ends = RK.turn_outcomes(self.reach.tables, key)

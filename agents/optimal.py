@@ -3,7 +3,7 @@
 It maximises the expected final score, so its mean over many games estimates the solver's ``start_value``. It is the
 turn search of :mod:`yacht_agents.search` with the solver's exact values of every turn-start state; ties between
 equally good actions go to the lowest action index (as :meth:`Solution.best_action
-<yacht_env.solver.Solution.best_action>`), so the agent is deterministic and uses no randomness.
+<yacht_solver.Solution.best_action>`), so the agent is deterministic and uses no randomness.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import numpy as np
 
 from yacht_agents.search import TurnKeys, TurnSearchAgent
 from yacht_env.rules import RuleSet
-from yacht_env.solver import Solution, solve
 from yacht_env.state import GameState
+from yacht_solver import Solution, solve
 
 
 class OptimalAgent(TurnSearchAgent):

@@ -1,4 +1,5 @@
-"""Agents that play each turn by exact expectimax over the dice: the one search of :mod:`yacht_env.search.turn_search`.
+"""Agents that play each turn by exact expectimax over the dice: the one search of
+:mod:`yacht_solver.search.turn_search`.
 
 Within a turn everything is known from the dice model and the rules; what an agent of this kind brings is the value
 of each turn-start state its turn can lead to (:meth:`TurnSearchAgent.successor_values`): the solver's exact values
@@ -8,8 +9,9 @@ of each turn-start state its turn can lead to (:meth:`TurnSearchAgent.successor_
 They read only what the observation holds (dice, rolls left, open boxes, capped upper total, five-of-a-kind box:
 it is Markov), decoded by :func:`yacht_env.observation.decode_batch`, so they play on the vector engine; given
 :class:`~yacht_env.state.GameState` objects instead, they read the same fields from them. They decide for a whole
-batch in compiled code: the states' turns are searched side by side (:func:`~yacht_env.search.turn_search.turn_values`),
-then each state's action is taken (:func:`~yacht_env.search.turn_search.decide`).
+batch in compiled code: the states' turns are searched side by side
+(:func:`~yacht_solver.search.turn_search.turn_values`), then each state's action is taken
+(:func:`~yacht_solver.search.turn_search.decide`).
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ from yacht_agents.base import Agent
 from yacht_env import observation as O
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.rules import RuleSet, TurnStartLayout
-from yacht_env.search import state_search as ST
-from yacht_env.search import turn_search as T
-from yacht_env.search.turn_tables import search_tables
 from yacht_env.state import GameState
+from yacht_solver.search import state_search as ST
+from yacht_solver.search import turn_search as T
+from yacht_solver.search.turn_tables import search_tables
 
 _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
 
@@ -69,7 +71,8 @@ class TurnSearchAgent(Agent):
     """Base of the agents that search each turn exactly (see the module docstring). Deterministic.
 
     Subclasses give :meth:`successor_values`; ``prefer_score`` picks the tie rule of
-    :func:`yacht_env.search.turn_search.choose` (the greedy player's: score when it is worth at least the best keep)."""
+    :func:`yacht_solver.search.turn_search.choose` (the greedy player's: score when it is worth at least the best
+    keep)."""
 
     needs_state = False
     needs_obs = True

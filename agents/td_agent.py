@@ -30,8 +30,8 @@ from yacht_agents.nets import check_activation, check_declared_mlp, check_hidden
 from yacht_agents.search import TurnKeys, TurnSearchAgent
 from yacht_env.files import write_atomic
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
-from yacht_env.search.turn_successors import missing_successors, successor_boxes
-from yacht_env.search.turn_tables import Starts, search_tables
+from yacht_solver.search.turn_successors import missing_successors, successor_boxes
+from yacht_solver.search.turn_tables import Starts, search_tables
 
 if TYPE_CHECKING:
     import torch

@@ -33,7 +33,7 @@ STAGES = {
     "first vector step": "import gymnasium as gym, yacht_env\n"
                          "v = gym.make_vec('Yacht-v0', num_envs=64, vectorization_mode='vector_entry_point')\n"
                          "v.reset(seed=0); v.step(v.unwrapped.action_masks().argmax(1))",
-    "first solve (yacht)": "from yacht_env.solver import solve\nsolve('yacht')",
+    "first solve (yacht)": "from yacht_solver import solve\nsolve('yacht')",
     "first optimal action": "from yacht_agents import OptimalAgent\nfrom yacht_env.env import YachtEnv\n"
                             "e = YachtEnv(); o, _ = e.reset(seed=0)\n"
                             "OptimalAgent('yacht').act(o, e.action_masks())",

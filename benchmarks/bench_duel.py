@@ -1,4 +1,4 @@
-"""Solve the two-player game of each rule set exactly (:func:`yacht_env.solver.solve_duel`) and print, per rule set,
+"""Solve the two-player game of each rule set exactly (:func:`yacht_solver.solve_duel`) and print, per rule set,
 the first player's chance to win, the table's size and the sweep's time, as JSON lines.
 
     python benchmarks/bench_duel.py [--rules yacht knizia]
@@ -18,7 +18,7 @@ import time
 import numba
 
 from yacht_env.rules import get_rules
-from yacht_env.solver.duel import duel_plan, solve_duel
+from yacht_solver.duel import duel_plan, solve_duel
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -37,13 +37,13 @@ from numba import njit
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.rules import get_rules
-from yacht_env.search import turn_search as TS
-from yacht_env.search.turn_tables import HAND0, KEEP_ADD, NUM_FACES, NUM_HANDS, NUM_KEEPS, Starts, search_tables
-from yacht_env.solver import distribution_kernels as DK
-from yacht_env.solver import reach_kernels as RK
-from yacht_env.solver import solve
-from yacht_env.solver.core import turn_start_layers
-from yacht_env.solver.reach import MEMORY_ENV, max_score, table_bytes
+from yacht_solver import distribution_kernels as DK
+from yacht_solver import reach_kernels as RK
+from yacht_solver import solve
+from yacht_solver.core import turn_start_layers
+from yacht_solver.reach import MEMORY_ENV, max_score, table_bytes
+from yacht_solver.search import turn_search as TS
+from yacht_solver.search.turn_tables import HAND0, KEEP_ADD, NUM_FACES, NUM_HANDS, NUM_KEEPS, Starts, search_tables
 
 TARGETS = (100, 150, 200, 250)
 
@@ -54,8 +54,8 @@ def _peak_mb() -> float:
 
 def whole(rules: str) -> dict:
     """Solve both tables of ``rules`` with no disk cache."""
-    from yacht_env.solver import distribution as DM
-    from yacht_env.solver import reach as RM
+    from yacht_solver import distribution as DM
+    from yacht_solver import reach as RM
 
     rs = get_rules(rules)
     sol = solve(rs)
@@ -76,7 +76,7 @@ def sampled(rules: str, sample: int) -> dict:
     """Time per state of both sweeps on ``sample`` states spread over every layer (each searched up to its own most
     points still to come, as in the whole sweep), on one thread, extrapolated to every state and divided among the
     sweep's threads."""
-    from yacht_env.solver.reach import most_points, new_table
+    from yacht_solver.reach import most_points, new_table
 
     rs = get_rules(rules)
     tb = search_tables(rs)
@@ -158,7 +158,7 @@ def _keep_means(lengths: np.ndarray, width: int, fused: bool) -> None:
 def parts(rules: str, sample: int) -> dict:
     """The reach sweep's steps against the way each was done before (see the module docstring): seconds of the
     whole sweep on one thread, extrapolated from ``sample`` states of every layer."""
-    from yacht_env.solver.reach import new_table
+    from yacht_solver.reach import new_table
 
     rs = get_rules(rules)
     tb = search_tables(rs)

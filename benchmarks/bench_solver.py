@@ -31,7 +31,7 @@ THEIR_VARIANTS = {"yahtzee": "american+forced-joker", "yatzy": "yatzy-scandinavi
 
 
 def _ours(rules: str) -> tuple[float, float]:
-    from yacht_env.solver import solve
+    from yacht_solver import solve
 
     t0 = time.perf_counter()
     sol = solve(rules, cache=False)
@@ -51,7 +51,7 @@ def _theirs(rules: str) -> tuple[float, float, Any]:
 def _compare_states(rules: str, solver: Any) -> dict[str, Any]:
     """Every reachable turn-start state of a rule set without a five-of-a-kind box (``filled`` bits in box order,
     upper total capped at the threshold): our value against the yatzy-solver ``solver``'s ``state_values``."""
-    from yacht_env.solver import solve
+    from yacht_solver import solve
 
     sol = solve(rules)
     if sol.layout.Y != 1:
@@ -67,7 +67,7 @@ def _compare_states(rules: str, solver: Any) -> dict[str, Any]:
 
 def _load_time() -> float:
     """Seconds for ``solve("yahtzee")`` to load a table from the disk cache (fresh process memory)."""
-    from yacht_env.solver import clear_memory_cache, solve
+    from yacht_solver import clear_memory_cache, solve
 
     solve("yahtzee")  # writes the table if it is not there
     clear_memory_cache()
@@ -82,8 +82,8 @@ def _load_time() -> float:
 def _games(n: int, seed: int = 0) -> dict[str, Any]:
     """Play n Yacht games optimally through the state transitions."""
     from yacht_env.actions import NUM_KEEP_ACTIONS
-    from yacht_env.solver import solve
     from yacht_env.state import new_game, reroll_pattern, score_category
+    from yacht_solver import solve
 
     t0 = time.perf_counter()
     sol = solve("yacht")

@@ -13,9 +13,9 @@ import numpy as np
 
 from yacht_agents import td_agent
 from yacht_env.rules import TurnStartLayout, get_rules
-from yacht_env.search import state_search as ST
-from yacht_env.search import turn_search as T
-from yacht_env.search.turn_tables import Starts, search_tables
+from yacht_solver.search import state_search as ST
+from yacht_solver.search import turn_search as T
+from yacht_solver.search.turn_tables import Starts, search_tables
 from yacht_tools.evaluation import evaluate
 from yacht_training.td_learner import SelfPlay
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from yacht_env.solver import score_distribution, solve_reach
+from yacht_solver import score_distribution, solve_reach
 from yacht_tools.objective_records import Curves, write_record
 
 TARGETS = (150, 200, 250, 300, 350, 400, 500)

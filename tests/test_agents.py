@@ -22,13 +22,13 @@ RULE_NAMES = list(RULESETS)
 
 def solver_available() -> bool:
     try:
-        from yacht_env.solver import solve  # noqa: F401
+        from yacht_solver import solve  # noqa: F401
     except ImportError:
         return False
     return True
 
 
-needs_solver = pytest.mark.skipif(not solver_available(), reason="yacht_env.solver is not available")
+needs_solver = pytest.mark.skipif(not solver_available(), reason="yacht_solver is not available")
 
 
 def play_env_game(agent: Agent, rules: str, seed: int) -> float:

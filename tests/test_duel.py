@@ -1,4 +1,4 @@
-"""The two-player solver (:mod:`yacht_env.solver.duel`) against a plain two-player solver written here from the
+"""The two-player solver (:mod:`yacht_solver.duel`) against a plain two-player solver written here from the
 rules (the tests' own dice model and box scores), on small registered rule sets, and the end games of Yacht and
 Knizia's Yacht with one box left each; and :func:`yacht_env.rules.register_rules`."""
 
@@ -12,8 +12,8 @@ from test_solver import DENSE, HANDS, _dense_model
 
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.rules import RULESETS, YACHT, Category, RuleSet, get_rules, register_rules
-from yacht_env.solver import duel as DU
 from yacht_env.state import GameState
+from yacht_solver import duel as DU
 
 UPPER6 = RuleSet("test-upper6", "Six upper boxes", YACHT.categories[:6])
 UPPER_YACHT = RuleSet("test-upper-yacht", "Upper boxes and Yacht", YACHT.categories[:6] + YACHT.categories[11:])
@@ -300,8 +300,8 @@ def test_registered_rules_are_usable_by_name_everywhere() -> None:
 
     import yacht_env  # noqa: F401 - registers the Gymnasium ids
     from yacht_env.env import YachtEnv
-    from yacht_env.solver import solve
     from yacht_env.vector import YachtVectorEnv
+    from yacht_solver import solve
 
     rs = registered(UPPER6)
     assert get_rules(rs.name) is rs

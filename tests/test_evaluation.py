@@ -24,13 +24,13 @@ from yacht_tools.seeds import game_seed
 
 def _solver_available() -> bool:
     try:
-        from yacht_env.solver import solve  # noqa: F401
+        from yacht_solver import solve  # noqa: F401
     except ImportError:
         return False
     return True
 
 
-needs_solver = pytest.mark.skipif(not _solver_available(), reason="yacht_env.solver is not available")
+needs_solver = pytest.mark.skipif(not _solver_available(), reason="yacht_solver is not available")
 
 REQUIRED_KEYS = {"mean", "std", "ci95", "median", "percent_of_optimal", "episodes", "categories"}
 Z999 = 3.2905  # two-sided 99.9 % normal quantile

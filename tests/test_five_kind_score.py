@@ -12,9 +12,9 @@ import pytest
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.env import YachtEnv
 from yacht_env.rules import JOKER_FORCED, RULESETS, YAHTZEE, Category, RuleSet
-from yacht_env.solver import solve
 from yacht_env.state import GameState
 from yacht_env.vector import YachtVectorEnv
+from yacht_solver import solve
 
 NAME = "yahtzee-forty-test"
 # Yahtzee's upper section and bonus, a five-of-a-kind box worth 40 (its bonus 100, forced Joker) and Chance: 8 boxes,

@@ -40,7 +40,7 @@ def test_main_command_trains_the_card_config() -> None:
 
 
 def test_readme_quotes_the_last_line_of_the_record() -> None:
-    from yacht_env.solver import solve
+    from yacht_solver import solve
     from yacht_training.td_learner import score_line
 
     result = {**card()["final_eval"], "agent": "final_model.pt", "optimal_value": solve("yacht").start_value}

@@ -107,12 +107,12 @@ def test_the_cache_folder_follows_numba_cache_dir(tmp_path: Path, monkeypatch: p
 
 _SEARCH = {  # two kernels of one module, each compiled by its own process
     "sweep": ("import numpy as np\nfrom yacht_env.rules import get_rules\n"
-              "from yacht_env.search import turn_search as TS, turn_tables as TT\n"
+              "from yacht_solver.search import turn_search as TS, turn_tables as TT\n"
               "tb = TT.search_tables(get_rules('yacht'))\nz = np.zeros(1, dtype=np.int64)\n"
               "TS.turn_values(tb, np.zeros(1 << 16), TT.Starts(z, z, z), TS.keep_tables(0), np.empty(1))\n"),
     "decide": ("import numpy as np\nfrom yacht_env.rules import get_rules\n"
                "from yacht_env.actions import KEEP_MASK_UNIQUE\n"
-               "from yacht_env.search import turn_search as TS, turn_tables as TT\n"
+               "from yacht_solver.search import turn_search as TS, turn_tables as TT\n"
                "tb = TT.search_tables(get_rules('yacht'))\nz = np.zeros(1, dtype=np.int64)\n"
                "pos = TS.Positions(z, z, z, z, np.full(1, 2, dtype=np.int64))\n"
                "rule = TT.DecisionRule(np.ascontiguousarray(KEEP_MASK_UNIQUE), False, TT.TIE_TOLERANCE)\n"
@@ -148,7 +148,7 @@ def test_the_check_waits_while_another_process_saves(tmp_path: Path) -> None:
     if not LOCKS_WORK:
         pytest.skip("no file locks here")
     env = child_env(NUMBA_CACHE_DIR=str(tmp_path / "numba"))
-    code = "import yacht_env.search.turn_tables\nprint('CHECKED')\n"
+    code = "import yacht_solver.search.turn_tables\nprint('CHECKED')\n"
     subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, timeout=300)
     [lock_path] = (tmp_path / "numba").glob("*/turn_tables.cache.lock")
     lock = FileLock(lock_path)

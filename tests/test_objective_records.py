@@ -95,7 +95,7 @@ def test_a_record_rewritten_from_its_curves_is_the_same_file(recorded: tuple[str
 
 
 def test_a_curve_beyond_the_highest_score_is_refused() -> None:
-    from yacht_env.solver import ScoreDistribution
+    from yacht_solver import ScoreDistribution
 
     top = max_final_score(get_rules("yacht"))
     ok = np.zeros(top + 2)
@@ -168,7 +168,7 @@ def test_a_large_or_missing_record_is_refused_before_it_is_read(tmp_path: Path) 
 
 
 def test_the_distribution_is_the_expected_score_optimum_s(recorded: tuple[str, Curves, str]) -> None:
-    from yacht_env.solver import solve
+    from yacht_solver import solve
 
     rules, curves, _ = recorded
     p = curves.dist.probabilities
@@ -208,7 +208,7 @@ def test_the_page_s_reach_figures_are_the_records(recorded: tuple[str, Curves, s
 
 
 def test_the_page_s_distribution_figures_are_the_records(recorded: tuple[str, Curves, str]) -> None:
-    from yacht_env.solver import solve
+    from yacht_solver import solve
 
     rules, curves, _ = recorded
     mean, std, quantiles = table_row(ROW[rules], "| rules | mean (the solver's value) |")[:3]

@@ -15,10 +15,10 @@ from test_solver import DENSE, HANDS, _dense_model
 from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.rules import get_rules
-from yacht_env.solver import distribution_table, score_distribution, solve
-from yacht_env.solver.distribution import compute_distribution
-from yacht_env.solver.reach import compute_reach, max_score, most_points, solve_reach
 from yacht_env.state import GameState, new_game, reroll_pattern, score_category
+from yacht_solver import distribution_table, score_distribution, solve
+from yacht_solver.distribution import compute_distribution
+from yacht_solver.reach import compute_reach, max_score, most_points, solve_reach
 
 
 def _card(rules: str, F: int) -> tuple[int | None, ...]:
@@ -55,8 +55,8 @@ def test_distribution_means_are_the_solver_values(rules: str) -> None:
 def test_the_start_distribution_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """A new game's distribution is one row of its table, read once per process (yacht eval --objective reach asks
     for it twice: the Yahtzee table is 13 GB to read through)."""
-    from yacht_env.solver import distribution as DM
-    from yacht_env.solver import table_cache
+    from yacht_solver import distribution as DM
+    from yacht_solver import table_cache
 
     reads: list[int | None] = []
     real = table_cache.load
@@ -215,11 +215,11 @@ def test_the_reach_sweep_searches_a_state_as_the_decisions_do(rules: str) -> Non
     table of random rows (each starting with 1, as the sweep writes them, some shorter than the shifts) both give
     the same hand values, bit for bit, in states of every layer."""
     from yacht_env.rules import TurnStartLayout
-    from yacht_env.search.turn_search import Starts
-    from yacht_env.search.turn_tables import search_tables
-    from yacht_env.solver import reach_kernels as RK
-    from yacht_env.solver.core import turn_start_layers
-    from yacht_env.solver.ragged import Ragged, row_offsets
+    from yacht_solver import reach_kernels as RK
+    from yacht_solver.core import turn_start_layers
+    from yacht_solver.ragged import Ragged, row_offsets
+    from yacht_solver.search.turn_search import Starts
+    from yacht_solver.search.turn_tables import search_tables
 
     rs = get_rules(rules)
     tb = search_tables(rs)
@@ -268,7 +268,7 @@ def test_computing_a_table_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path, ca
 
     from yacht_env.jit import notice
     from yacht_env.rules import TurnStartLayout
-    from yacht_env.solver import reach as RM
+    from yacht_solver import reach as RM
 
     monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(RM, "SlowNotice", functools.partial(notice.SlowNotice, after=0.0, every=0.05))
@@ -332,7 +332,7 @@ def test_cli_rejects_bad_objective_flags(argv: list[str], words: str, capsys: py
 
 
 def test_tables_beyond_the_memory_limit_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from yacht_env.solver.reach import MEMORY_ENV
+    from yacht_solver.reach import MEMORY_ENV
 
     monkeypatch.setenv(MEMORY_ENV, "1")
     with pytest.raises(ValueError, match=r"needs a table of 1\.16 GB \(290,682,368 float32 entries\), more than the "
@@ -350,7 +350,7 @@ def test_a_table_memory_limit_that_is_not_a_positive_number_is_refused(value: st
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """``nan`` turned the guard off in silence (every comparison with it is false)."""
     from yacht_env.rules import get_rules
-    from yacht_env.solver.reach import MEMORY_ENV, check_table_memory
+    from yacht_solver.reach import MEMORY_ENV, check_table_memory
 
     monkeypatch.setenv(MEMORY_ENV, value)
     with pytest.raises(ValueError, match=rf"^YACHT_ENV_TABLE_GB must be a positive number of GB \(such as 4 or "
@@ -480,8 +480,8 @@ def test_the_win_agents_values_are_the_dense_search_of_its_objective(rules: str)
     definition written out on the dense reach table: ending in state s with b points in all is worth
     ``g(0) + sum_t (g(t) - g(t - 1)) * R[s, max(t - b, 0)]``, searched as a reach table with the need ``N - 1``."""
     from yacht_agents.objectives import WinAgent, win_shares_by_score
-    from yacht_env.solver import reach_kernels as RK
     from yacht_env.state import new_game, reroll_pattern, score_category
+    from yacht_solver import reach_kernels as RK
 
     agent = WinAgent(rules)
     reach = agent.reach
@@ -518,8 +518,8 @@ def test_the_win_agents_values_are_the_dense_search_of_its_objective(rules: str)
 def test_a_mid_game_distribution_is_as_long_as_its_row() -> None:
     """The distribution from a state mid-game stops where its turn-start row does (no more points can come), and
     agrees with the row's own distribution at the start of a turn."""
-    from yacht_env.solver import distribution_table
     from yacht_env.state import new_game, score_category
+    from yacht_solver import distribution_table
 
     table = distribution_table("yacht")
     rng = np.random.default_rng(2)
@@ -552,7 +552,7 @@ def test_a_table_computed_for_its_start_row_is_let_go_at_once(tmp_path: Path) ->
 
     from conftest import child_env
 
-    code = ("import weakref\nimport yacht_env.solver.distribution as DI\nmade = []\n"
+    code = ("import weakref\nimport yacht_solver.distribution as DI\nmade = []\n"
             "compute = DI.compute_distribution\n"
             "def tracked(sol):\n    t = compute(sol)\n    made.append(weakref.ref(t))\n    return t\n"
             "DI.compute_distribution = tracked\nd = DI.score_distribution('knizia')\n"
@@ -597,7 +597,7 @@ def test_float32_tables_are_within_their_bound_of_the_float64_ones(rules: str) -
     """The float32 sweep (what Yahtzee's and Yatzy's tables are stored in) against the float64 one these small rule
     sets keep: every entry of every row within C * 2^-24 (under 1e-6), the start's distribution and P*(T) within
     1e-6, and every state's mean within 1e-5 of the solver's value."""
-    from yacht_env.solver.ragged import rounding_bound
+    from yacht_solver.ragged import rounding_bound
 
     rs, sol = get_rules(rules), solve(rules)
     exact = (solve_reach(rules).table, distribution_table(rules).table)
@@ -618,7 +618,7 @@ def test_float32_tables_are_within_their_bound_of_the_float64_ones(rules: str) -
 def test_a_ragged_table_reads_as_the_dense_table() -> None:
     """0 past a row's end, NaN in the rows of states no game reaches, numpy's indexing (a slice beside an index
     array gives rows x columns, index arrays broadcast)."""
-    from yacht_env.solver.ragged import RaggedTable, row_offsets
+    from yacht_solver.ragged import RaggedTable, row_offsets
 
     real = solve_reach("yacht").table
     lengths = real.lengths.copy()
@@ -646,8 +646,8 @@ def test_a_large_table_is_memory_mapped_from_an_aligned_payload(tmp_path, monkey
     NaN under a recomputed checksum refused."""
     import mmap
 
-    from yacht_env.solver import ragged, table_cache
-    from yacht_env.solver import reach as RM
+    from yacht_solver import ragged, table_cache
+    from yacht_solver import reach as RM
 
     monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(ragged, "FLOAT64_BYTES_MAX", 0)  # every table float32
@@ -683,8 +683,8 @@ def test_a_large_table_is_memory_mapped_from_an_aligned_payload(tmp_path, monkey
 
 def test_a_sweep_reports_its_rows_to_the_progress_bar_asked_for() -> None:
     """``yacht solve`` shows a tqdm bar over the turn-start rows of a table it computes (sweep_progress)."""
-    from yacht_env.solver.core import turn_start_layers
-    from yacht_env.solver.reach import sweep_progress
+    from yacht_solver.core import turn_start_layers
+    from yacht_solver.reach import sweep_progress
 
     seen: list[object] = []
 

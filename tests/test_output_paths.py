@@ -29,8 +29,8 @@ from train_helpers import PPO, REPO, TD, child_env, no_temporary_files, only_run
 from yacht_env import files  # noqa: E402
 from yacht_env import rules as R  # noqa: E402
 from yacht_env.jit import numba_cache  # noqa: E402
-from yacht_env.solver import table_cache as solver_cache  # noqa: E402
-from yacht_env.solver.core import Layout  # noqa: E402
+from yacht_solver import table_cache as solver_cache  # noqa: E402
+from yacht_solver.core import Layout  # noqa: E402
 from yacht_training import run_folder as rf  # noqa: E402
 from yacht_training.config import from_dict, load_config  # noqa: E402
 

@@ -17,8 +17,8 @@ from yacht_env.env import YachtEnv
 from yacht_env.i18n import LANGUAGES, category_name
 from yacht_env.render import action_command, action_label, render_dice, render_scorecard
 from yacht_env.rules import get_rules
-from yacht_env.solver import solve
 from yacht_env.state import GameState, new_game, parse, reroll, reroll_pattern, score_category
+from yacht_solver import solve
 from yacht_tools.cli import main
 from yacht_tools.messages import fmt, text
 from yacht_tools.play import (

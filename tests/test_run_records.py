@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from yacht_env.solver import solve
+from yacht_solver import solve
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs" / "hooks"))

@@ -28,12 +28,12 @@ from yacht_env import rules as R
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask
 from yacht_env.jit import compile as CK
 from yacht_env.rules import FIVE_KIND_FACE, JOKER_NONE, RuleSet
-from yacht_env.search import state_search as SS
-from yacht_env.search import turn_search as TS
-from yacht_env.search import turn_tables as TT
-from yacht_env.solver import clear_memory_cache, core, solve
-from yacht_env.solver import table_cache as solver_cache
 from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category
+from yacht_solver import clear_memory_cache, core, solve
+from yacht_solver import table_cache as solver_cache
+from yacht_solver.search import state_search as SS
+from yacht_solver.search import turn_search as TS
+from yacht_solver.search import turn_tables as TT
 
 PUBLISHED = {"yahtzee": 254.5877287, "yahtzee-free-joker": 254.5896095,
              "yatzy": 248.4399894}  # Yatzy: yatzy-solver "yatzy-scandinavian" (benchmarks/bench_solver.py runs it)

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from yacht_env import rules as R
-from yacht_env.solver import clear_memory_cache, solve
-from yacht_env.solver import table_cache as solver_cache
-from yacht_env.solver.core import Layout
+from yacht_solver import clear_memory_cache, solve
+from yacht_solver import table_cache as solver_cache
+from yacht_solver.core import Layout
 
 # ==== smaller: the solver cache reader, env arguments, undecodable input in yacht play =====================
 
@@ -150,7 +150,7 @@ def test_a_cache_table_of_impossible_values_with_a_good_checksum_is_solved_again
 
 
 def test_objective_tables_are_probabilities_or_nan() -> None:
-    from yacht_env.solver.table_cache import plausible
+    from yacht_solver.table_cache import plausible
 
     table = np.full((3, 4), 0.5)
     table[2] = np.nan  # a state no game reaches

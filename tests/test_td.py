@@ -18,10 +18,10 @@ from yacht_agents.optimal import OptimalAgent  # noqa: E402
 from yacht_agents.random_agent import RandomAgent  # noqa: E402
 from yacht_env.actions import action_mask  # noqa: E402
 from yacht_env.rules import RULESETS, get_rules  # noqa: E402
-from yacht_env.search import turn_search as T  # noqa: E402
-from yacht_env.search.turn_tables import Starts, search_tables  # noqa: E402
-from yacht_env.solver import solve  # noqa: E402
 from yacht_env.state import GameState, parse  # noqa: E402
+from yacht_solver import solve  # noqa: E402
+from yacht_solver.search import turn_search as T  # noqa: E402
+from yacht_solver.search.turn_tables import Starts, search_tables  # noqa: E402
 from yacht_tools.evaluation import evaluate, play_games  # noqa: E402
 from yacht_training import td_learner as td_train  # noqa: E402
 

@@ -11,8 +11,8 @@ from yacht_env import dice as D
 from yacht_env import observation as O
 from yacht_env.actions import action_mask
 from yacht_env.rules import FIVE_KIND_FACE, NUM_UPPER, RULESETS, box_score, get_rules
-from yacht_env.solver import solve
 from yacht_env.state import GameState
+from yacht_solver import solve
 
 RULES = tuple(RULESETS)
 

@@ -7,7 +7,7 @@ Markov. The environments hand their observation, reward and end flags to a track
 score so far from the rewards of the points objective (they sum exactly to the final score). With
 ``objective="points"`` there is no tracker: the environment is the points environment, unchanged.
 
-The exact optimum of the reach objective is :func:`yacht_env.solver.solve_reach` (``P*(T)``).
+The exact optimum of the reach objective is :func:`yacht_solver.solve_reach` (``P*(T)``).
 """
 
 from __future__ import annotations

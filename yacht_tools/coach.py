@@ -4,9 +4,9 @@
 each decision, the best choices for the objective with their probabilities and the expected final score of each
 (the exact expected-score solver); ``yacht replay --objective reach --target T`` adds to every decision the
 probability of reaching T after the move played and after the best move for it. Reach probabilities are exact
-(:mod:`yacht_env.solver.reach`); win probabilities are the estimate :class:`~yacht_agents.objectives.WinAgent`
+(:mod:`yacht_solver.reach`); win probabilities are the estimate :class:`~yacht_agents.objectives.WinAgent`
 plays by (the opponents' exact final-score distributions, the reach table beyond this turn); against
-``optimal-duel`` in a game of two they are exact (objective ``duel``: :func:`yacht_env.solver.solve_duel`).
+``optimal-duel`` in a game of two they are exact (objective ``duel``: :func:`yacht_solver.solve_duel`).
 
 The text is in the language asked (:mod:`yacht_tools.messages`); a replay records the objective in English, as data.
 """
@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from yacht_agents.duel import check_two
+from yacht_agents.duel_agent import check_two
 from yacht_agents.objectives import WinAgent
 from yacht_env.render import action_label
 from yacht_env.rules import RuleSet, get_rules
-from yacht_env.solver import solve, solve_reach
 from yacht_env.state import GameState
+from yacht_solver import solve, solve_reach
 from yacht_tools.messages import fmt, text
 
 COACH_OBJECTIVES = ("reach", "win", "duel")
@@ -57,7 +57,7 @@ class Coach:
         self.reach = solve_reach(self.rules) if objective == "reach" else None
         self.win = WinAgent(self.rules) if objective == "win" else None
         if objective == "duel":
-            from yacht_env.solver.duel import solve_duel
+            from yacht_solver.duel import solve_duel
 
             self.duel = solve_duel(self.rules)
 

@@ -34,9 +34,9 @@ from yacht_agents.search import TurnKeys
 from yacht_env.jit.numba_cache import Stopwatch
 from yacht_env.memory import available_bytes
 from yacht_env.rules import RuleSet, get_rules
-from yacht_env.solver import Solution, solution_or_none
 from yacht_env.state import GameState, new_game
 from yacht_env.vector import YachtVectorEnv
+from yacht_solver import Solution, solution_or_none
 from yacht_tools.games import Table, play_tables
 from yacht_tools.messages import shown
 from yacht_tools.progress import progress_bar

@@ -17,8 +17,8 @@ from yacht_agents.loader import as_agent
 from yacht_agents.objectives import check_target
 from yacht_env.jit.numba_cache import Stopwatch
 from yacht_env.rules import RuleSet, get_rules
-from yacht_env.solver import ReachSolution, score_distribution, solve_reach
 from yacht_env.state import GameState
+from yacht_solver import ReachSolution, score_distribution, solve_reach
 from yacht_tools.evaluation import MAX_EPISODES, check_evaluation_memory, play_python
 from yacht_tools.messages import shown
 from yacht_tools.progress import progress_bar

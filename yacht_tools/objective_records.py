@@ -21,7 +21,7 @@ import numpy as np
 from yacht_env.files import read_regular, write_text_atomic
 from yacht_env.objective import max_final_score
 from yacht_env.rules import get_rules
-from yacht_env.solver import ScoreDistribution
+from yacht_solver import ScoreDistribution
 
 __all__ = ["DIGITS", "KEYS", "MAX_BYTES", "Curves", "check_record", "make_record", "read_record", "record_path",
            "write_record"]

@@ -36,8 +36,8 @@ from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.i18n import CATEGORY_NAMES, category_aliases, category_name, check_lang
 from yacht_env.render import action_command, action_label, render_board, render_scorecard, verdict
 from yacht_env.rules import RuleSet, get_rules
-from yacht_env.solver import Solution, solve
 from yacht_env.state import GameState, new_game
+from yacht_solver import Solution, solve
 from yacht_tools.coach import Coach
 from yacht_tools.games import Table, play_tables
 from yacht_tools.messages import cut, fmt, shown, text

@@ -9,7 +9,7 @@ Decision points: ``first_keep`` is the decision after the first roll of a turn (
 ``second_keep`` after the second roll, ``score`` after the third (score only). The per-game figures of each
 breakdown add up to ``regret_per_game``. :func:`search_values` computes the solver's action values of a batch of
 positions in compiled code (the evaluation on the vector engine); the reference path asks
-:meth:`Solution.action_values <yacht_env.solver.Solution.action_values>` state by state.
+:meth:`Solution.action_values <yacht_solver.Solution.action_values>` state by state.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import numpy as np
 from yacht_agents.search import TurnKeys
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.rules import RuleSet, get_rules
-from yacht_env.search import turn_search as T
-from yacht_env.search.turn_tables import search_tables
+from yacht_solver.search import turn_search as T
+from yacht_solver.search.turn_tables import search_tables
 
 DECISIONS = ("first_keep", "second_keep", "score")
 """Decision points, by the rolls left when they are taken (2, 1, 0)."""

@@ -26,8 +26,8 @@ from yacht_env.env import YachtEnv
 from yacht_env.i18n import category_name, check_lang
 from yacht_env.render import action_command, action_label, render_scorecard
 from yacht_env.rules import RuleSet, get_rules
-from yacht_env.solver import solution_or_none
 from yacht_env.state import GameState, scorecard
+from yacht_solver import solution_or_none
 from yacht_tools.coach import Coach, replay_line
 from yacht_tools.messages import fmt, shown, text
 from yacht_tools.seeds import check_seed

@@ -26,8 +26,8 @@ from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.i18n import check_lang
 from yacht_env.render import action_label, render_board, verdict
 from yacht_env.rules import get_rules
-from yacht_env.solver import solution_or_none
 from yacht_env.state import GameState, parse
+from yacht_solver import solution_or_none
 from yacht_tools.games import Table, play_tables
 from yacht_tools.messages import text
 from yacht_tools.replay import decision_record, legend_lines
@@ -45,7 +45,7 @@ def replay_table(agent_specs: Sequence[str | Agent], rules: str = "yacht", seed:
     None without solver), ``regret`` (by seat), ``final_states`` (by seat) and ``decisions`` (see the module
     docstring). ``win_regret`` (two players): each decision also gets ``win_chance`` and ``best_win_chance``, the
     mover's exact chance to win after the move played and after the best one (the solved game of two,
-    :func:`yacht_env.solver.solve_duel`). ``ValueError`` names a bad argument and what is accepted."""
+    :func:`yacht_solver.solve_duel`). ``ValueError`` names a bad argument and what is accepted."""
     specs = [agent_specs] if isinstance(agent_specs, (str, Agent)) else list(agent_specs)
     players = check_int(players, "players", MP.MIN_PLAYERS, MP.MAX_PLAYERS)
     if len(specs) < players:
@@ -63,7 +63,7 @@ def replay_table(agent_specs: Sequence[str | Agent], rules: str = "yacht", seed:
         raise ValueError(f"the exact win chance is of games of two players, not {players}")
     sol = solution_or_none(rs) if regret else None
     if win_regret:
-        from yacht_env.solver.duel import solve_duel
+        from yacht_solver.duel import solve_duel
 
         duel = solve_duel(rs)
     rng = np.random.default_rng(game_seed(seed, match, game))

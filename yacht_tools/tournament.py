@@ -82,11 +82,11 @@ def _make_agents(agent_specs: Sequence[str | Agent], rules: str, seed: int) -> t
 
 class WinRegret:
     """The exact win-regret of every decision of a game of two, ``max_a W(a) - W(chosen)`` with ``W`` the mover's
-    chance to win after each action when both play optimally from there (:func:`yacht_env.solver.solve_duel`),
+    chance to win after each action when both play optimally from there (:func:`yacht_solver.solve_duel`),
     tallied per agent slot like ``yacht eval``'s regret (:class:`~yacht_tools.regret.RegretTally`)."""
 
     def __init__(self, rules: str, tallies: Sequence[RegretTally], offsets: Sequence[int]) -> None:
-        from yacht_env.solver.duel import solve_duel
+        from yacht_solver.duel import solve_duel
 
         self.duel = solve_duel(rules)
         self.tallies, self.offsets = list(tallies), list(offsets)

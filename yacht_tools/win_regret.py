@@ -1,7 +1,7 @@
 """The exact win-regret of any two players in the PettingZoo environment (:mod:`yacht_env.multiplayer`).
 
 A decision's win-regret is ``max_a W(a) - W(chosen)``, ``W(a)`` the mover's chance to win after action ``a`` when
-both play the solved game of two from there (:func:`yacht_env.solver.solve_duel`). :class:`WinRegretWrapper` adds
+both play the solved game of two from there (:func:`yacht_solver.solve_duel`). :class:`WinRegretWrapper` adds
 it to the AEC environment of a user's own training loop (``infos[agent]["win_regret"]`` after each of the agent's
 actions, and every decision in ``decisions``); :func:`evaluate_policies` plays two policies against each other, seats
 rotating, and tallies each one's regret by decision type and turn, as ``yacht eval`` does for the expected score.
@@ -20,7 +20,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from yacht_agents.base import Agent
 from yacht_env import multiplayer as MP
-from yacht_env.solver.duel import solve_duel
+from yacht_solver.duel import solve_duel
 from yacht_tools.regret import RegretTally
 from yacht_tools.seeds import agent_seed, game_seed
 from yacht_tools.stats import wilson_interval

@@ -15,7 +15,7 @@ from typing import Any
 
 from yacht_agents.nets import activation
 from yacht_agents.sb3_agent import META_KEY, SB3Agent, load_sb3_agent, model_meta
-from yacht_env.solver import solve
+from yacht_solver import solve
 from yacht_tools.evaluation import evaluate
 from yacht_training import run_folder as rf
 from yacht_training.config import TrainConfig

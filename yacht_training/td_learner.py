@@ -2,7 +2,7 @@
 
 Self-play games, many in lockstep. The TD(0) target of a visited turn-start state ``s`` is the exact expectation
 over its turn, ``E_dice[max(points + V(successor))]``: the start value of the turn search, computed anyway to play the
-turn (:func:`yacht_env.search.turn_search.turn_values`). With ``td_lambda > 0`` it is mixed with the realised points
+turn (:func:`yacht_solver.search.turn_search.turn_values`). With ``td_lambda > 0`` it is mixed with the realised points
 of the rest of the game (lambda-return). The network never sees the exact solver's value table; the solver only measures
 the agent (percent of optimal).
 """
@@ -21,11 +21,11 @@ import numpy as np
 from yacht_agents.nets import load_torch_file
 from yacht_agents.td_agent import TDAgent, ValueMemo, ValueNet, load_td_agent
 from yacht_env.actions import KEEP_MASK_UNIQUE
-from yacht_env.engine.self_play import HAND_CUM, TRANSITION_CUM, DiceDraws, TurnOutcomes, play_turns
 from yacht_env.files import write_atomic
 from yacht_env.rules import get_rules
-from yacht_env.search import turn_search as T
-from yacht_env.search.turn_tables import Starts, search_tables
+from yacht_solver.search import turn_search as T
+from yacht_solver.search.turn_tables import Starts, search_tables
+from yacht_solver.self_play import HAND_CUM, TRANSITION_CUM, DiceDraws, TurnOutcomes, play_turns
 
 if TYPE_CHECKING:
     import torch

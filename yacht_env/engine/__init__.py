@@ -5,6 +5,6 @@
 - :mod:`.pcg64`, :mod:`.sampler`: dice (numpy's PCG64 in numba), random legal actions;
 - :mod:`.self_play`: sampled turns for TD self-play.
 
-The turn search the solver and the agents share is :mod:`yacht_env.search`; the compile machinery (the rules
+The turn search the solver and the agents share is :mod:`yacht_solver.search`; the compile machinery (the rules
 compiled, numba's cache) is :mod:`yacht_env.jit`. Nothing is imported here: each engine part compiles only when used.
 """

@@ -18,16 +18,18 @@ from pathlib import Path
 from yacht_env.files import write_text_atomic
 
 _PACKAGE = Path(__file__).resolve().parents[1]
+# the solver's kernels (yacht_solver, beside yacht_env) inline the same compiled rules: its sources count too
+_SOURCES = (_PACKAGE, _PACKAGE.parent / "yacht_solver")
 MANIFEST_SUFFIX = ".cache.json"
 _MANIFEST_VERSION = 1
 _MAX_MANIFEST_BYTES = 1 << 20
 
 
 def source_digest(extra: Iterable[str | None] = ()) -> str:
-    """SHA-256 of every Python source of the ``yacht_env`` package (and of the files ``extra``): what compiled
-    kernels can contain."""
+    """SHA-256 of every Python source of the ``yacht_env`` and ``yacht_solver`` packages (and of the files
+    ``extra``): what compiled kernels can contain."""
     h = hashlib.sha256()
-    for src in [*sorted(str(p) for p in _PACKAGE.rglob("*.py")), *extra]:
+    for src in [*sorted(str(p) for d in _SOURCES for p in d.rglob("*.py")), *extra]:
         if src:
             h.update(src.encode())
             h.update(Path(src).read_bytes())

@@ -235,7 +235,7 @@ _KERNELS_OF = {
     "rule_tables": "the rule tables", "self_play": "TD self-play", "turn_search": "the turn search",
     "turn_successors": "the turn search", "turn_tables": "the turn search", "state_search": "the turn search",
 }
-"""What the kernels of a module of :mod:`yacht_env.engine`, :mod:`yacht_env.search` or :mod:`yacht_env.jit` (by its
+"""What the kernels of a module of :mod:`yacht_env.engine`, :mod:`yacht_solver.search` or :mod:`yacht_env.jit` (by its
 last name) are for, in the words of the compile announcement."""
 
 

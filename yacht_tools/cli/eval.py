@@ -13,7 +13,7 @@ from yacht_agents.loader import load_agent
 from yacht_env.extras import require
 from yacht_env.files import check_output_paths
 from yacht_env.rules import get_rules
-from yacht_env.solver import score_distribution
+from yacht_solver import score_distribution
 from yacht_tools.cli import options
 from yacht_tools.evaluation import MAX_EPISODES, check_evaluation_memory, evaluate
 from yacht_tools.messages import shown

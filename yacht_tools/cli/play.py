@@ -13,7 +13,7 @@ from typing import Any
 from yacht_agents.loader import load_agent
 from yacht_env.i18n import check_lang
 from yacht_env.rules import RuleSet, get_rules
-from yacht_env.solver import solve
+from yacht_solver import solve
 from yacht_tools.cli import options
 from yacht_tools.coach import Coach
 from yacht_tools.messages import text

@@ -18,8 +18,8 @@ from yacht_env.extras import require
 from yacht_env.files import check_output_paths, write_text_atomic
 from yacht_env.jit.numba_cache import Stopwatch
 from yacht_env.rules import get_rules
-from yacht_env.solver import solve
-from yacht_env.solver.reach import sweep_progress
+from yacht_solver import solve
+from yacht_solver.reach import sweep_progress
 from yacht_tools.cli import options
 from yacht_tools.messages import shown
 from yacht_tools.objective_eval import check_objective
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_distribution(args: argparse.Namespace, base: dict[str, Any]) -> int:
-    from yacht_env.solver.distribution import distribution_table
+    from yacht_solver.distribution import distribution_table
 
     with Stopwatch() as sw:
         table = distribution_table(args.rules, cache=not args.no_cache)
@@ -118,11 +118,11 @@ def _run_distribution(args: argparse.Namespace, base: dict[str, Any]) -> int:
 
 
 def _run_reach(args: argparse.Namespace, base: dict[str, Any], target: int) -> int:
-    from yacht_env.solver.reach import solve_reach
+    from yacht_solver.reach import solve_reach
 
     expected_player = None
     if args.plot or args.json is not None:  # first: one table in memory at a time (1.2 GB for Yahtzee)
-        from yacht_env.solver.distribution import score_distribution
+        from yacht_solver.distribution import score_distribution
 
         expected_player = score_distribution(args.rules, cache=not args.no_cache).at_least()
     with Stopwatch() as sw:
@@ -147,7 +147,7 @@ def _run_reach(args: argparse.Namespace, base: dict[str, Any], target: int) -> i
 
 def _run_duel(args: argparse.Namespace) -> int:
     """``--objective duel``: the two-player game solved exactly (a bar over the sweep's values on stderr)."""
-    from yacht_env.solver.duel import duel_plan, solve_duel
+    from yacht_solver.duel import duel_plan, solve_duel
 
     for flag, given in (("--target", args.target is not None), ("--distribution", args.distribution),
                         ("--plot", args.plot)):

@@ -14,7 +14,7 @@ def env_summary(rules: str) -> str:
 
     import yacht_env
     from yacht_env.rules import get_rules
-    from yacht_env.solver import solve
+    from yacht_solver import solve
 
     env_id = yacht_env.ENV_IDS[rules]
     env = gym.make(env_id)

@@ -84,7 +84,7 @@ def game_animation(rules: str) -> bytes:
 def objective_curves(rules: str) -> Curves:
     """A new game's distribution and P*(T) curve: solved for :data:`SMALL_RULES`, else the recorded ones (read and
     checked by :func:`yacht_tools.objective_records.read_record`)."""
-    from yacht_env.solver import score_distribution, solve_reach
+    from yacht_solver import score_distribution, solve_reach
     from yacht_tools.objective_records import Curves, read_record
 
     if rules in SMALL_RULES:

@@ -4,7 +4,7 @@ A turn-start state is the set of filled categories, the upper total capped at th
 sets with an upper bonus) and whether the five-of-a-kind box was scored with five of a kind (only for rule sets
 with a five-of-a-kind bonus or Joker). Its value is the expected number of points still to come under optimal
 play. Within a turn the solver takes expectations over the 252 hands and the 462 keeps with the turn search of
-:mod:`yacht_env.search.turn_search`, the same kernel that the optimal player's decisions use.
+:mod:`yacht_solver.search.turn_search`, the same kernel that the optimal player's decisions use.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.jit.notice import SlowNotice
 from yacht_env.objective import max_final_score
 from yacht_env.rules import NUM_UPPER, RuleSet, TurnStartLayout, get_rules
-from yacht_env.search import state_search as ST
-from yacht_env.search import turn_search as T
-from yacht_env.search.turn_tables import PATTERN_KEEP, DecisionRule, KeepLane, Starts, search_tables
-from yacht_env.solver import table_cache as _cache
 from yacht_env.state import GameState
+from yacht_solver import table_cache as _cache
+from yacht_solver.search import state_search as ST
+from yacht_solver.search import turn_search as T
+from yacht_solver.search.turn_tables import PATTERN_KEEP, DecisionRule, KeepLane, Starts, search_tables
 
 TIE_TOLERANCE = T.TIE_TOLERANCE
 """Actions whose values are this close to the best count as tied; the lowest action index wins."""
@@ -256,7 +256,7 @@ def solve(rules: str | RuleSet, *, cache: bool = True) -> Solution:
     """The exact optimal solution of ``rules`` (a name in :data:`yacht_env.rules.RULESETS` or a RuleSet).
 
     With ``cache`` (default) a solution already made in this process, or a valid table on disk
-    (:mod:`yacht_env.solver.table_cache`), is reused, and a new one is saved. ``cache=False`` always solves and touches
+    (:mod:`yacht_solver.table_cache`), is reused, and a new one is saved. ``cache=False`` always solves and touches
     no file. Raises ``ValueError`` for rules the solver does not cover. ``Solution.seconds`` is the time the table
     took to compute or load, ``Solution.from_cache`` whether it was read from disk.
     """

@@ -16,7 +16,7 @@ from yacht_env.jit.compile import next_turn_start
 from yacht_env.jit.numba_cache import guard_numba_cache
 from yacht_env.rules import RuleSet, TurnStartLayout
 from yacht_env.rules import next_turn_start as plain_next_turn_start  # Python callers: the compiled one is not cached
-from yacht_env.search.turn_tables import SearchTables, Starts
+from yacht_solver.search.turn_tables import SearchTables, Starts
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 

@@ -1,10 +1,11 @@
 """Compiled kernels of the exact score distribution under expected-score optimal play
-(:mod:`yacht_env.solver.distribution`).
+(:mod:`yacht_solver.distribution`).
 
 Each turn-start state's turn is searched once with the solver's values
-(:func:`yacht_env.search.turn_search.hand_values`,
-:func:`~yacht_env.search.turn_search.keep_tree`), and every decision of the turn is the optimal agent's
-(:func:`~yacht_env.search.turn_search.action_row`, :func:`~yacht_env.search.turn_search.choose`, the same tie rule). The
+(:func:`yacht_solver.search.turn_search.hand_values`,
+:func:`~yacht_solver.search.turn_search.keep_tree`), and every decision of the turn is the optimal agent's
+(:func:`~yacht_solver.search.turn_search.action_row`, :func:`~yacht_solver.search.turn_search.choose`, the same tie
+rule). The
 distribution of the points still to come then follows those decisions through the same keep tree's means over the
 dice (``_expect_keeps``), with the points as the lanes.
 """
@@ -17,7 +18,9 @@ import numpy as np
 from numba import njit
 
 from yacht_env.jit.numba_cache import guard_numba_cache
-from yacht_env.search.turn_search import (
+from yacht_solver.ragged import Ragged
+from yacht_solver.reach_kernels import box_step, shifted_row, sweep_layers
+from yacht_solver.search.turn_search import (
     FIVE_KIND_FACE,
     HAND0,
     HAND_PROBABILITY,
@@ -35,8 +38,6 @@ from yacht_env.search.turn_search import (
     keep_tree,
     successor_row,
 )
-from yacht_env.solver.ragged import Ragged
-from yacht_env.solver.reach_kernels import box_step, shifted_row, sweep_layers
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from yacht_env.jit.numba_cache import guard_numba_cache
-from yacht_env.solver.ragged import Ragged
+from yacht_solver.ragged import Ragged
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 

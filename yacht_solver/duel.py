@@ -3,7 +3,7 @@
 A state at the start of a turn is the mover's turn-start state, the opponent's and the score difference.
 :func:`solve_duel` runs one backward induction over them, layer by layer (a layer is every pair with the same number
 of boxes filled in all: the first player moves when both have filled as many, the second with one box less), with
-the turn search of :mod:`yacht_env.search.turn_search` and the differences as its lanes (:mod:`.duel_kernels`). A
+the turn search of :mod:`yacht_solver.search.turn_search` and the differences as its lanes (:mod:`.duel_kernels`). A
 layer reads only the next one, so the sweep holds two layers in memory and writes each to the disk cache as it is
 done; the solution reads the table memory-mapped.
 
@@ -33,12 +33,12 @@ import numpy as np
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.files import open_regular, remove_stale_temporaries, write_atomic
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
-from yacht_env.search.turn_tables import search_tables
-from yacht_env.solver import duel_kernels as DK
-from yacht_env.solver import table_cache as _cache
-from yacht_env.solver.core import turn_start_layers
-from yacht_env.solver.reach import MEMORY_ENV, most_points, objective_key
 from yacht_env.state import GameState
+from yacht_solver import duel_kernels as DK
+from yacht_solver import table_cache as _cache
+from yacht_solver.core import turn_start_layers
+from yacht_solver.reach import MEMORY_ENV, most_points, objective_key
+from yacht_solver.search.turn_tables import search_tables
 
 __all__ = ["DUEL_VERSION", "DuelPlan", "DuelSolution", "duel_plan", "solve_duel"]
 
@@ -132,7 +132,7 @@ def _limit_gb() -> float:
 
 
 def check_duel_memory(plan: DuelPlan) -> None:
-    """``ValueError`` if the sweep would hold more memory than :data:`~yacht_env.solver.reach.MEMORY_ENV` allows,
+    """``ValueError`` if the sweep would hold more memory than :data:`~yacht_solver.reach.MEMORY_ENV` allows,
     saying what it would need in memory and on disk."""
     limit = _limit_gb()
     need = plan.sweep_bytes / 1e9
@@ -362,7 +362,7 @@ def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[
                ) -> DuelSolution:
     """The exact two-player solution of ``rules``: both players maximise their own chance to win, ties half.
 
-    With ``cache`` (default) a valid table on disk (beside the solver's, :func:`yacht_env.solver.cache_dir`) is
+    With ``cache`` (default) a valid table on disk (beside the solver's, :func:`yacht_solver.cache_dir`) is
     memory-mapped (once per process), or the table is solved straight into a new file there (written atomically) and
     then mapped;
     ``cache=False`` solves in memory and touches no file (small rule sets). ``progress(cells)`` is called as rows

@@ -15,7 +15,7 @@ value of scoring hand ``h`` in box ``c`` is ``points + E[next turn-start state]`
 vector operation across them; :func:`hand_values` finds the best box of the 246 hands that are not five of a kind
 through small per-category tables of box-score classes (:class:`SearchTables`). The solver sweeps all turn-start
 states with them; :func:`turn_values` and :func:`decide` serve any batch of game states (the optimal, greedy and TD
-agents, and the regret of evaluations), and :mod:`yacht_env.search.state_search` one state with every action's value;
+agents, and the regret of evaluations), and :mod:`yacht_solver.search.state_search` one state with every action's value;
 :func:`successor_table` is the plain reference the tests hold the shortcut to. Every rule comes from
 :mod:`yacht_env.rules` through :mod:`yacht_env.jit.compile`.
 """
@@ -31,7 +31,7 @@ from numba import njit
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.jit.compile import box_score, kernel_only, legal_bits, next_turn_start, points_for
 from yacht_env.jit.numba_cache import guard_numba_cache
-from yacht_env.search.turn_tables import (
+from yacht_solver.search.turn_tables import (
     FIVE_KIND_FACE,
     FIVE_KIND_HANDS,
     HAND0,

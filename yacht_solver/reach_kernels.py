@@ -1,11 +1,11 @@
-"""Compiled kernels of the reach-a-target solver (:mod:`yacht_env.solver.reach`).
+"""Compiled kernels of the reach-a-target solver (:mod:`yacht_solver.reach`).
 
 The state of a game gains the points still needed, ``n``; ``R[s, n]`` is the best probability that the points still
 to come from turn-start state ``s`` are at least ``n`` (``R[s, 0] = 1``), held as ragged rows
-(:class:`~yacht_env.solver.ragged.Ragged`: row ``s`` keeps the needs ``0 .. most[s]``, 0 beyond). Scoring hand
+(:class:`~yacht_solver.ragged.Ragged`: row ``s`` keeps the needs ``0 .. most[s]``, 0 beyond). Scoring hand
 ``h`` in box ``c`` leads to ``R[s', max(n - points, 0)]``. Only that end-of-turn value differs from the
 expected-score search: the keep tree, the action rows and the tie rule are those of
-:mod:`yacht_env.search.turn_search`, with the needs (or the positions) side by side as its lanes.
+:mod:`yacht_solver.search.turn_search`, with the needs (or the positions) side by side as its lanes.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from numba import njit
 
 from yacht_env.jit.compile import box_score, legal_bits, next_turn_start, points_for
 from yacht_env.jit.numba_cache import guard_numba_cache
-from yacht_env.search.turn_search import (
+from yacht_solver.ragged import Ragged
+from yacht_solver.search.turn_search import (
     FIVE_KIND_FACE,
     FIVE_KIND_HANDS,
     HAND0,
@@ -37,7 +38,6 @@ from yacht_env.search.turn_search import (
     max_by_class,
     start_hand_values,
 )
-from yacht_env.solver.ragged import Ragged
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
@@ -92,7 +92,7 @@ def _lookup(R: Ragged, s2: int, need: int, pts: int) -> float:
 def reach_hand_values(tb: SearchTables, R: Ragged, lanes: Starts, needs: np.ndarray, W: np.ndarray,
                       T: np.ndarray, bits: np.ndarray) -> None:
     """``W[h, b]`` = best over legal boxes of ``R[next state, max(needs[b] - points, 0)]`` in turn-start state b of
-    ``lanes``, for the lanes b < len(lanes.F): the reach twin of :func:`yacht_env.search.turn_search.hand_values`,
+    ``lanes``, for the lanes b < len(lanes.F): the reach twin of :func:`yacht_solver.search.turn_search.hand_values`,
     with the same box-score classes (one small table per category, one vector max per hand) and the six
     five-of-a-kinds through the rules' functions."""
     Fs, us, ys = lanes
@@ -122,7 +122,7 @@ def reach_row(out: np.ndarray, tb: SearchTables, R: Ragged, h: int, key: tuple[i
               ) -> None:
     """``out[c]`` (c < C) = probability to reach ``need`` more points after scoring hand ``h`` in box c in
     turn-start state ``key``; ``-inf`` where the rules forbid it (the reach twin of
-    :func:`yacht_env.search.turn_search.successor_row`)."""
+    :func:`yacht_solver.search.turn_search.successor_row`)."""
     lb = legal_bits(tb.scoring.params, FIVE_KIND_FACE[h], key[0])
     for c in range(tb.scoring.score_table.shape[1]):
         out[c] = NEG_INF

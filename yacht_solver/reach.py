@@ -29,15 +29,15 @@ from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.jit.notice import SlowNotice, say
 from yacht_env.objective import max_final_score
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
-from yacht_env.search import turn_search as T
-from yacht_env.search import turn_tables as TT
-from yacht_env.search.turn_search import Positions
-from yacht_env.search.turn_tables import search_tables
-from yacht_env.solver import reach_kernels as RK
-from yacht_env.solver import table_cache as _cache
-from yacht_env.solver.core import turn_start_layers
-from yacht_env.solver.ragged import Ragged, RaggedTable, row_offsets, table_dtype
 from yacht_env.state import GameState
+from yacht_solver import reach_kernels as RK
+from yacht_solver import table_cache as _cache
+from yacht_solver.core import turn_start_layers
+from yacht_solver.ragged import Ragged, RaggedTable, row_offsets, table_dtype
+from yacht_solver.search import turn_search as T
+from yacht_solver.search import turn_tables as TT
+from yacht_solver.search.turn_search import Positions
+from yacht_solver.search.turn_tables import search_tables
 
 __all__ = ["MEMORY_ENV", "ReachSolution", "check_table_memory", "max_score", "most_points", "solve_reach",
            "sweep_progress", "table_bytes", "table_offsets"]
@@ -63,7 +63,7 @@ def table_offsets(rules: RuleSet) -> np.ndarray:
 
 def table_bytes(rules: RuleSet) -> int:
     """Memory of a reach or distribution table of ``rules``: its ragged rows (:func:`table_offsets`), in the type
-    :func:`~yacht_env.solver.ragged.table_dtype` gives it."""
+    :func:`~yacht_solver.ragged.table_dtype` gives it."""
     cells = int(table_offsets(rules)[-1])
     return cells * table_dtype(cells).itemsize
 
@@ -208,7 +208,7 @@ def most_points(rules: RuleSet) -> np.ndarray:
 
 def new_table(rules: RuleSet, dtype: np.dtype | None = None) -> RaggedTable:
     """A reach or distribution table of ``rules`` to sweep (:mod:`.ragged`; ``dtype`` default
-    :func:`~yacht_env.solver.ragged.table_dtype`): the final states' rows hold 1 (0 more points, for sure), the
+    :func:`~yacht_solver.ragged.table_dtype`): the final states' rows hold 1 (0 more points, for sure), the
     others are filled by the sweep."""
     offsets = table_offsets(rules)
     cells = int(offsets[-1])
@@ -232,7 +232,7 @@ def sweep(compute: Callable[[Callable[[int], object] | None], None], rules: Rule
 
 def compute_reach(rules: RuleSet, dtype: np.dtype | None = None) -> RaggedTable:
     """The reach table of ``rules`` (see :class:`ReachSolution`), in ``dtype`` (default: float32 for the large rule
-    sets, :func:`~yacht_env.solver.ragged.table_dtype`)."""
+    sets, :func:`~yacht_solver.ragged.table_dtype`)."""
     R = new_table(rules, dtype)
     sweep(lambda progress: RK.reach_layers(search_tables(rules), R.kernel, turn_start_layers(rules),
                                            R.shape[1], progress), rules, "reach")
@@ -251,7 +251,7 @@ def objective_key(rules: RuleSet, kind: str, modules: tuple[ModuleType, ...] = (
 
 def cached_table(rules: RuleSet, kind: str, compute: Callable[[], RaggedTable], modules: tuple[ModuleType, ...] = (),
                  rows: int | None = None, cache: bool = True) -> tuple[RaggedTable, float]:
-    """An objective's table from the solver's disk cache (:mod:`yacht_env.solver.table_cache`, checked, then
+    """An objective's table from the solver's disk cache (:mod:`yacht_solver.table_cache`, checked, then
     memory-mapped), else ``compute()``d and saved (atomically); with the seconds it took. ``modules``: the sources the
     table also depends on. ``rows``: only the first rows are wanted (kept in memory, the rest let go as soon as it is
     read or saved). ``cache=False``: always computed, and no file read or written."""

@@ -1,7 +1,7 @@
 """Ragged tables: one row per turn-start key, each only as long as the part its sweep computes.
 
 Row ``s`` of a reach or distribution table is exactly 0 beyond ``most[s]``, the most points still to come from s
-(:func:`yacht_env.solver.reach.most_points`), so it keeps only its entries ``0 .. most[s]``; a state no game reaches
+(:func:`yacht_solver.reach.most_points`), so it keeps only its entries ``0 .. most[s]``; a state no game reaches
 keeps none. ``Ragged(data, offsets)`` is what the kernels read (row ``s`` is ``data[offsets[s]:offsets[s + 1]]``);
 :class:`RaggedTable` is the same table seen from Python as the (keys, N) array it stands for: 0 past a row's end,
 NaN in the rows of states no game reaches.

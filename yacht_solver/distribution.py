@@ -2,7 +2,7 @@
 
 One backward induction over the turn-start states (fullest scorecard first, :mod:`.distribution_kernels`) gives
 ``table[s, x]``, the probability of exactly ``x`` more points from turn-start state ``s`` when every decision is the
-optimal agent's (:class:`~yacht_env.solver.Solution`'s values, the lowest action index on ties). Its mean equals the
+optimal agent's (:class:`~yacht_solver.Solution`'s values, the lowest action index on ties). Its mean equals the
 solver's value of ``s``. The table is ragged (:mod:`.ragged`): row ``s`` holds the scores up to
 ``most_points[s]`` only, in float32 for the large rule sets, memory-mapped from the disk cache.
 """
@@ -17,12 +17,12 @@ import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
-from yacht_env.search.turn_tables import search_tables
-from yacht_env.solver import distribution_kernels as DK
-from yacht_env.solver.core import Solution, solve, turn_start_layers
-from yacht_env.solver.ragged import RaggedTable
-from yacht_env.solver.reach import cached_table, check_table_memory, new_table, sweep
 from yacht_env.state import GameState
+from yacht_solver import distribution_kernels as DK
+from yacht_solver.core import Solution, solve, turn_start_layers
+from yacht_solver.ragged import RaggedTable
+from yacht_solver.reach import cached_table, check_table_memory, new_table, sweep
+from yacht_solver.search.turn_tables import search_tables
 
 __all__ = ["DistributionTable", "ScoreDistribution", "distribution_table", "score_distribution"]
 
@@ -94,7 +94,7 @@ class DistributionTable:
 
 def compute_distribution(solution: Solution, dtype: np.dtype | None = None) -> RaggedTable:
     """The table of :class:`DistributionTable` for a solved rule set, in ``dtype`` (default: float32 for the large
-    rule sets, :func:`~yacht_env.solver.ragged.table_dtype`)."""
+    rule sets, :func:`~yacht_solver.ragged.table_dtype`)."""
     rules = solution.rules
     D = new_table(rules, dtype)
     E = np.ascontiguousarray(solution.values, dtype=np.float64).reshape(-1)

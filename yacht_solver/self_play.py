@@ -1,7 +1,7 @@
 """Sampled turns for self-play: each game plays one turn by the turn search, its dice drawn from the dice model.
 
 TD training (``yacht_training.td_learner``) plays many games in lockstep, one turn at a time: the keep tree of each
-game's turn comes from :func:`yacht_env.search.turn_search.turn_values` with the network's values, and
+game's turn comes from :func:`yacht_solver.search.turn_search.turn_values` with the network's values, and
 :func:`play_turns` rolls the dice and takes the search's actions, optionally scoring a random legal box to explore.
 """
 
@@ -16,8 +16,8 @@ from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.jit.compile import box_score, next_turn_start, points_for
 from yacht_env.jit.numba_cache import guard_numba_cache
-from yacht_env.search.turn_search import action_row, as_f64, as_starts, choose, successor_row
-from yacht_env.search.turn_tables import (
+from yacht_solver.search.turn_search import action_row, as_f64, as_starts, choose, successor_row
+from yacht_solver.search.turn_tables import (
     FIVE_KIND_FACE,
     LANES,
     NEG_INF,
@@ -123,7 +123,7 @@ def _play_turns_kernel(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: K
 def play_turns(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: KeepTables, keep_mask: np.ndarray,
                draws: DiceDraws, out: TurnOutcomes) -> None:
     """Play one turn of each game i from turn-start state ``starts[i]`` by the search of
-    :func:`~yacht_env.search.turn_search.turn_values` (whose ``keeps`` the caller computed with the same ``E``), the
+    :func:`~yacht_solver.search.turn_search.turn_values` (whose ``keeps`` the caller computed with the same ``E``), the
     dice drawn from the dice model with the uniforms of ``draws``. Writes the points scored, the next turn-start
     state and the number of decisions into ``out``."""
     _play_turns_kernel(tb, as_f64(E), as_starts(starts), keeps, keep_mask, draws, out)

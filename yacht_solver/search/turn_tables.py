@@ -3,7 +3,7 @@
 The keep tree walks the 462 keeps through ``KEEP_ADD`` (one die more) and ``REMOVE_PTR`` / ``REMOVE_IDX`` (one die
 less); the dice tables are :data:`yacht_env.dice.DICE_TABLES`' arrays (compile-time constants here, the search's
 loops over them fixed). :func:`search_tables` groups, per category, the hands that are not five of a kind by their
-box score, so that :func:`yacht_env.search.turn_search.hand_values` pays one small table per category instead of
+box score, so that :func:`yacht_solver.search.turn_search.hand_values` pays one small table per category instead of
 one rules call per hand. Built once per rule set; every engine that searches a turn (the solver, the agents, the
 objectives) reads these.
 """
@@ -116,7 +116,7 @@ class Starts(NamedTuple):
 
 class KeepTables(NamedTuple):
     """The keep values of a batch of searched turns, in groups of ``LANES`` states (:func:`keep_tables
-    <yacht_env.search.turn_search.keep_tables>`): ``K1[g, k, b]`` is the value of keep k with one roll left in lane b
+    <yacht_solver.search.turn_search.keep_tables>`): ``K1[g, k, b]`` is the value of keep k with one roll left in lane b
     of group g, ``K2`` with two rolls left."""
 
     K1: np.ndarray

@@ -1,4 +1,4 @@
-"""``optimal-duel``: the two-player game played exactly (:func:`yacht_env.solver.solve_duel`).
+"""``optimal-duel``: the two-player game played exactly (:func:`yacht_solver.solve_duel`).
 
 At each decision it takes the action that maximises its own chance to win (ties count half) against an opponent
 who does the same, from the exact table of the game of two; ties between actions go to the lowest index. It plays
@@ -14,8 +14,8 @@ import numpy as np
 
 from yacht_agents.base import Agent
 from yacht_env.rules import RuleSet
-from yacht_env.solver.duel import DuelSolution, solve_duel
 from yacht_env.state import GameState
+from yacht_solver.duel import DuelSolution, solve_duel
 
 __all__ = ["DuelAgent", "check_two"]
 

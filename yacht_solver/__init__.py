@@ -1,6 +1,6 @@
 """The exact optimal solver of Yacht and Yahtzee.
 
->>> from yacht_env.solver import solve
+>>> from yacht_solver import solve
 >>> sol = solve("yahtzee")            # doctest: +SKIP
 >>> round(sol.start_value, 7)         # doctest: +SKIP
 254.5877287
@@ -10,13 +10,13 @@ turn-start state, and ``action_values(state)`` / ``best_action(state)`` for any 
 :func:`score_distribution` gives the exact distribution of the final score under that play (from a new game or any
 state), :func:`solve_reach` the play that maximises the probability of reaching a target score, :func:`solve_duel`
 the game of two players (each maximising its chance to win).
-:mod:`yacht_env.search.turn_search` is the search of a turn the solver sweeps, usable with any successor values (e.g. a
-network's).
+:mod:`yacht_solver.search.turn_search` is the search of a turn the solver sweeps, usable with any successor values
+(e.g. a network's).
 """
 
 from __future__ import annotations
 
-from yacht_env.solver.core import (
+from yacht_solver.core import (
     Solution,
     TurnTables,
     clear_memory_cache,
@@ -24,10 +24,10 @@ from yacht_env.solver.core import (
     solution_or_none,
     solve,
 )
-from yacht_env.solver.distribution import ScoreDistribution, distribution_table, score_distribution
-from yacht_env.solver.duel import DuelSolution, solve_duel
-from yacht_env.solver.reach import ReachSolution, solve_reach
-from yacht_env.solver.table_cache import SOLVER_VERSION, cache_dir
+from yacht_solver.distribution import ScoreDistribution, distribution_table, score_distribution
+from yacht_solver.duel import DuelSolution, solve_duel
+from yacht_solver.reach import ReachSolution, solve_reach
+from yacht_solver.table_cache import SOLVER_VERSION, cache_dir
 
 __all__ = ["SOLVER_VERSION", "DuelSolution", "ReachSolution", "ScoreDistribution", "Solution", "TurnTables",
            "cache_dir", "clear_memory_cache", "compute_values", "distribution_table", "score_distribution",

@@ -1,12 +1,12 @@
-"""Compiled kernels of the two-player solver (:mod:`yacht_env.solver.duel`).
+"""Compiled kernels of the two-player solver (:mod:`yacht_solver.duel`).
 
 A state at the start of a turn is the mover's turn-start state ``a``, the opponent's ``b`` and the score difference
 ``d`` (mover minus opponent); ``W(a, b, d)`` is the mover's chance to win, ties counting half. Scoring hand ``h`` in
 box ``c`` for ``p`` points (the rules' own points, bonuses included) leads to the opponent's turn in
 ``(b, a', -(d + p))``, worth ``1 - W(b, a', -(d + p))`` to the mover. Only that end-of-turn value differs from the
 expected-score search: the keep tree, the action rows and the tie rule are those of
-:mod:`yacht_env.search.turn_search`, with the differences side by side as its lanes (as the reach solver has its
-needs, :mod:`yacht_env.solver.reach_kernels`).
+:mod:`yacht_solver.search.turn_search`, with the differences side by side as its lanes (as the reach solver has its
+needs, :mod:`yacht_solver.reach_kernels`).
 
 A row holds ``W`` for ``d = -most(a) .. most(b)``, ``most`` the most points still to come from a state: below, the
 mover cannot catch up (0); above, the opponent cannot (1).
@@ -21,7 +21,8 @@ from numba import njit
 
 from yacht_env.jit.compile import legal_bits, next_turn_start
 from yacht_env.jit.numba_cache import guard_numba_cache
-from yacht_env.search.turn_search import (
+from yacht_solver.reach_kernels import box_step
+from yacht_solver.search.turn_search import (
     FIVE_KIND_FACE,
     FIVE_KIND_HANDS,
     HAND0,
@@ -36,7 +37,6 @@ from yacht_env.search.turn_search import (
     max_by_class,
     start_hand_values,
 )
-from yacht_env.solver.reach_kernels import box_step
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
@@ -95,7 +95,7 @@ def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, sa: int, s
                      T: np.ndarray, Fs: np.ndarray, bits: np.ndarray) -> None:
     """``W[h, j]`` = the mover's best chance, over the boxes it may fill with hand ``h``, at difference ``d0 + j``
     (lanes ``j < len(Fs)``), with mover state ``sa`` and opponent state ``sb``: the twin of
-    :func:`yacht_env.search.turn_search.hand_values` with the box-score classes (one small table per box, one vector
+    :func:`yacht_solver.search.turn_search.hand_values` with the box-score classes (one small table per box, one vector
     max per hand); the six five-of-a-kinds through the rules' functions. ``T``, ``Fs``, ``bits``: scratch."""
     nl = Fs.shape[0]
     key = _key_of(tb, sa)

@@ -1,5 +1,5 @@
 """The turn search from one turn-start state, with every action's value: the optimal player's hints and the turn
-search agents (one state per decision). The kernels are :mod:`yacht_env.search.turn_search`'s, on one lane."""
+search agents (one state per decision). The kernels are :mod:`yacht_solver.search.turn_search`'s, on one lane."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from yacht_env.jit.numba_cache import guard_numba_cache
-from yacht_env.search.turn_search import (
+from yacht_solver.search.turn_search import (
     HAND0,
     NEG_INF,
     NUM_HANDS,
@@ -21,7 +21,7 @@ from yacht_env.search.turn_search import (
     keep_tree,
     successor_row,
 )
-from yacht_env.search.turn_tables import DecisionRule, KeepLane, SearchTables, Starts
+from yacht_solver.search.turn_tables import DecisionRule, KeepLane, SearchTables, Starts
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
