@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = {"yacht_env": ROOT / "yacht_env", "yacht_agents": ROOT / "agents", "yacht_tools": ROOT / "yacht_tools",
-            "yacht_training": ROOT / "yacht_training"}
+PACKAGES = {"yacht_env": ROOT / "yacht_env", "yacht_solver": ROOT / "yacht_solver", "yacht_agents": ROOT / "agents",
+            "yacht_tools": ROOT / "yacht_tools", "yacht_training": ROOT / "yacht_training"}
 OURS = tuple(PACKAGES)
 # strings naming our modules that are not imports by this code: module paths that model files record (read as
 # names, never imported)

@@ -7,7 +7,8 @@ It compares by value, converts to a dict / JSON and back, and has a one-line not
     yacht | dice 1 3 3 5 6 | rolls 2 | filled ones=3,choice=18
 
 Transitions take the random generator as an argument and return new states: :func:`new_game`, :func:`reroll`
-and :func:`score_category`. They know nothing of gymnasium.
+and :func:`score_category`; :func:`reroll_to` and :func:`score_to` are the same with the roll's outcome given
+instead of drawn (the outcomes and their chances: :mod:`yacht_env.chance`). They know nothing of gymnasium.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from yacht_env.rules import (
     legal_bits,
     points_for,
 )
+from yacht_env.state_checks import check_bonus, check_scores, is_int, json_nesting
 
 ROLLS_PER_TURN = 3
 """The rolls of a turn: the first, and two more of the dice not kept."""
@@ -74,11 +76,11 @@ class GameState:
         :meth:`from_dict` come here too), naming the field and what is accepted."""
         rs = get_rules(self.rules)
         object.__setattr__(self, "dice", tuple(sorted(D.validate_dice(self.dice))))
-        if not _is_int(self.rolls_left) or not 0 <= self.rolls_left < ROLLS_PER_TURN:
+        if not is_int(self.rolls_left) or not 0 <= self.rolls_left < ROLLS_PER_TURN:
             raise ValueError(f"rolls_left must be 0, 1 or 2 (an integer), got {self.rolls_left!r}")
         object.__setattr__(self, "rolls_left", int(self.rolls_left))
-        object.__setattr__(self, "scores", _check_scores(rs, self.scores))
-        object.__setattr__(self, "bonus_count", _check_bonus(rs, self.scores, self.bonus_count))
+        object.__setattr__(self, "scores", check_scores(rs, self.scores))
+        object.__setattr__(self, "bonus_count", check_bonus(rs, self.scores, self.bonus_count))
 
     # ---- derived -------------------------------------------------------------------------------------------
     @cached_property
@@ -201,7 +203,8 @@ class GameState:
         if not isinstance(text, (str, bytes, bytearray)) or len(text) > MAX_JSON_CHARS:
             raise ValueError(f"a game state must be JSON text of at most {MAX_JSON_CHARS:,} characters, got "
                              f"{reprlib.repr(text)}")
-        if _nesting(text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")) > MAX_JSON_NESTING:
+        decoded = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")
+        if json_nesting(decoded) > MAX_JSON_NESTING:
             raise ValueError(f"a game state must be JSON text nested at most {MAX_JSON_NESTING} deep (an object "
                              "holding the list of boxes); this text is nested deeper")
         try:
@@ -242,88 +245,6 @@ def _made(rs: RuleSet, dice: tuple[int, ...], rolls_left: int, scores: tuple[int
     if same_boxes is not None:
         d.update(filled_bits=same_boxes.filled_bits, is_over=same_boxes.is_over, upper_total=same_boxes.upper_total)
     return st
-
-
-def _nesting(text: str) -> int:
-    """How deep the brackets of a JSON text nest (those inside strings left out), read without parsing it."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
-    return deepest
-
-
-def _is_int(v: object) -> bool:
-    """An integer (Python or numpy), not a bool and not a float, even an integral one."""
-    return type(v) is int or isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
-def _ranges(values: frozenset[int]) -> str:
-    """``0, 7..9, 11..29``: a set of integers written shortly."""
-    runs: list[list[int]] = []
-    for v in sorted(values):
-        if runs and runs[-1][1] == v - 1:
-            runs[-1][1] = v
-        else:
-            runs.append([v, v])
-    return ", ".join(str(a) if a == b else f"{a}, {b}" if b == a + 1 else f"{a}..{b}" for a, b in runs)
-
-
-def _check_scores(rs: RuleSet, scores: object) -> tuple[int | None, ...]:
-    """The boxes as a tuple of ints and Nones, each a score its category can hold under ``rs``."""
-    if type(scores) is not tuple:
-        if isinstance(scores, (str, bytes, dict)) or not isinstance(scores, (Sequence, np.ndarray)):
-            raise ValueError(f"scores must be a sequence of {rs.num_categories} box scores (None for an open box), "
-                             f"got {reprlib.repr(scores)}")
-        scores = tuple(scores)
-    if len(scores) != rs.num_categories:
-        raise ValueError(f"scores must have {rs.num_categories} entries for rules {rs.name!r}, got {len(scores)}")
-    allowed = rs.box_values
-    plain = True  # the usual case, on the hot path of the transitions: a tuple of Python ints and Nones, all fine
-    for c, v in enumerate(scores):
-        if v is None:
-            continue
-        if type(v) is not int:
-            plain = False
-        if not _is_int(v) or int(v) not in allowed[c]:
-            raise ValueError(f"score of {rs.category_ids[c]!r} must be an integer the box can hold under rules "
-                             f"{rs.name!r} ({_ranges(allowed[c])}) or None while open, got {v!r}")
-    return scores if plain else tuple(None if v is None else int(v) for v in scores)
-
-
-def _check_bonus(rs: RuleSet, scores: tuple[int | None, ...], bonus: object) -> int:
-    """The count of five-of-a-kind bonuses, if a game can have earned it with these boxes: only with the
-    five-of-a-kind box scored (:attr:`RuleSet.five_kind_box_score`), at most one per other filled box."""
-    if not _is_int(bonus) or bonus < 0:
-        raise ValueError(f"bonus_count must be a non-negative integer, got {bonus!r}")
-    bonus = int(bonus)
-    if bonus:
-        c = rs.five_kind_category
-        if not rs.five_kind_bonus or c < 0:
-            raise ValueError(f"bonus_count {bonus!r} is not possible under rules {rs.name!r}: it has no "
-                             "five-of-a-kind bonus (accepted: 0)")
-        if scores[c] != rs.five_kind_box_score:
-            raise ValueError(f"bonus_count {bonus!r} is not possible without {rs.five_kind_box_score} in the "
-                             f"{rs.category_ids[c]!r} box "
-                             f"(it holds {scores[c]!r}; accepted: 0)")
-        most = sum(s is not None for s in scores) - 1
-        if bonus > most:
-            raise ValueError(f"bonus_count {bonus!r} is not possible with {most} filled box(es) besides "
-                             f"{rs.category_ids[c]!r}: each bonus fills one (accepted: 0..{most})")
-    return bonus
 
 
 def parse(text: str, rules: str | None = None) -> GameState:
@@ -384,18 +305,41 @@ def new_game(rules: str | RuleSet, rng: np.random.Generator) -> GameState:
 
 def reroll(state: GameState, kept: Sequence[int], rng: np.random.Generator) -> GameState:
     """Keep the faces ``kept`` (a sub-multiset of the dice) and roll the others."""
+    taken = _kept_faces(state, kept)
+    return _rerolled(state, tuple(taken + roll(rng, D.NUM_DICE - len(taken))))
+
+
+def reroll_to(state: GameState, kept: Sequence[int], dice: Sequence[int]) -> GameState:
+    """Keep the faces ``kept`` and let the dice rolled come out so that the hand is ``dice`` (five faces holding
+    ``kept``): the roll of :func:`reroll` with its outcome given instead of drawn (tree search, replays; the outcomes
+    and their chances are :func:`yacht_env.chance.roll_outcomes`)."""
+    taken = _kept_faces(state, kept)
+    hand = D.validate_dice(dice)
+    rest = list(hand)
+    for f in taken:
+        if f not in rest:
+            raise ValueError(f"dice {sorted(hand)} do not hold the kept faces {sorted(taken)}")
+        rest.remove(f)
+    return _rerolled(state, tuple(int(f) for f in hand))
+
+
+def _kept_faces(state: GameState, kept: Sequence[int]) -> list[int]:
+    """The kept faces as the state's own ints, checked: a roll is left and ``kept`` is a sub-multiset of the dice."""
     if state.is_over:
         raise ValueError("the game is over: no more rolls")
     if state.rolls_left == 0:
         raise ValueError("no rolls left this turn: score a category")
     remaining = list(state.dice)
-    taken: list[int] = []  # the kept dice as the state's own ints
+    taken: list[int] = []
     for f in kept:
         if isinstance(f, (bool, np.bool_)) or f not in remaining:
             raise ValueError(f"cannot keep {sorted(kept)} from dice {list(state.dice)}")
         taken.append(remaining.pop(remaining.index(f)))
-    new = taken + roll(rng, D.NUM_DICE - len(taken))
-    return _made(state.ruleset, tuple(new), state.rolls_left - 1, state.scores, state.bonus_count, state)
+    return taken
+
+
+def _rerolled(state: GameState, dice: tuple[int, ...]) -> GameState:
+    return _made(state.ruleset, dice, state.rolls_left - 1, state.scores, state.bonus_count, state)
 
 
 def reroll_pattern(state: GameState, pattern: int, rng: np.random.Generator) -> GameState:
@@ -406,6 +350,24 @@ def reroll_pattern(state: GameState, pattern: int, rng: np.random.Generator) -> 
 def score_category(state: GameState, category: int | str, rng: np.random.Generator) -> tuple[GameState, int]:
     """Score the dice in ``category``; return the new state (next turn rolled, unless the game ended) and the
     points added. Raises ``ValueError`` if the category is filled or the Joker rule forbids it."""
+    c = _open_category(state, category)
+    last = state.turn == state.ruleset.num_categories - 1
+    return _scored(state, c, None if last else tuple(roll(rng, D.NUM_DICE)))
+
+
+def score_to(state: GameState, category: int | str, dice: Sequence[int] | None) -> tuple[GameState, int]:
+    """:func:`score_category` with the next turn's first roll given instead of drawn: ``dice`` (five faces), or
+    ``None`` when this box is the last one (the game ends, nothing is rolled)."""
+    c = _open_category(state, category)
+    last = state.turn == state.ruleset.num_categories - 1
+    if last != (dice is None):
+        raise ValueError("dice must be None when the last box is scored (the game ends), and five faces otherwise, "
+                         f"got {dice!r}")
+    return _scored(state, c, None if dice is None else tuple(int(f) for f in D.validate_dice(dice)))
+
+
+def _open_category(state: GameState, category: int | str) -> int:
+    """The index of ``category``, checked: in range, open, and allowed by the Joker rule."""
     rs = state.ruleset
     c = rs.category_index(category) if isinstance(category, str) else int(category)
     if not 0 <= c < rs.num_categories:
@@ -418,6 +380,12 @@ def score_category(state: GameState, category: int | str, rng: np.random.Generat
         allowed = ", ".join(rs.category_ids[i] for i in state.legal_categories())
         raise ValueError(f"the Joker rule forbids {rs.category_ids[c]!r} with dice {list(state.dice)}; "
                          f"allowed: {allowed}")
+    return c
+
+
+def _scored(state: GameState, c: int, dice: tuple[int, ...] | None) -> tuple[GameState, int]:
+    """Box ``c`` (checked) filled with the state's dice, the next turn starting with ``dice`` (None: game over)."""
+    rs = state.ruleset
     h = state.hand
     face = int(FIVE_KIND_FACE[h])
     box = int(box_score(rs.params, rs.score_table[h], rs.joker_table[h], face, state.filled_bits, c))
@@ -426,10 +394,9 @@ def score_category(state: GameState, category: int | str, rng: np.random.Generat
     bonus = state.bonus_count + (1 if earns else 0)
     scores = list(state.scores)
     scores[c] = box
-    done = all(s is not None for s in scores)
-    dice = state.dice if done else tuple(roll(rng, D.NUM_DICE))
-    rolls = 0 if done else ROLLS_PER_TURN - 1
-    return _made(rs, dice, rolls, tuple(scores), bonus), pts
+    if dice is None:
+        return _made(rs, state.dice, 0, tuple(scores), bonus), pts
+    return _made(rs, dice, ROLLS_PER_TURN - 1, tuple(scores), bonus), pts
 
 
 def scorecard(state: GameState) -> dict[str, Any]:
