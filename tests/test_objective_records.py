@@ -35,7 +35,8 @@ from docgen.pictures import PICTURES, RECORDS, RULE_ORDER, SMALL_RULES, objectiv
 
 PAGE = ROOT / "docs" / "objectives.md"
 RECORDED = tuple(r for r in RULE_ORDER if r not in SMALL_RULES)
-ROW = {"yahtzee": "Yahtzee", "yahtzee-free-joker": "Yahtzee, free-choice Joker", "yatzy": "Yatzy"}  # the page's
+ROW = {"yahtzee": "Yahtzee", "yahtzee-free-joker": "Yahtzee, free-choice Joker", "yatzy": "Yatzy",
+       "clubhouse": "Clubhouse Games Yacht"}  # the page's
 TARGETS = (150, 200, 250, 300, 350, 400, 500)  # the columns of the page's P*(T) table
 FLOAT32_BOUND = 1e-6  # the page's bound on a float32 table entry's rounding (13 layers x 2^-24 < 7.7e-7)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from yacht_env.rules.categories import Category
 from yacht_env.rules.definitions import (
+    CLUBHOUSE,
     KNIZIA,
     RULESETS,
     YACHT,
@@ -42,7 +43,7 @@ from yacht_env.rules.ruleset import (
 from yacht_env.rules.scoring import TURN_LOGIC, box_score, joker_applies, legal_bits, points_for
 from yacht_env.rules.turnstart import TURNSTART_LOGIC, TurnStartLayout, next_turn_start
 
-__all__ = ["Category", "FIVE_KIND_FACE", "HandRules", "JOKER_FORCED", "JOKER_FREE", "JOKER_NONE", "KNIZIA",
+__all__ = ["CLUBHOUSE", "Category", "FIVE_KIND_FACE", "HandRules", "JOKER_FORCED", "JOKER_FREE", "JOKER_NONE", "KNIZIA",
            "NUM_UPPER", "P_FIVE_BONUS", "P_FIVE_CAT", "P_JOKER", "P_NUM_CAT", "P_UPPER_BONUS", "P_UPPER_THRESHOLD",
            "RULESETS", "RuleSet", "ScoringTables", "TURNSTART_LOGIC", "TURN_LOGIC", "TurnStartLayout", "YACHT",
            "YAHTZEE", "YAHTZEE_FREE_JOKER", "YATZY", "box_score", "get_rules", "joker_applies", "legal_bits",

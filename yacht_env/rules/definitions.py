@@ -111,7 +111,26 @@ KNIZIA = RuleSet(
     env_id="KniziaYacht-v0",
 )
 
-RULESETS: dict[str, RuleSet] = {r.name: r for r in (YACHT, YAHTZEE, YAHTZEE_FREE_JOKER, YATZY, KNIZIA)}
+CLUBHOUSE = RuleSet(
+    name="clubhouse",
+    title="Yacht (Clubhouse Games)",
+    categories=_UPPER
+    + (
+        Category("choice", "Choice", "sum"),
+        Category("four_of_a_kind", "Four of a Kind", "kind_sum", 4),
+        Category("full_house", "Full House", "full_house_sum"),
+        Category("small_straight", "Small Straight", "straight_run", 15, run=4),
+        Category("large_straight", "Large Straight", "straight_run", 30, run=5),
+        Category("yacht", "Yacht", "five_kind", 50),
+    ),
+    upper_bonus_threshold=63,
+    upper_bonus=35,
+    description="Yacht as in Nintendo's Clubhouse Games: 51 Worldwide Classics: upper bonus 35 at 63, Four of a "
+    "Kind the sum of all dice, straights of four (15) and five (30) in a row.",
+    env_id="ClubhouseYacht-v0",
+)
+
+RULESETS: dict[str, RuleSet] = {r.name: r for r in (YACHT, YAHTZEE, YAHTZEE_FREE_JOKER, YATZY, KNIZIA, CLUBHOUSE)}
 
 
 MAX_CATEGORIES = 20
