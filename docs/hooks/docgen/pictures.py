@@ -26,7 +26,8 @@ MODELS = ROOT / "agents" / "models"
 GAME_SEED = 0  # the game each animation shows: the single environment seeded with 0
 REPLAY = ("greedy", "yacht", 7)  # the replay page the evaluation page embeds: agent, rules, seed
 REGRET_GAMES = 1_000  # games of the regret chart (greedy on Yacht, seed 0)
-RULE_ORDER = ("yacht", "yahtzee", "yahtzee-free-joker", "yatzy", "knizia", "clubhouse")  # every rule set, as the Rules page
+# every rule set, as the Rules page
+RULE_ORDER = ("yacht", "yahtzee", "yahtzee-free-joker", "yatzy", "knizia", "clubhouse")
 SMALL_RULES = ("yacht", "knizia")  # whose distribution and reach tables a build solves (about a second each)
 # picture -> (title, the shipped agents whose run records it draws)
 LEARNING_CURVES = {
