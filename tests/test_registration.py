@@ -78,3 +78,15 @@ def test_render_without_a_render_mode_warns_and_returns_none() -> None:
     text = YachtEnv("yacht", render_mode="ansi")
     text.reset(seed=0)
     assert "Dice:" in text.render()
+
+
+@pytest.mark.parametrize("env_id", sorted(yacht_env.ENV_IDS.values()))
+def test_every_spec_round_trips_through_json(env_id: str) -> None:
+    """EnvSpec.to_json / from_json (entry points as strings): the spec read back is the same and makes the env."""
+    from gymnasium.envs.registration import EnvSpec
+
+    spec = gym.spec(env_id)
+    again = EnvSpec.from_json(spec.to_json())
+    assert again == spec
+    env = gym.make(again)
+    assert env.unwrapped.rules.env_id == env_id

@@ -9,7 +9,6 @@ are fixed: a ``rules`` argument naming other rules is refused, naming the id tha
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gymnasium.envs.registration import register, registry
@@ -61,9 +60,9 @@ def register_ids() -> None:
     """Register every id of :data:`ENV_IDS` not yet registered (``import yacht_env`` does)."""
     for name, env_id in ENV_IDS.items():
         if env_id not in registry:
-            register(id=env_id, entry_point=partial(make_env, env_id),
-                     vector_entry_point=partial(make_vector_env, env_id), kwargs={"rules": name},
-                     max_episode_steps=longest_game(name))
+            # entry points as strings, so that a spec round-trips through EnvSpec.to_json / from_json
+            register(id=env_id, entry_point=f"{__name__}:make_env", vector_entry_point=f"{__name__}:make_vector_env",
+                     kwargs={"env_id": env_id, "rules": name}, max_episode_steps=longest_game(name))
 
 
 __all__ = ["ENV_IDS", "make_env", "make_vector_env", "register_ids", "rules_of_id"]
