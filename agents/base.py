@@ -11,7 +11,9 @@ seed is reproducible.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -55,22 +57,35 @@ class Agent:
         return f"{type(self).__name__}(rules={self.rules.name!r})"
 
 
+def is_module(policy: Any) -> bool:
+    """Whether ``policy`` is a torch ``nn.Module``, looked up without importing torch (a module of torch exists only
+    where torch is already loaded)."""
+    torch_mod = sys.modules.get("torch")
+    return torch_mod is not None and isinstance(policy, torch_mod.nn.Module)
+
+
 POLICY_CONTRACT = ("a policy is a function(obs, masks) -> actions: obs (N, D) float32 and masks (N, A) bool, one row "
-                   "per game, and it returns (N,) integer actions, one legal action per game")
-"""What a batch policy callable takes and returns, for the messages that refuse one."""
+                   "per game, and it returns (N,) integer actions, one legal action per game; or a function(obs, "
+                   "mask) -> action of one game: obs (D,), mask (A,), an integer action")
+"""What a policy callable takes and returns, for the messages that refuse one."""
 
 
 class CallableAgent(Agent):
-    """A batch policy written anywhere, as an agent: ``policy(obs (N, D) float32, masks (N, A) bool) -> (N,)``
-    actions. The evaluators check every action against the mask."""
+    """A policy written anywhere, as an agent. Two shapes are accepted: a batch policy ``policy(obs (N, D) float32,
+    masks (N, A) bool) -> (N,)`` actions, or a policy of one game ``policy(obs (D,), mask (A,)) -> action``. Which
+    one is found once, on the first decision: the policy is called with one game's row; an integer back means a
+    policy of one game (then called game by game), anything else (an array, an error) a batch policy. A batch
+    policy written with ``axis=-1`` plays the same either way. The evaluators check every action against the
+    mask."""
 
     batched = True
 
-    def __init__(self, policy: Callable[[np.ndarray, np.ndarray], np.ndarray], rules: str | RuleSet = "yacht",
-                 name: str = "policy") -> None:
+    def __init__(self, policy: Callable[..., Any], rules: str | RuleSet = "yacht", name: str = "policy") -> None:
         super().__init__(rules)
         self.policy = policy
         self.name = name
+        self.one_game: bool | None = None
+        """True: a policy of one game; False: a batch policy; None until the first decision."""
 
     def act(self, obs: np.ndarray, mask: np.ndarray, state: GameState | None = None) -> int:
         return int(self.act_batch(np.asarray(obs)[None], np.asarray(mask)[None])[0])
@@ -78,8 +93,13 @@ class CallableAgent(Agent):
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, states: Sequence[GameState] | None = None
                   ) -> np.ndarray:
         obs, masks = np.asarray(obs, dtype=np.float32), np.asarray(masks, dtype=np.bool_)
+        if self.one_game is None and len(masks):
+            self.one_game = self._answers_one_game(obs[0], masks[0])
         try:
-            actions = np.asarray(self.policy(obs, masks))
+            if self.one_game:
+                actions = np.array([self._one(obs[i], masks[i]) for i in range(len(masks))], dtype=np.int64)
+            else:
+                actions = np.asarray(self.policy(obs, masks))
         except TypeError as e:  # a callable that takes other arguments (math:sqrt, builtins:len, numpy:zeros_like)
             reason = " ".join(str(e).split())[:200]
             raise ValueError(f"policy {self.name!r} cannot be called as a policy ({reason}): "
@@ -88,3 +108,18 @@ class CallableAgent(Agent):
             raise ValueError(f"policy {self.name!r} returned {actions.dtype} {actions.shape} for {len(masks)} games: "
                              f"{POLICY_CONTRACT}")
         return actions.astype(np.int64)
+
+    def _answers_one_game(self, obs: np.ndarray, mask: np.ndarray) -> bool:
+        """Whether the policy, given one game's row, answers with one integer action."""
+        try:
+            answer = np.asarray(self.policy(obs, mask))
+        except Exception:  # noqa: BLE001 - a batch policy may fail on one row in any way: then it is a batch policy
+            return False
+        return answer.ndim == 0 and answer.dtype.kind in "iu"
+
+    def _one(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        answer = np.asarray(self.policy(obs, mask))
+        if answer.ndim != 0 or answer.dtype.kind not in "iu":
+            raise ValueError(f"policy {self.name!r} returned {answer.dtype} {answer.shape} for one game: "
+                             f"{POLICY_CONTRACT}")
+        return int(answer)

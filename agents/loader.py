@@ -28,7 +28,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from yacht_agents.base import Agent, CallableAgent
+from yacht_agents.base import Agent, CallableAgent, is_module
 from yacht_agents.duel_agent import DuelAgent
 from yacht_agents.greedy import GreedyAgent
 from yacht_agents.objectives import ReachAgent, WinAgent, parse_target
@@ -211,7 +211,9 @@ def load_agent(spec: str, rules: str | RuleSet, seed: int | None = None) -> Agen
 def as_agent(policy: Any, rules: str | RuleSet, seed: int | None = None) -> Agent:
     """An agent from any policy: an :class:`Agent` (for these rules), a :func:`load_agent` spec, a
     stable-baselines3 model or policy object trained on our environments (checked by its observation and action
-    spaces), or a batch callable ``policy(obs (N, D), masks (N, A)) -> actions (N,)``."""
+    spaces), a torch ``nn.Module`` scoring every action (:class:`~yacht_agents.module_agent.ModuleAgent`), or a
+    callable, batch ``policy(obs (N, D), masks (N, A)) -> actions (N,)`` or of one game ``policy(obs, mask) ->
+    action`` (:class:`~yacht_agents.base.CallableAgent`)."""
     rs = get_rules(rules)
     if isinstance(policy, Agent):
         if policy.rules.name != rs.name:
@@ -221,16 +223,21 @@ def as_agent(policy: Any, rules: str | RuleSet, seed: int | None = None) -> Agen
     if isinstance(policy, (str, Path)):
         return load_agent(str(policy), rs, seed)
     sb3_policy = getattr(policy, "policy", policy)
-    if hasattr(sb3_policy, "observation_space") and hasattr(sb3_policy, "action_space") and hasattr(
+    if is_module(policy) and not hasattr(policy, "observation_space"):  # a plain torch network (SB3's have spaces)
+        from yacht_agents.module_agent import ModuleAgent
+
+        agent: Agent = ModuleAgent(policy, rs)
+    elif hasattr(sb3_policy, "observation_space") and hasattr(sb3_policy, "action_space") and hasattr(
             sb3_policy, "state_dict"):
         from yacht_agents.sb3_agent import SB3Agent, check_spaces
 
         version = check_spaces(sb3_policy.observation_space, sb3_policy.action_space, rs, type(policy).__name__)
-        agent: Agent = SB3Agent(sb3_policy, rs, name=type(policy).__name__, obs_layout=version)
+        agent = SB3Agent(sb3_policy, rs, name=type(policy).__name__, obs_layout=version)
     elif callable(policy):
         agent = CallableAgent(policy, rs, name=getattr(policy, "__name__", "policy"))
     else:
         raise ValueError(f"cannot evaluate a {type(policy).__name__}: accepted are an Agent, an agent spec "
-                         f"({accepted_specs()}), a stable-baselines3 model, or a function(obs, masks) -> actions")
+                         f"({accepted_specs()}), a stable-baselines3 model, a torch nn.Module, or a function(obs, "
+                         "masks) -> actions")
     agent.seed(seed)
     return agent
