@@ -26,7 +26,8 @@ def test_a_function_of_one_game_plays_as_its_batch_twin() -> None:
     masks[:, [5, 40]] = True
     assert agent.act_batch(np.zeros((3, 64), np.float32), masks).tolist() == [40, 40, 40]
     assert agent.one_game is True
-    assert CallableAgent(_last_legal_batch, "yacht").act_batch(np.zeros((3, 64), np.float32), masks).tolist() == [40] * 3
+    batch = CallableAgent(_last_legal_batch, "yacht")
+    assert batch.act_batch(np.zeros((3, 64), np.float32), masks).tolist() == [40] * 3
 
 
 def test_a_function_of_one_game_that_returns_junk_is_refused() -> None:
