@@ -103,7 +103,8 @@ def test_a_callable_that_is_not_a_policy_says_what_a_policy_takes_and_returns(
     name = spec.split(":")[1]
     assert err == (f"yacht eval: error: policy {name!r} {reason}: a policy is a function(obs, masks) -> actions: obs "
                    "(N, D) float32 and masks (N, A) bool, one row per game, and it returns (N,) integer actions, one "
-                   "legal action per game\n")
+                   "legal action per game; or a function(obs, mask) -> action of one game: obs (D,), mask (A,), an "
+                   "integer action\n")
 
 
 def test_a_policy_returning_other_than_one_integer_action_per_game_says_what_it_returned() -> None:

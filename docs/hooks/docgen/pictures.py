@@ -34,7 +34,7 @@ LEARNING_CURVES = {
     "img/learning-curve-td-yacht.png": ("python train.py: TD expectimax on Yacht (the shipped td-yacht)",
                                         ("td-yacht",)),
     "img/learning-curves-td.png": ("TD expectimax with the dice model: the shipped td-* agents",
-                                   ("td-yacht", "td-yahtzee", "td-yatzy")),
+                                   ("td-yacht", "td-yahtzee", "td-yatzy", "td-clubhouse")),
     "img/learning-curves-ppo.png": ("MaskablePPO, plain policy network (model-free): the shipped ppo-* agents",
                                     ("ppo-yacht", "ppo-yahtzee", "ppo-yatzy")),
     "img/learning-curves-ppo-expectimax.png": ("MaskablePPO over the turn's expectimax: the shipped "
