@@ -48,6 +48,7 @@ class YachtSB3VecEnv(VecEnv):
         self.reward_scale = float(reward_scale)
         self.render_mode = self.venv.render_mode
         super().__init__(self.venv.num_envs, self.venv.single_observation_space, self.venv.single_action_space)
+        self.metadata = dict(self.venv.metadata)  # render_fps: the frame rate VecVideoRecorder writes
         self._actions: np.ndarray | None = None
         if seed is not None:
             self.seed(seed)
@@ -135,7 +136,12 @@ class YachtSB3VecEnv(VecEnv):
         return super().seed(seed)
 
     def get_images(self) -> Sequence[np.ndarray | None]:
-        raise NotImplementedError("the Yacht engine renders text only: use venv.render() with render_mode='ansi'")
+        """One (480, 640, 3) uint8 picture per game (``render_mode="rgb_array"``): what SB3's ``VecEnv.render`` tiles
+        and ``VecVideoRecorder`` records."""
+        if self.render_mode != "rgb_array":
+            raise ValueError(f"pictures need render_mode='rgb_array' (YachtSB3VecEnv(..., render_mode='rgb_array')), "
+                             f"this env has render_mode={self.render_mode!r}")
+        return list(self.venv.render())
 
     def states(self, indices: Iterable[int] | None = None) -> list[Any]:
         """The GameStates of the requested games (for agents that need states)."""

@@ -301,6 +301,15 @@ class YachtVectorEnv(VectorEnv):
         K.step_games(a, self._b, self._t, out)
         return out
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A pickled (or deep-copied) vector env keeps its games, dice streams and settings; its thread guard is made
+        anew (subprocess and Ray workers receive envs by pickling)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_busy"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._busy = threading.Lock()
+
     @contextmanager
     def _one_thread(self) -> Iterator[None]:
         if not self._busy.acquire(blocking=False):
