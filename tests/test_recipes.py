@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO, child_env
 
 SCRIPT = REPO / "examples" / "cleanrl_masked_ppo.py"
