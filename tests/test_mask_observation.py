@@ -47,3 +47,12 @@ def test_vector_envs_carry_the_mask_and_an_ended_game_shows_an_empty_row(mode: s
         ended += int(done.sum())
         assert not obs["action_mask"][done].any()
     assert ended >= 3
+
+
+def test_tianshous_keys_and_bad_keys() -> None:
+    env = ActionMaskObservation(gym.make("Yacht-v0"), keys=("obs", "mask"))
+    obs, _ = env.reset(seed=0)
+    assert set(obs) == {"obs", "mask"} and env.observation_space.contains(obs)
+    for bad in [("obs",), ("a", "a"), ("", "m"), "obs"]:
+        with pytest.raises(ValueError, match="keys must be two different non-empty strings"):
+            ActionMaskObservation(gym.make("Yacht-v0"), keys=bad)  # type: ignore[arg-type]
