@@ -116,8 +116,8 @@ def _base_closure() -> set[str]:
 
 def _allowed() -> set[str]:
     """What a base install can import: the base closure, the standard library, our packages but training."""
-    return _base_closure() | set(sys.stdlib_module_names) | {"yacht_env", "yacht_agents", "yacht_tools",
-                                                               "yacht_training", "cython_runtime"}
+    return _base_closure() | set(sys.stdlib_module_names) | {"yacht_env", "yacht_solver", "yacht_agents",
+                                                               "yacht_tools", "yacht_training", "cython_runtime"}
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +150,7 @@ def test_the_tools_work_without_extras(base: dict) -> None:
 
 def test_only_base_dependencies_are_loaded(base: dict) -> None:
     assert not set(BLOCKED) & set(base["modules"])
-    assert not set(base["refused"]) & (_base_closure() | {"yacht_env", "yacht_agents", "yacht_tools"})
+    assert not set(base["refused"]) & (_base_closure() | {"yacht_env", "yacht_solver", "yacht_agents", "yacht_tools"})
 
 
 TRAIN_LINE = f"install the train extra: {install_line('train')}"

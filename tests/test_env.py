@@ -27,7 +27,7 @@ IDS = ENV_IDS
 def test_every_rule_set_has_its_id() -> None:
     # rule sets that tests register (register_rules) have no id of their own
     assert set(IDS) == {name for name, rs in RULESETS.items() if rs.env_id}
-    assert set(IDS) == {"yacht", "yahtzee", "yahtzee-free-joker", "yatzy", "knizia"}
+    assert set(IDS) == {"yacht", "yahtzee", "yahtzee-free-joker", "yatzy", "knizia", "clubhouse"}
     assert IDS["yatzy"] == "Yatzy-v1" and IDS["yahtzee-free-joker"] == "YahtzeeFreeJoker-v1"
 
 
