@@ -239,13 +239,18 @@ _KERNELS_OF = {
 last name) are for, in the words of the compile announcement."""
 
 
+_OURS = (__package__.split(".")[0], "yacht_solver")  # the packages whose kernels the announcement names in words
+
+
 def kernels_of(module: str) -> str:
-    """What the kernels of ``module`` are for, e.g. ``"the vector engine"`` (the solver's modules: ``"the solver"``;
-    any other: the module's name)."""
-    if module.split(".")[:2] == [__package__.split(".")[0], "solver"]:
-        return "the solver"
+    """What the kernels of ``module`` are for, e.g. ``"the vector engine"`` (the solver's own modules: ``"the
+    solver"``; any other: the module's name)."""
     package, _, name = module.rpartition(".")
-    return _KERNELS_OF.get(name, module) if package.split(".")[0] == __package__.split(".")[0] else module
+    if package.split(".")[0] not in _OURS:
+        return module
+    if name in _KERNELS_OF:
+        return _KERNELS_OF[name]
+    return "the solver" if package == "yacht_solver" else module
 
 
 def _compiled(ev: Any) -> tuple[str, Path | None]:
