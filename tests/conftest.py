@@ -19,6 +19,22 @@ os.environ.setdefault("SB3_LOGDIR", os.path.join(os.path.dirname(__file__), ".."
 REPO = Path(__file__).resolve().parents[1]
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--full", action="store_true", default=False,
+                     help="run every test, the slow ones too (the README's test command and CI do); without it the "
+                          "tests marked slow are deselected, for a quick run while working")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without ``--full``, deselect the tests marked ``slow`` (deselected, not skipped: the run says how many)."""
+    if config.getoption("--full"):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+
+
 def child_env(**extra: str) -> dict[str, str]:
     """The environment of a child process: this checkout first on the path."""
     env = dict(os.environ)

@@ -234,7 +234,7 @@ class DuelSolution:
     def _decide(self, mover: GameState, other: GameState) -> tuple[int, np.ndarray]:
         t, sa, sb, d = self._pair(mover, other)
         values = np.empty(NUM_KEEP_ACTIONS + self.rules.num_categories)
-        action = DK.duel_decide(self.tables, self.plan.index, self.layer(t + 1), sa, sb, d, mover.hand,
+        action = DK.duel_decide(self.tables, self.plan.index, self.layer(t + 1), DK.DuelPair(sa, sb, d), mover.hand,
                                 mover.rolls_left, _KEEP_MASK, values)
         return int(action), np.where(values > -np.inf, values, np.nan)
 

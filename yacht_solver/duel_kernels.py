@@ -40,7 +40,7 @@ from yacht_solver.search.turn_search import (
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
-__all__ = ["DuelIndex", "DuelLayer", "duel_decide", "duel_rows"]
+__all__ = ["DuelIndex", "DuelLayer", "DuelPair", "duel_decide", "duel_rows"]
 
 
 class DuelIndex(NamedTuple):
@@ -62,6 +62,24 @@ class DuelLayer(NamedTuple):
     off: np.ndarray
     a: int
     b: int
+
+
+class DuelPair(NamedTuple):
+    """A position of the game of two between turns: the mover's and the opponent's turn-start states (flat indices of
+    the turn search's tables) and the mover's lead ``d`` (its score minus the opponent's)."""
+
+    mover: int
+    other: int
+    d: int
+
+
+class HandScratch(NamedTuple):
+    """The work arrays of :func:`duel_hand_values`: ``T`` (one row per box-score class, one column per lane) and the
+    lanes' filled boxes ``Fs`` and legal-box bits ``bits``."""
+
+    T: np.ndarray
+    Fs: np.ndarray
+    bits: np.ndarray
 
 
 @njit(cache=True, inline="always")
@@ -91,12 +109,14 @@ def _key_of(tb: SearchTables, s: int) -> tuple[int, int, int]:
 
 
 @njit(cache=True)
-def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, sa: int, sb: int, d0: int, W: np.ndarray,
-                     T: np.ndarray, Fs: np.ndarray, bits: np.ndarray) -> None:
-    """``W[h, j]`` = the mover's best chance, over the boxes it may fill with hand ``h``, at difference ``d0 + j``
-    (lanes ``j < len(Fs)``), with mover state ``sa`` and opponent state ``sb``: the twin of
-    :func:`yacht_solver.search.turn_search.hand_values` with the box-score classes (one small table per box, one vector
-    max per hand); the six five-of-a-kinds through the rules' functions. ``T``, ``Fs``, ``bits``: scratch."""
+def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, W: np.ndarray,
+                     work: HandScratch) -> None:
+    """``W[h, j]`` = the mover's best chance, over the boxes it may fill with hand ``h``, at difference
+    ``pair.d + j`` (lanes ``j < len(work.Fs)``), with mover state ``pair.mover`` and opponent state ``pair.other``:
+    the twin of :func:`yacht_solver.search.turn_search.hand_values` with the box-score classes (one small table per
+    box, one vector max per hand); the six five-of-a-kinds through the rules' functions."""
+    sa, sb, d0 = pair
+    T, Fs, bits = work
     nl = Fs.shape[0]
     key = _key_of(tb, sa)
     Fs[:] = key[0]
@@ -147,8 +167,8 @@ def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, cur: DuelLayer, p
         sb = ix.states[ix.start[cur.b] + p % nb]
         L = cur.off[p + 1] - cur.off[p]
         K = Kb[:NUM_KEEPS * L].reshape((NUM_KEEPS, L))
-        duel_hand_values(tb, ix, nxt, sa, sb, -ix.most[sa], K[HAND0:], Tb[:rows * L].reshape((rows, L)), Fs[:L],
-                         bits[:L])
+        duel_hand_values(tb, ix, nxt, DuelPair(sa, sb, -ix.most[sa]), K[HAND0:],
+                         HandScratch(Tb[:rows * L].reshape((rows, L)), Fs[:L], bits[:L]))
         keep_tree(K, K, K, out[:L])
         o = cur.off[p]
         for j in range(L):
@@ -156,15 +176,17 @@ def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, cur: DuelLayer, p
 
 
 @njit(cache=True)
-def duel_decide(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, sa: int, sb: int, d: int, h: int, rolls: int,
+def duel_decide(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, h: int, rolls: int,
                 keep_mask: np.ndarray, values: np.ndarray) -> int:
-    """The action with hand ``h`` and ``rolls`` rolls left that maximises the mover's chance to win at difference
-    ``d`` (mover state ``sa``, opponent ``sb``, the opponent's turn in layer ``nxt``); ``values`` (32 + C) gets
-    every action's chance (``-inf`` where illegal). Ties: the lowest action."""
+    """The action with hand ``h`` and ``rolls`` rolls left that maximises the mover's chance to win in ``pair`` (the
+    opponent's turn in layer ``nxt``); ``values`` (32 + C) gets every action's chance (``-inf`` where illegal).
+    Ties: the lowest action."""
+    sa, sb, d = pair
     C = tb.scoring.score_table.shape[1]
     K1, K2, M = np.empty((NUM_KEEPS, 1)), np.empty((NUM_KEEPS, 1)), np.empty((NUM_KEEPS, 1))
     T = np.empty((max(tb.BOXV.shape[1], C), 1))
-    duel_hand_values(tb, ix, nxt, sa, sb, d, K1[HAND0:], T, np.empty(1, dtype=np.int64), np.empty(1, dtype=np.int64))
+    duel_hand_values(tb, ix, nxt, pair, K1[HAND0:],
+                     HandScratch(T, np.empty(1, dtype=np.int64), np.empty(1, dtype=np.int64)))
     keep_tree(K1, K2, M, np.empty(1))
     key = _key_of(tb, sa)
     face = FIVE_KIND_FACE[h]

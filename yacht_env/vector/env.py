@@ -35,28 +35,11 @@ from yacht_env.objective import VectorReachTracker, objective_of
 from yacht_env.render import render_text, warn_no_render_mode
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState
-
-_MAX_SEED = 2**128  # SeedSequence takes any non-negative int; keep seeds to a sane size
-
+from yacht_env.vector.inputs import action_array, autoreset_mode_of, reset_mask, seed_list
 
 MAX_NUM_ENVS = 1 << 24
 """The most games one vector environment holds (see :meth:`YachtVectorEnv.memory_per_game` for their memory: a
 constructor refuses up front what the machine's free memory cannot hold)."""
-
-_MODE_NAMES = {"nextstep": AutoresetMode.NEXT_STEP, "samestep": AutoresetMode.SAME_STEP,
-               "disabled": AutoresetMode.DISABLED}
-
-
-def autoreset_mode_of(mode: AutoresetMode | str) -> AutoresetMode:
-    """``mode`` as an :class:`~gymnasium.vector.AutoresetMode`: the enum itself, its value (``"NextStep"``) or its
-    name in either case (``"next_step"``, ``"SAME_STEP"``, ``"disabled"``); else ``ValueError`` naming the modes."""
-    if isinstance(mode, AutoresetMode):
-        return mode
-    if isinstance(mode, str) and mode.replace("_", "").lower() in _MODE_NAMES:
-        return _MODE_NAMES[mode.replace("_", "").lower()]
-    raise ValueError(f"autoreset_mode must be an AutoresetMode or one of 'next_step', 'same_step', 'disabled', "
-                     f"got {mode!r}")
-
 
 class YachtVectorEnv(VectorEnv):
     """
@@ -407,20 +390,10 @@ class YachtVectorEnv(VectorEnv):
 
     def _reset_mask(self, options: Any) -> np.ndarray | None:
         """The games a reset restarts: None for all, else the checked ``options["reset_mask"]``."""
-        if options is None or (isinstance(options, dict) and not options):
-            return None
-        if not isinstance(options, dict) or set(options) != {"reset_mask"}:
-            raise ValueError(f"YachtVectorEnv.reset takes options None, {{}} or {{'reset_mask': (N,) bool array}}, "
-                             f"got {options!r}")
-        m = options["reset_mask"]
-        if not isinstance(m, np.ndarray) or m.dtype != np.bool_ or m.shape != (self.num_envs,):
-            raise ValueError(f"options['reset_mask'] must be a numpy bool array of shape ({self.num_envs},), got "
-                             f"{type(m).__name__} {getattr(m, 'dtype', '')} {getattr(m, 'shape', '')}".rstrip())
-        if not m.any():
-            raise ValueError("options['reset_mask'] must be True for at least one game")
-        if not self._ready:
+        m = reset_mask(options, self.num_envs)
+        if m is not None and not self._ready:
             raise RuntimeError("call reset() without a reset_mask first: the other games have no game to keep")
-        return m.copy()
+        return m
 
     def _resolve_seeds(self, seed: Any, chosen: np.ndarray | None) -> list[int | None] | None:
         """The seed of each game this reset seeds (None: it continues its dice), or None if it seeds none."""
@@ -429,22 +402,7 @@ class YachtVectorEnv(VectorEnv):
             if self.seeds is None:
                 return [int(s) for s in np.random.default_rng().integers(0, 2**63, size=n, dtype=np.int64)]
             return None
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-            if not 0 <= seed < _MAX_SEED - n:
-                raise ValueError(f"seed must be a non-negative int (game i gets seed + i), got {seed!r}")
-            seeds: list[int | None] = [int(seed) + i for i in range(n)]
-        else:
-            if isinstance(seed, (str, bytes)) or not isinstance(seed, (Sequence, np.ndarray)):
-                raise ValueError(f"seed must be None, a non-negative int or a sequence of {n} of them (or None), "
-                                 f"got {seed!r}")
-            seeds = list(seed)
-            if len(seeds) != n:
-                raise ValueError(f"seed sequence must have one seed per game ({n}), got {len(seeds)}")
-            for j, s in enumerate(seeds):
-                if s is not None and (isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer))
-                                      or not 0 <= s < _MAX_SEED):
-                    raise ValueError(f"seed[{j}] must be a non-negative int or None, got {s!r}")
-            seeds = [None if s is None else int(s) for s in seeds]
+        seeds = seed_list(seed, n)
         if chosen is not None:
             seeds = [s if chosen[i] else None for i, s in enumerate(seeds)]
         if self.seeds is None:  # a first reset: the games without a seed get a random one
@@ -466,23 +424,7 @@ class YachtVectorEnv(VectorEnv):
     def _check_actions(self, actions: Any, skip: np.ndarray | None) -> np.ndarray:
         """The actions as int64, checked: in the action space, and legal if ``strict``; the games of ``skip`` (which
         start over instead) are not checked, as ``SyncVectorEnv`` never hands their action to a game."""
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
-        if a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers in 0..{self.num_actions - 1}, got dtype {a.dtype}")
-        if a.dtype.kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
-            raise ValueError(f"actions must be integers in 0..{self.num_actions - 1}, got {a.max()}")
-        a = np.ascontiguousarray(a, dtype=np.int64)
-        bad = (a < 0) | (a >= self.num_actions)
-        if skip is not None:
-            bad &= ~skip
-            a = np.where(skip, 0, a)  # a copy: the caller's array is never written
-        outside = np.flatnonzero(bad)
-        if outside.size:
-            i = int(outside[0])
-            raise ValueError(f"action {int(a[i])} of game {i} is outside the action space: "
-                             f"accepted 0..{self.num_actions - 1}")
+        a = action_array(actions, self.num_envs, self.num_actions, skip)
         if not self.strict:
             return a
         # the held mask is the current games' legal actions (the kernels write it with every step)
