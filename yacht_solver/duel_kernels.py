@@ -19,9 +19,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from yacht_env.jit.compile import legal_bits, next_turn_start
+from yacht_env.jit.compile import legal_bits
 from yacht_env.jit.numba_cache import guard_numba_cache
-from yacht_solver.reach_kernels import box_step
+from yacht_solver.reach_kernels import box_step, successor
 from yacht_solver.search.turn_search import (
     FIVE_KIND_FACE,
     FIVE_KIND_HANDS,
@@ -83,14 +83,6 @@ class HandScratch(NamedTuple):
 
 
 @njit(cache=True, inline="always")
-def _next_state(tb: SearchTables, key: tuple[int, int, int], c: int, box: int) -> int:
-    """The flat turn-start state after writing ``box`` in box ``c`` in state ``key``."""
-    F, u, y = key
-    u2, y2 = next_turn_start(c, box, u, y, tb.thr, tb.Y, tb.ycat)
-    return ((F | (1 << c)) * tb.U + u2) * tb.Y + y2
-
-
-@njit(cache=True, inline="always")
 def _row_value(nxt: DuelLayer, q: int, m_mover: int, m_other: int, e: int) -> float:
     """``W`` of pair ``q`` of layer ``nxt`` at difference ``e``, whose mover and opponent have at most ``m_mover`` and
     ``m_other`` points to come: 1 or 0 beyond them."""
@@ -127,7 +119,7 @@ def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: Duel
     for c in range(tb.scoring.score_table.shape[1]):
         if (union >> c) & 1:
             for n in range(tb.NV[c]):
-                s2 = _next_state(tb, key, c, tb.BOXV[c, n])
+                s2 = successor(tb, key, c, tb.BOXV[c, n])
                 e0 = -d0 - int(tb.PTV[key[1], c, n])  # the opponent's difference at lane 0
                 q, m2 = qbase + ix.rank[s2], ix.most[s2]
                 for j in range(nl):

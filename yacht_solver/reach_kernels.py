@@ -51,11 +51,12 @@ def box_step(tb: SearchTables, Sh: np.ndarray, Jh: np.ndarray, face: int, key: t
     state ``key`` = (F, u, y): the rules' own functions."""
     F, u, y = key
     pts = points_for(tb.scoring.params, Sh, Jh, face, F, u, y == 1, c)
-    return _successor(tb, key, c, np.int64(box_score(tb.scoring.params, Sh, Jh, face, F, c))), pts
+    return successor(tb, key, c, np.int64(box_score(tb.scoring.params, Sh, Jh, face, F, c))), pts
 
 
 @njit(cache=True, inline="always")
-def _successor(tb: SearchTables, key: tuple[int, int, int], c: int, box: int) -> int:
+def successor(tb: SearchTables, key: tuple[int, int, int], c: int, box: int) -> int:
+    """The flat turn-start state after writing ``box`` in box ``c`` in turn-start state ``key`` = (F, u, y)."""
     F, u, y = key
     u2, y2 = next_turn_start(c, box, u, y, tb.thr, tb.Y, tb.ycat)
     return ((F | (1 << c)) * tb.U + u2) * tb.Y + y2
@@ -104,7 +105,7 @@ def reach_hand_values(tb: SearchTables, R: Ragged, lanes: Starts, needs: np.ndar
                 for b in range(nl):
                     T[n, b] = NEG_INF
                     if (bits[b] >> c) & 1:
-                        s2 = _successor(tb, (Fs[b], us[b], ys[b]), c, tb.BOXV[c, n])
+                        s2 = successor(tb, (Fs[b], us[b], ys[b]), c, tb.BOXV[c, n])
                         T[n, b] = _lookup(R, s2, needs[b], int(tb.PTV[us[b], c, n]))
             max_by_class(W, T, tb.CLS[c], nl)
     for i in range(FIVE_KIND_HANDS.shape[0]):
@@ -146,7 +147,7 @@ def state_hand_values(tb: SearchTables, R: Ragged, key: tuple[int, int, int], W:
     for c in range(tb.scoring.score_table.shape[1]):
         if (bits >> c) & 1:
             for n in range(tb.NV[c]):
-                shifted_row(T[n], R, _successor(tb, key, c, tb.BOXV[c, n]), int(tb.PTV[u, c, n]), 1.0)
+                shifted_row(T[n], R, successor(tb, key, c, tb.BOXV[c, n]), int(tb.PTV[u, c, n]), 1.0)
             max_by_class(W, T, tb.CLS[c], L)
     for i in range(FIVE_KIND_HANDS.shape[0]):
         h = FIVE_KIND_HANDS[i]
