@@ -49,9 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", help="override device (cpu, cuda, auto)")
     p.add_argument("--run-dir", type=Path, help="folder for run folders (default: runs); not with --resume")
     p.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue the run in RUN_DIR from its newest "
-                   "checkpoint that loads (--timesteps, --device, --final-episodes may change; each change is "
-                   "recorded in RUN_DIR/config_changes.txt)")
+                   "checkpoint that loads (--timesteps, --device, --final-episodes, --eval-every may change; each "
+                   "change is recorded in RUN_DIR/config_changes.txt)")
     p.add_argument("--final-episodes", help="override eval.final_episodes (a positive integer)")
+    p.add_argument("--eval-every", metavar="STEPS", help="override eval.freq: environment steps between the periodic "
+                   "evaluations of the learning curve (a positive integer)")
     p.add_argument("--ray-address", help="algo rllib_ppo: join this Ray cluster (HOST:PORT or 'auto'; default: "
                    "$RAY_ADDRESS, else start Ray locally)")
     options.add_progress(p)
@@ -88,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         cfg.seed = check_seed(args.seed)
     if args.device is not None:
         cfg.device = args.device
+    if args.eval_every is not None:
+        cfg.eval.freq = check_int(args.eval_every, "--eval-every", 1)
     if args.final_episodes is not None:
         cfg.eval.final_episodes = check_int(args.final_episodes, "--final-episodes", 1, MAX_EPISODES)
     cfg = validate(cfg)

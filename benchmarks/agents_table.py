@@ -1,6 +1,9 @@
 """Every agent on every rule set in one table: mean, 95% interval, percent of optimal, regret, training time.
 
-    python benchmarks/agents_table.py --episodes 10000 --seed 0 [--json out.json] [--rules yacht yahtzee]
+    python benchmarks/agents_table.py --episodes 10000 --seed 0 [--rules yacht yahtzee] [--record out.json]
+
+The site's agents table and the README's results table are read from the record that
+``--rules yacht yahtzee yatzy knizia clubhouse --record docs/records/agents-table.json`` writes.
 
 Agents: random, greedy, the shipped learned models (ppo-<rules> model-free, ppo-expectimax-<rules>, td-<rules>,
 where present in agents/models/) and optimal. Evaluation seeds come from ``--seed`` through
@@ -42,12 +45,26 @@ def training_info(spec: str) -> dict[str, Any]:
     return json.loads(p.read_text()) if p.is_file() else {}
 
 
+def markdown_table(record: dict[str, Any]) -> str:
+    """The record as the agents page shows it (the page's generator, ``docs/hooks/docgen/agents.py``, calls this)."""
+    lines = [f"| rules | agent | kind | mean ({record['episodes']:,} games) | 95% interval | % of optimal | "
+             "mean regret / decision | learning time |", "|---|---|---|---:|---:|---:|---:|---:|"]
+    for r in record["rows"]:
+        t = r["training_wall_s"]
+        train_time = "-" if t is None else f"{t:.0f} s" if t < 60 else f"{t / 60:.0f} min"
+        regret = "-" if r["regret_per_decision"] is None else f"{r['regret_per_decision']:.4f}"
+        lines.append(f"| {r['rules']} | {r['agent']} | {r['kind']} | {r['mean']:.2f} | "
+                     f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}] | {r['percent_of_optimal']:.2f} | {regret} | "
+                     f"{train_time} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--episodes", type=int, default=10_000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--rules", nargs="+", default=["yacht", "yahtzee"], choices=list(RULESETS))
-    p.add_argument("--json", type=Path)
+    p.add_argument("--record", type=Path, help="write the rows and the settings as JSON (atomically)")
     args = p.parse_args(argv)
 
     rows: list[dict[str, Any]] = []
@@ -64,17 +81,10 @@ def main(argv: list[str] | None = None) -> int:
             bar.write(f"{rules:8s} {spec:12s} {res['mean']:8.2f}", file=sys.stderr)
             bar.update(1)
 
-    print(f"| rules | agent | kind | mean ({args.episodes:,} games) | 95% interval | % of optimal | "
-          "mean regret / decision | learning time |")
-    print("|---|---|---|---:|---:|---:|---:|---:|")
-    for r in rows:
-        t = r["training_wall_s"]
-        train_time = "-" if t is None else f"{t:.0f} s" if t < 60 else f"{t / 60:.0f} min"
-        regret = "-" if r["regret_per_decision"] is None else f"{r['regret_per_decision']:.4f}"
-        print(f"| {r['rules']} | {r['agent']} | {r['kind']} | {r['mean']:.2f} | "
-              f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}] | {r['percent_of_optimal']:.2f} | {regret} | {train_time} |")
-    if args.json:
-        write_text_atomic(args.json, json.dumps(rows, indent=1))
+    record = {"episodes": args.episodes, "seed": args.seed, "rules": args.rules, "rows": rows}
+    print(markdown_table(record))
+    if args.record:
+        write_text_atomic(args.record, json.dumps(record, indent=1, allow_nan=False))
     return 0
 
 

@@ -41,7 +41,8 @@ from yacht_solver import distribution_kernels as DK
 from yacht_solver import reach_kernels as RK
 from yacht_solver import solve
 from yacht_solver.core import turn_start_layers
-from yacht_solver.reach import MEMORY_ENV, max_score, table_bytes
+from yacht_solver.memory_limit import table_limit_gb
+from yacht_solver.reach import max_score, table_bytes
 from yacht_solver.search import turn_search as TS
 from yacht_solver.search.turn_tables import HAND0, KEEP_ADD, NUM_FACES, NUM_HANDS, NUM_KEEPS, Starts, search_tables
 
@@ -202,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="time the reach sweep's steps against the way each was done before (see above)")
     args = p.parse_args(argv)
     os.environ.setdefault("YACHT_ENV_CACHE_DIR", tempfile.mkdtemp(prefix="bench-objectives-"))
-    limit = float(os.environ.get(MEMORY_ENV, "4")) * 1e9
+    limit = table_limit_gb() * 1e9
     out = []
     for rules in args.rules:
         rs = get_rules(rules)

@@ -26,7 +26,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Without ``--full``, deselect the tests marked ``slow`` (deselected, not skipped: the run says how many)."""
+    """Mark the tests that drive a browser ``browser`` (nox runs them in a session of their own); without ``--full``,
+    deselect the tests marked ``slow`` (deselected, not skipped: the run says how many)."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
     if config.getoption("--full"):
         return
     slow = [item for item in items if item.get_closest_marker("slow") is not None]

@@ -214,13 +214,19 @@ def test_readme_is_a_front_page() -> None:
 
 
 def test_ci_runs_the_readme_test_command_with_the_site_build() -> None:
+    """The README's test command runs nox from a venv of its own (the user's environment is left alone), and nox's
+    default sessions build the site strictly, check the layers and run every stage of the suite."""
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     i = lines.index("<!-- ci:test-command -->")
     assert lines[i + 1] == "```bash"
     command = lines[i + 2]
-    assert "mkdocs build --strict" in command and "docs" in command.split("pip install -e")[1].split("&&")[0]
+    assert command.startswith("python3 -m venv .nox-runner && ") and command.endswith(".nox-runner/bin/nox")
     assert "awk '/<!-- ci:test-command -->/{getline; getline; print; exit}' README.md" in (
         ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    assert 'nox.options.sessions = ["lint", "docs", "tests", "browser", "rllib"]' in noxfile
+    for call in ('"mkdocs", "build", "--strict"', '"lint-imports"', '"--full"', '".ci/browser.sh"'):
+        assert call in noxfile, call
 
 
 def test_readme_links_reach_pages() -> None:
@@ -329,11 +335,14 @@ def test_readme_results_are_the_sites() -> None:
     """Every number of the README's results table is on the site's pages it summarises (a copy cannot drift)."""
     import re
 
+    from docgen.agents import agents_table
+
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     table = readme.split("## Results", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line][1:]
     numbers = {n for row in rows for n in re.findall(r"\d+\.\d+", row)}
     site = "\n".join((ROOT / "docs" / p).read_text(encoding="utf-8") for p in ("agents.md", "solver.md"))
+    site += agents_table()  # the agents page's generated table
     assert len(numbers) >= 16 and not [n for n in numbers if n not in site], sorted(n for n in numbers if n not in site)
 
 

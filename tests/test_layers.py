@@ -4,6 +4,7 @@ name in a string, and the wheel installs import names of our own only."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import zipfile
@@ -66,3 +67,11 @@ def test_the_wheel_installs_names_of_our_own(tmp_path: Path) -> None:
     assert not {"agents", "tools", "training", "utils"} & top
     assert "yacht_agents/models/td-yacht.pt" in names and "yacht_agents/models/ppo-expectimax-yacht.zip" in names
     assert "yacht_agents/turn_policy.py" in names and "yacht_tools/cli/__main__.py" in names
+
+
+def test_the_table_memory_limit_is_read_in_one_place() -> None:
+    """``YACHT_ENV_TABLE_GB`` is read by ``yacht_solver.memory_limit`` only: one parser, one message, one default."""
+    sources = [p for folder in [*PACKAGES.values(), ROOT / "benchmarks"] for p in folder.rglob("*.py")]
+    readers = sorted(p.relative_to(ROOT).as_posix() for p in sources
+                     if re.search(r"environ[^\n]*(YACHT_ENV_TABLE_GB|MEMORY_ENV)", p.read_text(encoding="utf-8")))
+    assert readers == ["yacht_solver/memory_limit.py"], readers

@@ -90,3 +90,24 @@ def test_the_vector_env_has_no_thread_count_to_ask_for() -> None:
     """One thread steps the games (the pool gained under 1.5x): asking for threads is refused at once."""
     with pytest.raises(TypeError, match="num_threads"):
         YachtVectorEnv(1024, num_threads=10**6)
+
+
+def test_eval_every_sets_the_learning_curves_points(tmp_path: Path) -> None:
+    """``--eval-every`` overrides ``eval.freq`` (the tiny TD config evaluates every 1,000 steps, at the end of each
+    iteration of about 1,100; every 2,500 gives fewer points), and each periodic evaluation keeps its 95% interval
+    in percent of optimal for the curve's band."""
+    import json
+
+    from train_helpers import only_run
+
+    counts = {}
+    for every in (None, "2500"):
+        runs = tmp_path / f"runs-{every}"
+        argv = ["--config", str(tiny_config(tmp_path, TD)), "--run-dir", str(runs)]
+        assert run_train([*argv, *(["--eval-every", every] if every else [])]).rc == 0
+        evals = json.loads((only_run(runs) / "evaluations.json").read_text())
+        counts[every] = len(evals)
+        assert all(lo < e["percent_of_optimal"] < hi for e in evals for lo, hi in [e["percent_ci95"]])
+    assert counts[None] > counts["2500"] >= 1
+    with pytest.raises(ValueError, match=r"--eval-every must be a positive integer, got .0."):
+        run_train(["--config", str(tiny_config(tmp_path, TD)), "--run-dir", str(tmp_path / "x"), "--eval-every", "0"])

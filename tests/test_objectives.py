@@ -335,13 +335,14 @@ def test_tables_beyond_the_memory_limit_are_refused(monkeypatch: pytest.MonkeyPa
     from yacht_solver.reach import MEMORY_ENV
 
     monkeypatch.setenv(MEMORY_ENV, "1")
-    with pytest.raises(ValueError, match=r"needs a table of 1\.16 GB \(290,682,368 float32 entries\), more than the "
-                                         r"1 GB allowed"):
+    with pytest.raises(ValueError, match=r"needs 1\.16 GB of memory \(a table of 290,682,368 float32 entries\), more "
+                                         r"than the 1 GB allowed; set YACHT_ENV_TABLE_GB"):
         solve_reach("yahtzee")
-    with pytest.raises(ValueError, match=r"1\.06 GB \(265,542,144 float32 entries\)"):
+    with pytest.raises(ValueError, match=r"1\.06 GB of memory \(a table of 265,542,144 float32 entries\)"):
         distribution_table("yatzy")
     monkeypatch.setenv(MEMORY_ENV, "0.001")
-    with pytest.raises(ValueError, match=r"4\.9 MB \(612,352 float64 entries\), more than the 0\.001 GB"):
+    with pytest.raises(ValueError, match=r"4\.9 MB of memory \(a table of 612,352 float64 entries\), more than "
+                                         r"the 0\.001 GB"):
         solve_reach("yacht")
 
 

@@ -131,3 +131,38 @@ def test_reach_evaluation_reports_progress_when_piped(quick_lines: None, capsys:
 
     evaluate_reach("greedy", "yacht", 6, 150, seed=0, regret=False, progress=True)
     assert _lines(capsys.readouterr().err, "greedy on yacht", "game")[-1] == (6, 6)
+
+
+def test_a_bar_clock_leaves_out_the_compile(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seconds numba spends compiling while a bar is open do not count in its elapsed time, rate or time left: a
+    cold start shows the games' pace, not an hour made of the compile."""
+    compiled = [0.0]
+    monkeypatch.setattr(progress, "compile_seconds", lambda: compiled[0])
+    with progress_bar(100, "games", "game", file=io.StringIO()) as bar:
+        bar.start_t -= 30.0  # 30 s went by before the first game ended ...
+        compiled[0] = 29.5  # ... 29.5 of them compiling
+        bar.update(10)
+        elapsed = bar.format_dict["elapsed"]
+        assert 0.4 < elapsed < 5.0, elapsed
+        assert bar.format_dict["rate"] is None or bar.format_dict["rate"] > 2.0
+
+
+def test_the_compile_notice_is_one_line_redrawn_on_a_terminal(monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """On a terminal the "still compiling" report redraws one line and erases it at the end; in a log each report is
+    a line of its own."""
+    from yacht_env.jit import notice
+
+    monkeypatch.delenv(notice.QUIET_ENV, raising=False)
+    monkeypatch.delenv("YACHT_ENV_QUIET_COMPILE", raising=False)
+    monkeypatch.setattr(notice, "_terminal", lambda: True)
+    with notice.SlowNotice("compiling numba kernels: x", after=0.0, every=0.05, said=True):
+        time.sleep(0.3)
+    err = capsys.readouterr().err
+    assert err.count("yacht-env: still compiling numba kernels: x") >= 2 and "\n" not in err
+    assert err.endswith("\r\x1b[K")
+    monkeypatch.setattr(notice, "_terminal", lambda: False)
+    with notice.SlowNotice("compiling numba kernels: x", after=0.0, every=0.05, said=True):
+        time.sleep(0.3)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) >= 2 and all(line.startswith("yacht-env: still compiling") for line in lines)

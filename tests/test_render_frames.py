@@ -11,8 +11,9 @@ import pytest
 
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.env import YachtEnv
-from yacht_env.frames import HEIGHT, WIDTH, draw_frame, last_action
+from yacht_env.frames import HEIGHT, WIDTH, draw_frame
 from yacht_env.palette import rgb
+from yacht_env.render import last_action
 from yacht_env.rules import RULESETS
 from yacht_env.vector.env import YachtVectorEnv
 

@@ -24,10 +24,10 @@ from gymnasium import spaces
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask, check_action, describe_action, illegal_reason
 from yacht_env.engine.batch import check_max_steps
-from yacht_env.frames import LastAction, check_pillow, draw_frame, last_action
+from yacht_env.frames import check_pillow, draw_frame
 from yacht_env.i18n import check_lang
 from yacht_env.objective import ReachTracker, objective_of
-from yacht_env.render import render_text, warn_no_render_mode
+from yacht_env.render import LastAction, last_action, render_text, warn_no_render_mode
 from yacht_env.rules import get_rules
 from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category, scorecard
 
@@ -162,7 +162,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         self._state: GameState | None = None
         self._mask = np.zeros(self._n_actions, dtype=np.bool_)
         self._steps = 0  # steps of this episode, for max_steps
-        self._last: LastAction | None = None  # the last action, for rgb_array frames
+        self._last: LastAction | None = None  # the last action, for the text and the frames
         self._game: Any = None  # the compiled path's OneGame (yacht_env.engine.one_game)
         self._rng_in_row = False  # the compiled path: the dice stream is in the game's row, not in np_random
         self._busy = threading.Lock()  # held by reset and step: a second thread raises instead of tearing the game
@@ -229,7 +229,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             if self.strict and not legal:
                 raise ValueError(f"action {a} ({describe_action(a, self.state)}) is illegal: "
                                  f"{self.illegal_reason(a)}")
-            if self.render_mode == "rgb_array":
+            if self.render_mode is not None:
                 self._last = last_action(self.state, a, legal)
             if self._game is None:
                 obs, reward, terminated, truncated, info = self._step_python(a, legal)
@@ -311,7 +311,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             return None
         if self.render_mode == "rgb_array":
             return draw_frame(self.state, self._last)
-        text = render_text(self.state, self.lang)
+        text = render_text(self.state, self.lang, self._last)
         if self.render_mode == "human":
             print(text)
             return None

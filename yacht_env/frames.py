@@ -11,16 +11,15 @@ ships has Latin letters only). The same position and last action always give the
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.extras import require
 from yacht_env.i18n import category_name, text
 from yacht_env.palette import rgb
-from yacht_env.render import action_label
+from yacht_env.render import LastAction
 from yacht_env.rules import NUM_UPPER
 from yacht_env.state import GameState
 
@@ -29,23 +28,6 @@ _DIE, _GAP, _DICE_X, _DICE_Y = 48, 10, 16, 96
 _CARD_X, _CARD_Y, _ROW = 316, 14, 23
 _PIPS = {1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)], 4: [(0, 0), (0, 2), (2, 0), (2, 2)],
          5: [(0, 0), (0, 2), (1, 1), (2, 0), (2, 2)], 6: [(0, 0), (0, 2), (1, 0), (1, 2), (2, 0), (2, 2)]}
-
-
-class LastAction(NamedTuple):
-    """The action that led to a position, as a frame shows it."""
-
-    action: int
-    label: str  # in words: "keep 3 3 5", "reroll all", "score Full House"
-    kept: tuple[int, ...] | None  # faces kept by a keep action, None for a score action
-    total_before: int  # the total before it (a score action's points are the new total minus this)
-    legal: bool  # False: the environment ignored it (non-strict illegal action)
-
-
-def last_action(state: GameState, action: int, legal: bool = True) -> LastAction:
-    """What a frame of the position after ``action`` in ``state`` says about that action."""
-    a = int(action)
-    kept = D.pattern_faces(state.dice, a) if a < NUM_KEEP_ACTIONS else None
-    return LastAction(a, action_label(a, state.dice, state.ruleset), kept, state.total, bool(legal))
 
 
 def check_pillow() -> None:

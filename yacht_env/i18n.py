@@ -20,6 +20,8 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from yacht_env.rules import RuleSet, get_rules
+
 LANGUAGES: dict[str, str] = {
     "en": "English",
     "ms": "Bahasa Melayu",
@@ -132,6 +134,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "category": "Category", "score": "Score", "now": "Now", "players": "{n} players",
         "winner": "Winner: {who} with {total}.", "tie": "Tie at {total}: {who}.", "act_keep": "keep {dice}",
         "act_reroll_all": "reroll all", "act_score": "score {category}",
+        "last_move": "Last move", "ignored": "illegal, ignored",
     },
     "ms": {
         "dice": "Dadu", "rolls_left": "Baki balingan", "turn": "Giliran", "total": "Jumlah",
@@ -139,6 +142,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "game_over": "Permainan tamat", "category": "Kategori", "score": "Skor", "now": "Kini", "players": "{n} pemain",
         "winner": "Pemenang: {who} dengan {total}.", "tie": "Seri pada {total}: {who}.", "act_keep": "simpan {dice}",
         "act_reroll_all": "baling semula semua", "act_score": "skor {category}",
+        "last_move": "Langkah terakhir", "ignored": "tidak sah, diabaikan",
     },
     "el": {
         "dice": "Ζάρια", "rolls_left": "Υπόλοιπες ρίψεις", "turn": "Γύρος", "total": "Σύνολο",
@@ -146,6 +150,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "game_over": "Τέλος παιχνιδιού", "category": "Κατηγορία", "score": "Πόντοι", "now": "Τώρα",
         "players": "{n} παίκτες", "winner": "Νικητής: {who} με {total}.", "tie": "Ισοπαλία με {total}: {who}.",
         "act_keep": "κράτα {dice}", "act_reroll_all": "ξαναρίξε όλα", "act_score": "γράψε {category}",
+        "last_move": "Τελευταία κίνηση", "ignored": "μη έγκυρη, αγνοήθηκε",
     },
     "et": {
         "dice": "Täringud", "rolls_left": "Veeretusi jäänud", "turn": "Käik", "total": "Kokku",
@@ -153,6 +158,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "game_over": "Mängu lõpp", "category": "Kategooria", "score": "Punktid", "now": "Nüüd",
         "players": "{n} mängijat", "winner": "Võitja: {who}, {total} punkti.", "tie": "Viik, {total} punkti: {who}.",
         "act_keep": "hoia {dice}", "act_reroll_all": "veereta kõik uuesti", "act_score": "vali {category}",
+        "last_move": "Viimane käik", "ignored": "reeglitevastane, eiratud",
     },
     "te": {
         "dice": "డైస్", "rolls_left": "మిగిలిన రోల్స్", "turn": "టర్న్", "total": "మొత్తం",
@@ -160,6 +166,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "game_over": "ఆట ముగిసింది", "category": "విభాగం", "score": "స్కోర్", "now": "ఇప్పుడు",
         "players": "{n} ఆటగాళ్లు", "winner": "విజేత: {who}, {total} పాయింట్లతో.", "tie": "{total} వద్ద టై: {who}.",
         "act_keep": "{dice} ఉంచుకో", "act_reroll_all": "అన్నీ మళ్లీ వేయి", "act_score": "{category} ఎంచుకో",
+        "last_move": "చివరి కదలిక", "ignored": "చెల్లదు, విస్మరించబడింది",
     },
 }
 
@@ -171,12 +178,11 @@ def check_lang(lang: str) -> str:
     return lang
 
 
-def category_name(category: str, lang: str = "en", rules: str = "yacht") -> str:
-    """Display name of a category id in ``lang`` under ``rules`` (Yahtzee and Yatzy name some boxes differently:
-    :data:`RULES_OVERRIDES`)."""
-    check_lang(lang)
+def _translated_name(category: str, lang: str, rules: str) -> str | None:
+    """The name this module gives a built-in box id in ``lang`` under the rule set named ``rules`` (Yahtzee and
+    Yatzy name some boxes differently: :data:`RULES_OVERRIDES`); None for an id no built-in rule set has."""
     if category not in CATEGORY_NAMES["en"]:
-        raise ValueError(f"unknown category {category!r}; accepted: {', '.join(CATEGORY_NAMES['en'])}")
+        return None
     overrides = RULES_OVERRIDES.get(rules) or RULES_OVERRIDES.get(rules.split("-", 1)[0])
     if overrides:
         for lg in (lang, "en"):
@@ -185,6 +191,20 @@ def category_name(category: str, lang: str = "en", rules: str = "yacht") -> str:
             if category in CATEGORY_NAMES.get(lg, {}):
                 break  # the language names it and has no Yahtzee override: its Yacht name stands
     return CATEGORY_NAMES.get(lang, {}).get(category) or CATEGORY_NAMES["en"][category]
+
+
+def category_name(category: str, lang: str = "en", rules: str | RuleSet = "yacht") -> str:
+    """Display name of box ``category`` of ``rules`` in ``lang``. The rule set holds each box's (English) name
+    (:attr:`Category.name <yacht_env.rules.Category.name>`); a box this module translates under that same name is
+    shown translated, any other (a registered rule set's box of its own, or a built-in id renamed) by the rule
+    set's name for it in every language. ``ValueError`` names the rule set's ids for an id it does not have."""
+    check_lang(lang)
+    rs = get_rules(rules)
+    own = rs.categories[rs.category_index(category)].name
+    if lang == "en":
+        return own
+    translated = _translated_name(category, lang, rs.name)
+    return translated if translated is not None and _translated_name(category, "en", rs.name) == own else own
 
 
 def category_aliases(category: str, lang: str = "en") -> tuple[str, ...]:

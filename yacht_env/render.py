@@ -4,6 +4,7 @@ words."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from gymnasium import logger
 
@@ -19,6 +20,24 @@ def warn_no_render_mode(modes: Sequence[str]) -> None:
     it warns (naming the modes that render) and renders nothing."""
     logger.warn("render() called without a render_mode (None): nothing is rendered; make the environment with "
                 f"render_mode={' or '.join(map(repr, modes))} ('ansi' for the text)")
+
+
+class LastAction(NamedTuple):
+    """The action that led to a position, as a frame and the text show it."""
+
+    action: int
+    label: str  # in words: "keep 3 3 5", "reroll all", "score Full House"
+    kept: tuple[int, ...] | None  # faces kept by a keep action, None for a score action
+    total_before: int  # the total before it (a score action's points are the new total minus this)
+    legal: bool  # False: the environment ignored it (non-strict illegal action)
+    dice: tuple[int, ...] = ()  # the dice it was taken on (its label in another language is made from them)
+
+
+def last_action(state: GameState, action: int, legal: bool = True) -> LastAction:
+    """What a frame of the position after ``action`` in ``state`` says about that action."""
+    a = int(action)
+    kept = D.pattern_faces(state.dice, a) if a < NUM_KEEP_ACTIONS else None
+    return LastAction(a, action_label(a, state.dice, state.ruleset), kept, state.total, bool(legal), state.dice)
 
 
 def render_dice(state: GameState) -> str:
@@ -48,14 +67,27 @@ def render_scorecard(state: GameState, lang: str = "en") -> str:
     return "\n".join(lines)
 
 
-def render_text(state: GameState, lang: str = "en") -> str:
-    """Dice, rolls left, turn and scorecard."""
+def last_move_line(state: GameState, last: LastAction, lang: str = "en") -> str:
+    """The move that led to ``state`` in words: the dice a keep kept (the others were rolled again), the box a score
+    filled with the points it added, or that an illegal action was ignored."""
+    line = f"{text('last_move', lang)}: {action_label(last.action, last.dice, state.ruleset, lang)}"
+    if not last.legal:
+        return f"{line} ({text('ignored', lang)})"
+    if last.kept is None:
+        return f"{line} (+{state.total - last.total_before})"
+    return line
+
+
+def render_text(state: GameState, lang: str = "en", last: LastAction | None = None) -> str:
+    """Dice, rolls left, turn, the last move (``last``, when given) and scorecard."""
     rs = state.ruleset
     if state.is_over:
         head = f"{rs.title} - {text('game_over', lang)}"
     else:
         head = (f"{rs.title} - {text('turn', lang)} {state.turn + 1}/{rs.num_categories}   "
                 f"{text('dice', lang)}: {render_dice(state)}   {text('rolls_left', lang)}: {state.rolls_left}")
+    if last is not None:
+        head += "\n" + last_move_line(state, last, lang)
     return head + "\n" + render_scorecard(state, lang)
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from yacht_env import dice as D
 from yacht_env.digits import parse_digits
+from yacht_env.i18n import category_name
 from yacht_env.randomness import roll
 from yacht_env.rules import (
     FIVE_KIND_FACE,
@@ -139,6 +140,16 @@ class GameState:
         """Indices of the categories that may be scored now (the Joker rule may restrict them)."""
         bits = legal_bits(self.ruleset.params, int(FIVE_KIND_FACE[self.hand]), self.filled_bits)
         return tuple(i for i in range(self.ruleset.num_categories) if bits >> i & 1)
+
+    def legal_category_ids(self) -> tuple[str, ...]:
+        """The ids of :meth:`legal_categories` (``"full_house"``, ...), as :func:`~yacht_env.rules.score` and
+        ``yacht play`` take them."""
+        ids = self.ruleset.category_ids
+        return tuple(ids[k] for k in self.legal_categories())
+
+    def legal_category_names(self, lang: str = "en") -> tuple[str, ...]:
+        """The display names of :meth:`legal_categories` in ``lang`` (``"Full House"``; the renderers' names)."""
+        return tuple(category_name(c, lang, self.ruleset) for c in self.legal_category_ids())
 
     def points(self, category: int) -> int:
         """Points that scoring ``category`` now would add (box plus any bonus earned by it)."""

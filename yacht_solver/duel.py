@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
-import math
 import os
 import re
 import time
@@ -37,7 +36,8 @@ from yacht_env.state import GameState
 from yacht_solver import duel_kernels as DK
 from yacht_solver import table_cache as _cache
 from yacht_solver.core import turn_start_layers
-from yacht_solver.reach import MEMORY_ENV, most_points, objective_key
+from yacht_solver.memory_limit import refuse_above_limit
+from yacht_solver.reach import most_points, objective_key
 from yacht_solver.search.turn_tables import search_tables
 
 __all__ = ["DUEL_VERSION", "DuelPlan", "DuelSolution", "duel_plan", "solve_duel"]
@@ -120,27 +120,25 @@ def duel_plan(rules: RuleSet) -> DuelPlan:
     return DuelPlan(rules, ix, tuple(cells), tuple(pairs))
 
 
-def _limit_gb() -> float:
-    raw = os.environ.get(MEMORY_ENV, "4")
-    try:
-        limit = float(raw)
-    except ValueError:
-        limit = math.nan
-    if not (math.isfinite(limit) and limit > 0):
-        raise ValueError(f"{MEMORY_ENV} must be a positive number of GB (such as 4 or 14.5), got {raw!r}")
-    return limit
-
-
 def check_duel_memory(plan: DuelPlan) -> None:
-    """``ValueError`` if the sweep would hold more memory than :data:`~yacht_solver.reach.MEMORY_ENV` allows,
-    saying what it would need in memory and on disk."""
-    limit = _limit_gb()
-    need = plan.sweep_bytes / 1e9
-    if need > limit:
-        raise ValueError(f"the duel solution of rules {plan.rules.name!r} needs {need:,.1f} GB of memory while it is "
-                         f"solved (two layers of its table) and {plan.table_bytes / 1e9:,.1f} GB on disk "
-                         f"({sum(plan.pairs):,} pairs of turn-start states), more than "
-                         f"the {limit:g} GB allowed ({MEMORY_ENV})")
+    """``ValueError`` if the sweep would hold more memory than :data:`~yacht_solver.memory_limit.MEMORY_ENV`
+    allows, saying what it would need in memory and on disk."""
+    refuse_above_limit(plan.sweep_bytes, f"the duel solution of rules {plan.rules.name!r}",
+                       f"two layers of its table while it is solved; {plan.table_bytes / 1e9:,.1f} GB on disk, "
+                       f"{sum(plan.pairs):,} pairs of turn-start states")
+
+
+def check_duel_fits(rules: RuleSet) -> None:
+    """``ValueError`` at once (from the layer sizes alone, in well under a second) where the sweep cannot fit the
+    limit whatever :func:`duel_plan` would count: each pair of turn-start states holds at least one value (4 bytes)
+    and a row start (8 bytes), and the sweep holds two layers. :func:`check_duel_memory` gives the exact need."""
+    sizes = [len(g) for g in reversed(turn_start_layers(rules))]
+    sizes.append(len(TurnStartLayout.of(rules).final_states()))
+    pairs = [sizes[a] * sizes[b] for a, b in map(_movers, range(2 * rules.num_categories + 1))]
+    least = max((pairs[t] + pairs[t + 1]) * (DTYPE.itemsize + 8) for t in range(len(pairs) - 1))
+    refuse_above_limit(least, f"the duel solution of rules {rules.name!r}",
+                       f"at least: two layers of its table while it is solved, {sum(pairs):,} pairs of turn-start "
+                       "states in all")
 
 
 class DuelSolution:
@@ -369,6 +367,7 @@ def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[
     are done (:attr:`DuelPlan.cells` in all). ``ValueError`` where the sweep would take more memory than
     ``YACHT_ENV_TABLE_GB`` allows (Yahtzee and Yatzy: the message says what they would need)."""
     rs = get_rules(rules)
+    check_duel_fits(rs)
     plan = duel_plan(rs)
     check_duel_memory(plan)
     t0 = time.perf_counter()

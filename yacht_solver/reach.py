@@ -13,8 +13,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import inspect
-import math
-import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -33,6 +31,7 @@ from yacht_env.state import GameState
 from yacht_solver import reach_kernels as RK
 from yacht_solver import table_cache as _cache
 from yacht_solver.core import turn_start_layers
+from yacht_solver.memory_limit import MEMORY_ENV, refuse_above_limit
 from yacht_solver.ragged import Ragged, RaggedTable, row_offsets, table_dtype
 from yacht_solver.search import turn_search as T
 from yacht_solver.search import turn_tables as TT
@@ -68,28 +67,12 @@ def table_bytes(rules: RuleSet) -> int:
     return cells * table_dtype(cells).itemsize
 
 
-MEMORY_ENV = "YACHT_ENV_TABLE_GB"
-"""Environment variable: the most GB (10^9 bytes) one reach or distribution table may take (default 4)."""
-
-
 def check_table_memory(rules: RuleSet, what: str) -> None:
     """``ValueError`` if the table of ``rules`` would take more than :data:`MEMORY_ENV` allows, saying how much it
     needs: Yacht and Knizia's Yacht take 5 MB, Yatzy 1.06 GB, Yahtzee 1.16 GB (either Joker rule)."""
-    raw = os.environ.get(MEMORY_ENV, "4")
-    try:
-        limit = float(raw)
-    except ValueError:
-        limit = math.nan
-    if not (math.isfinite(limit) and limit > 0):  # nan and inf compare false: they would turn the guard off
-        raise ValueError(f"{MEMORY_ENV} must be a positive number of GB (such as 4 or 14.5), got {raw!r}")
-    need = table_bytes(rules) / 1e9
-    if need > limit:
-        cells = int(table_offsets(rules)[-1])
-        size = f"{need:.2f} GB" if need >= 0.1 else f"{need * 1e3:.1f} MB"
-        raise ValueError(f"{what} for rules {rules.name!r} needs a table of {size} ({cells:,} "
-                         f"{table_dtype(cells).name} entries), more than the {limit:g} GB allowed; set {MEMORY_ENV} "
-                         "to allow it (the documentation's page 'Distributions, targets, winning', objectives.html, "
-                         "gives the time and the memory it takes)")
+    cells = int(table_offsets(rules)[-1])
+    refuse_above_limit(table_bytes(rules), f"{what} for rules {rules.name!r}",
+                       f"a table of {cells:,} {table_dtype(cells).name} entries")
 
 
 _BARS: list[Callable[[int, str], Any]] = []

@@ -238,3 +238,14 @@ def text(key: str, lang: str = "en") -> str:
 def fmt(key: str, lang: str = "en", **values: object) -> str:
     """Message ``key`` in ``lang`` with its ``{placeholders}`` filled from ``values``."""
     return TOOL_TEXT.fmt(key, lang, **values)
+
+
+def points_text(x: float | None) -> str | None:
+    """Expected points to two decimals (None stays None)."""
+    return None if x is None else f"{x:.2f}"
+
+
+def regret_text(x: float | None) -> str | None:
+    """A regret to two decimals, except that one above zero which would round to ``0.00`` reads ``< 0.01``: a move
+    marked as not optimal never shows a regret of zero. None stays None."""
+    return None if x is None else "< 0.01" if 0 < x < 0.005 else f"{x:.2f}"

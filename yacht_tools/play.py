@@ -91,7 +91,7 @@ def category_names_for(rules: str | RuleSet, lang: str) -> dict[int, set[str]]:
     out: dict[int, set[str]] = {}
     for k, cid in enumerate(rs.category_ids):
         names = {cid, category_name(cid, lang, rs.name), category_name(cid, "en", rs.name),
-                 CATEGORY_NAMES[lang].get(cid, ""), CATEGORY_NAMES["en"][cid], *category_aliases(cid, lang)}
+                 CATEGORY_NAMES[lang].get(cid, ""), CATEGORY_NAMES["en"].get(cid, ""), *category_aliases(cid, lang)}
         out[k] = {_norm(n) for n in names if n}
     return out
 

@@ -15,6 +15,8 @@ from typing import Any, TextIO
 
 from tqdm.auto import tqdm
 
+from yacht_env.jit.numba_cache import compile_seconds
+
 LINE_INTERVAL_S = 5.0
 """Seconds between two progress lines where stderr is not a terminal."""
 
@@ -45,10 +47,21 @@ class LineWriter:
 
 class Bar(tqdm):
     """tqdm whose total grows to the count when the count passes it: the percentage, the rate and the time left stay
-    shown, and a finished run reads 100% (tqdm itself drops a passed total and shows ``?`` and 0%)."""
+    shown, and a finished run reads 100% (tqdm itself drops a passed total and shows ``?`` and 0%). The seconds
+    numba spends compiling while the bar is open do not count: its clock starts when the work does, so a cold
+    start (the compile announced on a line of its own) shows no rate or time left made of compile time."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._compiled = compile_seconds()
+        super().__init__(*args, **kwargs)
 
     def update(self, n: float | None = 1) -> bool | None:
         """Advance by ``n``; past the total, the total becomes the new count."""
+        compiled = compile_seconds()
+        if compiled > self._compiled and not self.disable:  # move the clock past the compile
+            self.start_t += compiled - self._compiled
+            self.last_print_t += compiled - self._compiled
+            self._compiled = compiled
         if self.total is not None and n is not None and self.n + n > self.total:
             self.total = self.n + n
         return super().update(n)
@@ -69,7 +82,8 @@ def progress_bar(total: int | None, desc: str | None = None, unit: str = "it", e
     if not enabled:
         return Bar(total=total, desc=desc, unit=unit, disable=True, **kwargs)
     file = file if file is not None else sys.stderr
-    if _isatty(file):
-        return Bar(total=total, desc=desc, unit=unit, file=file, dynamic_ncols=True, **kwargs)
+    if _isatty(file):  # drawn at the first update: after a compile, which then has its own lines above
+        return Bar(total=total, desc=desc, unit=unit, file=file, dynamic_ncols=True, delay=kwargs.pop("delay", 0.1),
+                   **kwargs)
     return Bar(total=total, desc=desc, unit=unit, file=LineWriter(file), mininterval=LINE_INTERVAL_S,
                 delay=DELAY_S, bar_format=LINE_FORMAT, **{**kwargs, "leave": True})

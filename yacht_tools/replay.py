@@ -29,7 +29,7 @@ from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState, scorecard
 from yacht_solver import solution_or_none
 from yacht_tools.coach import Coach, replay_line
-from yacht_tools.messages import fmt, shown, text
+from yacht_tools.messages import fmt, points_text, regret_text, shown, text
 from yacht_tools.seeds import check_seed
 
 FORMATS = ("text", "json", "html")
@@ -143,10 +143,6 @@ def to_json(record: dict[str, Any]) -> str:
                             json.dumps(record, indent=2))
 
 
-def _num(x: float) -> str:
-    return f"{x:.2f}"
-
-
 def legend_lines(lang: str, regret: bool, coach: bool = False, table: bool = False) -> list[str]:
     """What the numbers of a text replay are, once above its first line: the points and total of a score, and
     (``regret``) the bracketed optimal move, expected final score and regret; (``coach``) the braced probabilities.
@@ -179,11 +175,11 @@ def format_replay(record: dict[str, Any], lang: str | None = None) -> str:
                 head += f" = {t['points']}   {text('total', lang)} {t['total']}"
             if d["regret"] is not None:
                 if d["action"] == d["best_action"]:
-                    head += f"   [{text('best', lang)} ({_num(d['best_value'])})]"
+                    head += f"   [{text('best', lang)} ({points_text(d['best_value'])})]"
                 else:
                     best = action_label(d["best_action"], d["dice"], rs, lang)
-                    head += (f"   [{text('best', lang)}: {best} ({_num(d['best_value'])}); "
-                             f"{text('regret', lang)} {_num(d['regret'])}]")
+                    head += (f"   [{text('best', lang)}: {best} ({points_text(d['best_value'])}); "
+                             f"{text('regret', lang)} {regret_text(d['regret'])}]")
             if d.get("coach"):
                 head += replay_line(d["coach"], d["dice"], rs, lang)
             lines.append(head)
@@ -191,7 +187,7 @@ def format_replay(record: dict[str, Any], lang: str | None = None) -> str:
     lines.append(render_scorecard(final, lang))
     lines.append(f"{text('final_score', lang)}: {record['final_score']}")
     if record.get("optimal_value") is not None:
-        lines.append(f"{text('optimal_value', lang)}: {_num(record['optimal_value'])}")
+        lines.append(f"{text('optimal_value', lang)}: {points_text(record['optimal_value'])}")
     if record.get("regret") is not None:
-        lines.append(f"{text('regret_total', lang)}: {_num(record['regret'])}")
+        lines.append(f"{text('regret_total', lang)}: {regret_text(record['regret'])}")
     return "\n".join(lines)

@@ -28,7 +28,7 @@ from yacht_env.palette import COLOURS
 from yacht_env.render import action_label
 from yacht_env.rules import NUM_UPPER, RuleSet, get_rules
 from yacht_env.state import GameState, parse
-from yacht_tools.messages import text
+from yacht_tools.messages import points_text, regret_text, text
 
 
 def _card(st: GameState, acting: bool, lang: str) -> list[dict[str, Any]]:
@@ -78,8 +78,9 @@ def _step(d: dict[str, Any], states: list[GameState], rs: RuleSet, names: list[s
         "rolls_left": d["rolls_left"], "dice": dice, "keeps": keeps, "action": a,
         "move": action_label(a, dice, rs, lang), "command": d["move"], "best_action": d["best_action"],
         "best_move": None if d["best_action"] is None else action_label(d["best_action"], dice, rs, lang),
-        "value": _two(d["value"]), "best_value": _two(d["best_value"]), "regret": _two(d["regret"]),
-        "regret_sum": _two(regret_sum), "total": st.total, "expected": d["best_value"], "bars": bars,
+        "value": points_text(d["value"]), "best_value": points_text(d["best_value"]),
+        "regret": regret_text(d["regret"]), "lost": d["regret"], "regret_sum": regret_text(regret_sum),
+        "total": st.total, "expected": d["best_value"], "bars": bars,
         "cards": [_card(s, i == d["seat"], lang) for i, s in enumerate(states)],
     }
 
@@ -91,16 +92,12 @@ COSTLIEST = 3
 def _costliest(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The game's :data:`COSTLIEST` decisions that lost the most expected points (regret above zero), costliest
     first (the earlier of a tie first): the step to link to, who, when, the move and the optimal one, the regret."""
-    lost = [(float(s["regret"]), i) for i, s in enumerate(steps) if s["regret"] is not None and float(s["regret"]) > 0]
+    lost = [(s["lost"], i) for i, s in enumerate(steps) if s["lost"] is not None and s["lost"] > 0]
     lost.sort(key=lambda ri: (-ri[0], ri[1]))
     return [{"step": i, "player": steps[i]["player"], "turn": steps[i]["turn"], "roll": steps[i]["roll"],
              "dice": steps[i]["dice"], "move": steps[i]["move"], "best_move": steps[i]["best_move"],
              "value": steps[i]["value"], "best_value": steps[i]["best_value"], "regret": steps[i]["regret"]}
             for _, i in lost[:COSTLIEST]]
-
-
-def _two(x: float | None) -> str | None:
-    return None if x is None else f"{x:.2f}"
 
 
 def page_data(record: dict[str, Any], lang: str | None = None) -> dict[str, Any]:
@@ -124,10 +121,10 @@ def page_data(record: dict[str, Any], lang: str | None = None) -> dict[str, Any]
     return {
         "title": rs.title, "rules": rs.name, "players": names, "seed": record["seed"], "lang": lang,
         "match": record.get("match"), "game": record.get("game"), "num_categories": rs.num_categories,
-        "optimal_value": _two(record.get("optimal_value")), "optimal": record.get("optimal_value"),
+        "optimal_value": points_text(record.get("optimal_value")), "optimal": record.get("optimal_value"),
         "steps": steps,
         "end": {"cards": finals_rows, "totals": totals, "winners": winners,
-                "regret": [_two(x) for x in sums], "costliest": costliest},
+                "regret": [regret_text(x) for x in sums], "costliest": costliest},
         "words": {k: text(k, lang) for k in ("turn", "roll", "dice", "total", "regret", "best", "agent", "seed",
                                               "rolls_left", "final_score", "optimal_value", "regret_total",
                                               "game_over", "category")},

@@ -29,7 +29,7 @@ from yacht_env.rules import get_rules
 from yacht_env.state import GameState, parse
 from yacht_solver import solution_or_none
 from yacht_tools.games import Table, play_tables
-from yacht_tools.messages import text
+from yacht_tools.messages import regret_text, text
 from yacht_tools.replay import decision_record, legend_lines
 from yacht_tools.seeds import agent_seed, check_int, game_seed
 from yacht_tools.tournament import _make_agents as make_agents
@@ -119,7 +119,7 @@ def format_table_replay(record: dict[str, Any], lang: str | None = None) -> str:
             head += f" = {d['points']}   {text('total', lang)} {d['total']}"
         if d["regret"] is not None and d["action"] != d["best_action"]:
             head += (f"   [{text('best', lang)}: {action_label(d['best_action'], d['dice'], rs, lang)}; "
-                     f"{text('regret', lang)} {d['regret']:.2f}]")
+                     f"{text('regret', lang)} {regret_text(d['regret'])}]")
         if "win_chance" in d:
             head += f"   P(win) {d['win_chance']:.4f} (best {d['best_win_chance']:.4f})"
         lines.append(head)

@@ -195,8 +195,11 @@ def record_evaluation(run_dir: Path, evals: list[dict[str, Any]], timesteps: int
     """Append a periodic evaluation (``result`` of :func:`yacht_tools.evaluation.evaluate` after ``learning_s``
     seconds of learning, with ``extra`` fields) to ``evals``, save them, and write its mean and percent of optimal
     to a TensorBoard ``writer`` if given. Every learner records the same keys, so one plot reads any run."""
+    optimal = result.get("optimal_value")
+    band = {} if not optimal or "ci95" not in result else {
+        "percent_ci95": [round(100.0 * v / optimal, 4) for v in result["ci95"]]}  # drawn as the curve's band
     evals.append({"timesteps": timesteps, "mean": result["mean"], "percent_of_optimal": result["percent_of_optimal"],
-                  "learning_s": round(learning_s, 1), **extra, "time": time.time()})
+                  **band, "learning_s": round(learning_s, 1), **extra, "time": time.time()})
     save_evaluations(run_dir, evals)
     if writer is not None:
         writer.add_scalar("eval/mean_score", result["mean"], timesteps)
@@ -233,9 +236,15 @@ def learning_curve_figure(evals: list[dict[str, Any]], title: str, final: dict[s
     handles = []
     if evals:
         last = evals[-1]["percent_of_optimal"]
-        (curve,) = ax.plot([e["timesteps"] for e in evals], [e["percent_of_optimal"] for e in evals], marker="o",
+        steps = [e["timesteps"] for e in evals]
+        (curve,) = ax.plot(steps, [e["percent_of_optimal"] for e in evals], marker="o",
                            markersize=4, label=f"periodic evaluation: the same {games} each time (last {last:.2f}%)")
         handles.append(curve)
+        if all("percent_ci95" in e for e in evals):  # a dip inside the band is the dice, not the agent unlearning
+            band = ax.fill_between(steps, [e["percent_ci95"][0] for e in evals], [e["percent_ci95"][1] for e in evals],
+                                   color=curve.get_color(), alpha=0.2, linewidth=0,
+                                   label="95% interval of each periodic evaluation")
+            handles.append(band)
     if final is not None and final_steps is not None:
         pct, optimal = final["percent_of_optimal"], final.get("optimal_value")
         err = None

@@ -147,6 +147,9 @@ def _check_category(rs: RuleSet, i: int, c: object) -> None:
         raise ValueError(f"{where}: expected a yacht_env.rules.Category, got {type(c).__name__}")
     if not isinstance(c.id, str) or not _NAME.fullmatch(c.id):
         raise ValueError(f"{where}: id {c.id!r} must be 1-40 characters of a-z, 0-9, '_' or '-'")
+    if not isinstance(c.name, str) or not c.name.strip() or len(c.name) > 40 or not c.name.isprintable():
+        raise ValueError(f"{where} ({c.id!r}): name {c.name!r} must be 1-40 printable characters (the scorecards, "
+                         "replays and the terminal game show it)")
     if c.kind not in _KINDS:
         raise ValueError(f"{where} ({c.id!r}): unknown kind {c.kind!r}; accepted: {', '.join(_KINDS)}")
     if c.kind == "upper" and i >= NUM_UPPER:

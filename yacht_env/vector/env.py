@@ -28,11 +28,11 @@ from yacht_env.engine import batch_kernels as K
 from yacht_env.engine import pcg64 as P
 from yacht_env.engine.batch import Batch, StepOutputs, check_max_steps, check_time_limit, make_tables
 from yacht_env.engine.game import RESET_ACTION, SKIP_ACTION
-from yacht_env.frames import LastAction, check_pillow, draw_frame, last_action
+from yacht_env.frames import check_pillow, draw_frame
 from yacht_env.i18n import check_lang
 from yacht_env.memory import available_bytes
 from yacht_env.objective import VectorReachTracker, objective_of
-from yacht_env.render import render_text, warn_no_render_mode
+from yacht_env.render import LastAction, last_action, render_text, warn_no_render_mode
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState
 from yacht_env.vector.inputs import action_array, autoreset_mode_of, reset_mask, seed_list
@@ -186,7 +186,7 @@ class YachtVectorEnv(VectorEnv):
             a = self._check_actions(actions, restarting)
             if restarting is not None:
                 a[restarting] = RESET_ACTION
-            before = self.states() if self.render_mode == "rgb_array" else None
+            before = self.states() if self.render_mode is not None else None
             legal = self._mask[np.arange(self.num_envs), np.maximum(a, 0)] if before is not None else None
             out = self._step(a)
             result = self._results(out, restarting)
@@ -259,7 +259,7 @@ class YachtVectorEnv(VectorEnv):
 
     def _remember(self, before: list[GameState], a: np.ndarray, legal: np.ndarray, done: np.ndarray,
                   restarting: np.ndarray | None) -> None:
-        """Each game's last action for its ``rgb_array`` frame: none for a game that started over."""
+        """Each game's last action for its text and its frame: none for a game that started over."""
         started = done if self._same_step else restarting
         self._last = [None if started is not None and started[i] else last_action(st, int(a[i]), bool(legal[i]))
                       for i, st in enumerate(before)]
@@ -312,7 +312,7 @@ class YachtVectorEnv(VectorEnv):
             return None
         if self.render_mode == "rgb_array":
             return tuple(draw_frame(self.state(i), self._last[i]) for i in range(self.num_envs))
-        texts = tuple(render_text(self.state(i), self.lang) for i in range(self.num_envs))
+        texts = tuple(render_text(self.state(i), self.lang, self._last[i]) for i in range(self.num_envs))
         if self.render_mode == "human":
             for i, text in enumerate(texts):
                 print(f"game {i}:\n{text}" if self.num_envs > 1 else text)

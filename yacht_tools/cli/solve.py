@@ -147,7 +147,7 @@ def _run_reach(args: argparse.Namespace, base: dict[str, Any], target: int) -> i
 
 def _run_duel(args: argparse.Namespace) -> int:
     """``--objective duel``: the two-player game solved exactly (a bar over the sweep's values on stderr)."""
-    from yacht_solver.duel import duel_plan, solve_duel
+    from yacht_solver.duel import check_duel_fits, duel_plan, solve_duel
 
     for flag, given in (("--target", args.target is not None), ("--distribution", args.distribution),
                         ("--plot", args.plot)):
@@ -155,6 +155,7 @@ def _run_duel(args: argparse.Namespace) -> int:
             raise ValueError(f"{flag} does not go with --objective duel")
     check_output_paths({"--json": None if args.json == "-" else args.json})
     rules = get_rules(args.rules)
+    check_duel_fits(rules)
     plan = duel_plan(rules)
     with Stopwatch() as sw, progress_bar(sum(plan.cells), "duel sweep", "value", enabled=options.progress(args),
                                          unit_scale=True, leave=False) as bar:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from docgen.agents import agents_table
 from docgen.benchmarks import benchmarks_list
 from docgen.cli import cli_reference
 from docgen.config import config_reference
@@ -23,5 +24,6 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "benchmarks": benchmarks_list,
     "readme-results": readme_results,
     "env-summaries": env_summaries,
+    "agents-table": agents_table,
 }
 """Marker name -> generator of the Markdown that replaces the marker."""
