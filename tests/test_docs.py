@@ -215,7 +215,7 @@ def test_readme_is_a_front_page() -> None:
 
 def test_ci_runs_the_readme_test_command_with_the_site_build() -> None:
     """The README's test command runs nox from a venv of its own (the user's environment is left alone), and nox's
-    default sessions build the site strictly, check the layers and run every stage of the suite."""
+    default sessions check the layers and run every stage of the suite, the site's strict build among them."""
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     i = lines.index("<!-- ci:test-command -->")
     assert lines[i + 1] == "```bash"
@@ -224,9 +224,11 @@ def test_ci_runs_the_readme_test_command_with_the_site_build() -> None:
     assert "awk '/<!-- ci:test-command -->/{getline; getline; print; exit}' README.md" in (
         ROOT / ".ci" / "run").read_text(encoding="utf-8")
     noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
-    assert 'nox.options.sessions = ["lint", "docs", "tests", "browser", "rllib"]' in noxfile
-    for call in ('"mkdocs", "build", "--strict"', '"lint-imports"', '"--full"', '".ci/browser.sh"'):
+    assert 'nox.options.sessions = ["tests", "rllib"]' in noxfile
+    for call in ('"lint-imports"', '"ruff", "check"', '"--full"', '".ci/browser.sh"', '"-m", "not rllib"'):
         assert call in noxfile, call
+    site = (ROOT / "tests" / "test_docs_site.py").read_text(encoding="utf-8")
+    assert '"mkdocs", "build", "--strict"' in site  # the tests session builds the site as strictly as `nox -s docs`
 
 
 def test_readme_links_reach_pages() -> None:
@@ -411,3 +413,17 @@ def test_version_is_the_changelog_s() -> None:
     for section in text.split("\n## [")[1:]:
         kinds = re.findall(r"^### (Added|Changed|Deprecated|Removed|Fixed|Security)$", section, re.MULTILINE)
         assert kinds, f"## [{section[:20]}... has no Added / Changed / Fixed heading"
+
+
+def test_the_architecture_page_names_every_layered_module_with_its_job() -> None:
+    """Every module of a layers contract has a docstring whose first line says its job (the page shows it)."""
+    from docgen.architecture import architecture, contracts, summary
+
+    page = architecture()
+    missing = []
+    for c in contracts():
+        prefix = f"{c['containers'][0]}." if c.get("containers") else ""
+        for layer in c.get("layers", []):
+            missing += [prefix + n.strip() for n in layer.split("|") if not summary(prefix + n.strip())]
+        assert f"### {c['name']}" in page
+    assert not missing, f"modules of the layer contracts without a docstring: {missing}"

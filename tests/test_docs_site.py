@@ -131,3 +131,28 @@ def test_cli_reference_keeps_flags_whole(browser: Any, site: Path, width: int,  
             assert unstyled["broken"], "expected broken flags without docs/stylesheets/extra.css"
     finally:
         browser.set_window_size(1400, 1000)
+
+
+_OVERFLOW = """
+return [...document.querySelectorAll('.md-typeset table')].map(t => {
+  const box = t.closest('.md-typeset__scrollwrap') || t.parentElement;
+  return {over: t.scrollWidth - box.clientWidth,
+          head: [...t.querySelectorAll('th')].slice(0, 3).map(h => h.textContent.trim()).join(' | ')};
+}).filter(t => t.over > 1);
+"""
+
+
+def test_every_table_fits_a_1280_pixel_window(browser: Any, site: Path) -> None:  # noqa: F811
+    """No table of the site needs a sideways scroll in a 1280-pixel-wide window (the theme would hide its last
+    columns behind a scroll bar)."""
+    browser.set_window_size(1280, 1000)
+    wide = {}
+    try:
+        for page in sorted(site.glob("**/*.html")):
+            browser.get(page.as_uri())
+            over = browser.execute_script(_OVERFLOW)
+            if over:
+                wide[page.relative_to(site).as_posix()] = over
+    finally:
+        browser.set_window_size(1400, 1000)
+    assert not wide, f"tables wider than a 1280-pixel window (by px): {wide}"

@@ -4,7 +4,6 @@ env against the pure transitions of yacht_env.state (the vector engine is held t
 from __future__ import annotations
 
 import pickle
-import warnings
 
 import gymnasium as gym
 import numpy as np
@@ -29,17 +28,6 @@ def test_every_rule_set_has_its_id() -> None:
     assert set(IDS) == {name for name, rs in RULESETS.items() if rs.env_id}
     assert set(IDS) == {"yacht", "yahtzee", "yahtzee-free-joker", "yatzy", "knizia", "clubhouse"}
     assert IDS["yatzy"] == "Yatzy-v1" and IDS["yahtzee-free-joker"] == "YahtzeeFreeJoker-v1"
-
-
-@pytest.mark.parametrize("env_id", list(IDS.values()))
-def test_checkers_pass_without_warnings(env_id: str) -> None:
-    from gymnasium.utils.env_checker import check_env as gym_check
-    from stable_baselines3.common.env_checker import check_env as sb3_check
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        gym_check(gym.make(env_id).unwrapped)
-        sb3_check(gym.make(env_id), warn=True)
 
 
 def _play(env: YachtEnv, seed: int, pick: np.random.Generator) -> tuple[list, list]:

@@ -1,4 +1,5 @@
-"""The multiplayer game: PettingZoo API and seed tests, turn order, rewards, winners and ties, observation, render."""
+"""The multiplayer game: turn order, rewards, winners and ties, observation, render (PettingZoo's own API and
+seed tests are in tests/test_api_contract.py)."""
 
 from __future__ import annotations
 
@@ -9,41 +10,11 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test, seed_test  # noqa: E402
-
 from yacht_env import multiplayer as MP  # noqa: E402
 from yacht_env import observation as O  # noqa: E402
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask  # noqa: E402
 from yacht_env.rules import get_rules  # noqa: E402
 from yacht_env.state import GameState  # noqa: E402
-
-CONFIGS = [(2, "yacht", "points"), (2, "yahtzee", "win"), (5, "yahtzee-free-joker", "points"), (8, "yacht", "win"),
-           (3, "yatzy", "win"), (2, "knizia", "points")]
-
-# PettingZoo's api_test warns about every dict observation, unless the environment is one of its own classic games
-# (it checks the name against a hard-coded list). The dict with "action_mask" is the PettingZoo way all the same.
-DICT_OBS_WARNINGS = ("Observation is not a NumPy array",
-                     "Observation space for each agent probably should be gymnasium.spaces.box")
-
-
-def _only_dict_obs_warnings(caught: list[warnings.WarningMessage]) -> None:
-    other = [str(w.message) for w in caught if not str(w.message).startswith(DICT_OBS_WARNINGS)]
-    assert not other, other
-
-
-@pytest.mark.parametrize("num_players,rules,reward", CONFIGS)
-def test_pettingzoo_api_test(num_players: int, rules: str, reward: str) -> None:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        api_test(MP.env(num_players=num_players, rules=rules, reward=reward), num_cycles=1000)
-    _only_dict_obs_warnings(caught)
-
-
-@pytest.mark.parametrize("num_players,rules,reward", CONFIGS)
-def test_pettingzoo_seed_test(num_players: int, rules: str, reward: str) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        seed_test(lambda: MP.env(num_players=num_players, rules=rules, reward=reward), num_cycles=1000)
 
 
 def _play_random(e, seed: int, pick: np.random.Generator) -> tuple[list, dict[str, float], list[str]]:

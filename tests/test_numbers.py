@@ -130,3 +130,12 @@ def test_the_evaluation_page_lists_every_shipped_model() -> None:
     page = (REPO / "docs" / "evaluation.md").read_text(encoding="utf-8")
     shipped = sorted(p.stem for p in (REPO / "agents" / "models").glob("*.json"))
     assert shipped and [s for s in shipped if f"`{s}`" not in page] == []
+
+
+def test_two_snippets_never_save_different_models_under_one_name() -> None:
+    """A reader who runs the README's example and then a page's would otherwise overwrite one model with another."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    saved = [(name, page.name) for page in pages
+             for name in re.findall(r"\.save\(\s*[\"']([^\"']+)[\"']", page.read_text(encoding="utf-8"))]
+    names = [n for n, _ in saved]
+    assert saved and not [s for s in saved if names.count(s[0]) > 1], saved

@@ -17,14 +17,6 @@ from yacht_env.env import YachtEnv  # noqa: E402
 from yacht_env.rules import RULESETS, get_rules  # noqa: E402
 
 
-@pytest.mark.parametrize(("rules", "players"), [*((r, p) for r in sorted(RULESETS) for p in (1, 2)), ("knizia", 3)])
-def test_openspiels_random_simulation_test(rules: str, players: int) -> None:
-    game = pyspiel.load_game("yacht_env", {"rules": rules, "players": players})
-    assert game.num_players() == players and game.max_chance_outcomes() == 252
-    assert game.num_distinct_actions() == 32 + get_rules(rules).num_categories
-    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
-
-
 def test_bad_parameters_are_refused() -> None:
     with pytest.raises(Exception, match="players must be an int in 1..8"):
         pyspiel.load_game("yacht_env", {"players": 9})

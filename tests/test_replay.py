@@ -156,7 +156,8 @@ def test_every_number_of_a_text_replay_says_what_it_is(capsys: pytest.CaptureFix
     assert f"[{text('best', lang)}: M (V); {text('regret', lang)} R]" in legend
     assert "= " in legend and "V" in legend and "R" in legend
     decision = re.compile(rf"  {roll} [123]: [1-6]( [1-6]){{4}}   -> [^=\[]+?( = \d+   {total} \d+)?"
-                          rf"(   \[{best} \(\d+\.\d\d\)\]|   \[{best}: [^(]+ \(\d+\.\d\d\); {regret} (\d+\.\d\d|< 0\.01)\])")
+                          rf"(   \[{best} \(\d+\.\d\d\)\]|"
+                          rf"   \[{best}: [^(]+ \(\d+\.\d\d\); {regret} (\d+\.\d\d|< 0\.01)\])")
     decision_lines = [line for line in lines[first_turn:] if line.startswith("  " + text("roll", lang))]
     assert len(decision_lines) >= 12
     for line in decision_lines:

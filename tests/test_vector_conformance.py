@@ -213,20 +213,6 @@ def test_gymnasium_vector_observation_wrappers_run_on_the_default_engine() -> No
         env.close()
 
 
-@pytest.mark.parametrize("mode", [AutoresetMode.SAME_STEP, AutoresetMode.DISABLED], ids=["SAME_STEP", "DISABLED"])
-def test_torchrl_check_env_specs(mode: AutoresetMode) -> None:
-    """TorchRL wraps the engine as any Gymnasium vector env (it refuses NEXT_STEP for every vector env)."""
-    pytest.importorskip("torchrl")
-    from torchrl.envs import GymWrapper
-    from torchrl.envs.utils import check_env_specs
-
-    env = GymWrapper(YachtVectorEnv(4, rules="yatzy", autoreset_mode=mode))
-    env.set_seed(0)
-    check_env_specs(env)
-    rollout = env.rollout(60, break_when_any_done=False)
-    assert rollout.batch_size[0] == 4
-
-
 # ---- resources and threads ------------------------------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from docgen.agents import agents_table
+from docgen.architecture import architecture
 from docgen.benchmarks import benchmarks_list
 from docgen.cli import cli_reference
 from docgen.config import config_reference
@@ -25,5 +26,6 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "readme-results": readme_results,
     "env-summaries": env_summaries,
     "agents-table": agents_table,
+    "architecture": architecture,
 }
 """Marker name -> generator of the Markdown that replaces the marker."""
