@@ -13,6 +13,10 @@ from __future__ import annotations
 import nox
 
 nox.options.sessions = ["tests", "rllib"]
+# Each session's venv also sees the packages of the Python that runs nox (not the venv a user has activated): pip
+# installs into the session's venv only what is missing there or of another version (Ray's older gymnasium goes into
+# the rllib venv alone). Nothing outside .nox/ changes, and a machine that has the packages does not fetch them again.
+SHARED = ["--system-site-packages"]
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
 
@@ -33,7 +37,7 @@ def _lint(session: nox.Session) -> None:
     session.run("lint-imports")
 
 
-@nox.session
+@nox.session(venv_params=SHARED)
 def tests(session: nox.Session) -> None:
     """ruff, the layer contracts, and the whole suite (slow tests, browser tests and the site's strict build too)
     on the newest gymnasium; not the Ray tests, which have a session of their own."""
@@ -43,7 +47,7 @@ def tests(session: nox.Session) -> None:
     session.run(*PYTEST, "-m", "not rllib", *session.posargs)
 
 
-@nox.session
+@nox.session(venv_params=SHARED)
 def rllib(session: nox.Session) -> None:
     """RLlib's PPO, and the quick environment, API-contract, model-file and evaluation tests again under the
     gymnasium that Ray pins."""

@@ -198,3 +198,18 @@ def test_openspiels_random_simulation_test(rules: str, players: int) -> None:
     assert game.num_players() == players and game.max_chance_outcomes() == 252
     assert game.num_distinct_actions() == 32 + get_rules(rules).num_categories
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("seed", [np.float64(3), 3.0, set(), True, np.bool_(False), "3", -1, 2**130])
+@pytest.mark.parametrize("kind", ["single", "vector"])
+def test_a_seed_that_is_not_an_int_is_refused_with_what_is_accepted(seed: Any, kind: str) -> None:
+    env = YachtEnv() if kind == "single" else YachtVectorEnv(2)
+    with pytest.raises(ValueError, match=r"seed must be (None|a non-negative int)"):
+        env.reset(seed=seed)
+
+
+@pytest.mark.parametrize("kind", ["single", "vector"])
+def test_a_numpy_integer_seed_is_the_int_seed(kind: str) -> None:
+    make = (lambda: YachtEnv()) if kind == "single" else (lambda: YachtVectorEnv(2))
+    games = [make().reset(seed=s)[0] for s in (5, np.int64(5), np.array(5))]
+    assert all(np.array_equal(games[0], g) for g in games[1:])

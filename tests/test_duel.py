@@ -5,6 +5,7 @@ Knizia's Yacht with one box left each; and :func:`yacht_env.rules.register_rules
 from __future__ import annotations
 
 import itertools
+from functools import cache
 
 import numpy as np
 import pytest
@@ -112,9 +113,15 @@ class PlainDuel:
         return out
 
 
+@cache
+def _duel(name: str) -> DU.DuelSolution:
+    """One in-memory duel solution per rule set and test process (each test used to solve it again)."""
+    return DU.solve_duel(name, cache=False)
+
+
 def _solved(rs: RuleSet) -> tuple[DU.DuelSolution, PlainDuel]:
     rs = registered(rs)
-    return DU.solve_duel(rs, cache=False), PlainDuel(list(rs.category_ids), DENSE["yacht"], FIRST_TURN[rs.name])
+    return _duel(rs.name), PlainDuel(list(rs.category_ids), DENSE["yacht"], FIRST_TURN[rs.name])
 
 
 def _state(rs: RuleSet, F: int, rng: np.random.Generator, dice: tuple[int, ...] = (1, 1, 1, 1, 1), rolls: int = 0
@@ -289,8 +296,8 @@ def test_yacht_and_knizia_fit_the_default_memory_limit() -> None:
 
 
 def test_a_decision_with_the_wrong_number_of_boxes_is_refused() -> None:
-    sol, _ = _solved(UPPER6)
     rs = registered(UPPER6)
+    sol = _duel(rs.name)
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="filled 0 boxes and the other 2"):
         sol.win_probability(_state(rs, 0, rng), _state(rs, 3, rng))
@@ -350,7 +357,6 @@ def test_optimal_duel_plays_only_games_of_two() -> None:
     from yacht_agents.loader import load_agent
 
     rs = registered(UPPER6)
-    _solved(UPPER6)
     agent = load_agent("optimal-duel", rs.name)
     st = GameState(rs.name, (1, 2, 3, 4, 5), 2, (None,) * 6)
     with pytest.raises(ValueError, match="game of two players only"):

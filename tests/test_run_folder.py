@@ -416,3 +416,49 @@ def test_a_run_dir_that_takes_no_folder_is_one_line(base: str, match: str, tmp_p
     (tmp_path / "file").write_text("")
     with pytest.raises(ValueError, match=match):
         run_train(["--config", str(tiny_config(tmp_path, TD)), "--run-dir", base.format(tmp=tmp_path)])
+
+
+@pytest.mark.parametrize("content,match", [
+    ("[1, 2]", r"evaluation 0 is int, not an object"),
+    ('[{"timesteps": "abc"}]', r"evaluation 0 has timesteps 'abc', not an integer"),
+    ('[{"timesteps": 5}, {"timesteps": -1}]', r"evaluation 1 has timesteps -1"),
+    ('[{"timesteps": 5, "mean": "x"}]', r"evaluation 0 has mean 'x', not a number"),
+    ('[{"timesteps": 5, "percent_of_optimal": Infinity}]', r"evaluation 0 has percent_of_optimal inf"),
+])
+def test_evaluations_that_cannot_be_true_are_refused_in_one_line(content: str, match: str, tmp_path: Path) -> None:
+    from yacht_training import run_folder as rf
+
+    (tmp_path / rf.EVALS_FILE).write_text(content)
+    with pytest.raises(ValueError, match=match + r".*the run folder is damaged"):
+        rf.load_evaluations(tmp_path)
+
+
+def test_a_nan_is_never_written_into_a_record(tmp_path: Path) -> None:
+    from yacht_training import run_folder as rf
+
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        rf.save_evaluations(tmp_path, [{"timesteps": 1, "mean": float("nan")}])
+    assert not (tmp_path / rf.EVALS_FILE).exists()
+
+
+@pytest.mark.parametrize("what", ["symlink", "fifo"])
+def test_a_command_file_that_is_a_link_or_a_pipe_is_refused_and_nothing_changes(what: str, tmp_path: Path) -> None:
+    """``command.txt`` as a symlink (its target is not the run's to write) or a FIFO (an append would hang): one
+    line naming it, the link's target and ``config.yaml`` untouched."""
+    import os
+
+    from yacht_training import run_folder as rf
+    from yacht_training.config import from_dict
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / rf.CONFIG_FILE).write_text("before\n")
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("theirs\n")
+    if what == "symlink":
+        (run / "command.txt").symlink_to(target)
+    else:
+        os.mkfifo(run / "command.txt")
+    with pytest.raises(ValueError, match=r"command.txt' is (a symlink|a FIFO \(named pipe\)), not a regular file"):
+        rf.record_run(run, from_dict({"algo": "td"}), ["train.py"])
+    assert target.read_text() == "theirs\n" and (run / rf.CONFIG_FILE).read_text() == "before\n"

@@ -218,13 +218,14 @@ def test_gymnasium_vector_observation_wrappers_run_on_the_default_engine() -> No
 
 @pytest.mark.parametrize("rules, mode", [("yacht", "next_step"), ("yatzy", "disabled")])
 def test_memory_per_game_is_what_a_stepping_loop_takes(rules: str, mode: str) -> None:
-    """The peak memory of a loop over 2**17 games, measured in a fresh process, is what memory_per_game says."""
+    """The peak memory of a loop over 2**15 games, measured in a fresh process, is what memory_per_game says (the
+    fixed costs are already a small part at that size: the ratio read 0.99 for Yacht and 1.05 for Yatzy)."""
     import subprocess
     import sys
 
     code = ("import tracemalloc, numpy as np\n"  # numpy reports its arrays to tracemalloc; numba's compiler does not
             "from yacht_env.vector import YachtVectorEnv, LegalActionSampler\n"
-            f"n = 1 << 17\nYachtVectorEnv(2, rules={rules!r}).reset(seed=0)\ntracemalloc.start()\n"
+            f"n = 1 << 15\nYachtVectorEnv(2, rules={rules!r}).reset(seed=0)\ntracemalloc.start()\n"
             f"env = YachtVectorEnv(n, rules={rules!r}, autoreset_mode={mode!r}); s = LegalActionSampler(n, 0)\n"
             "env.reset(seed=0)\n"
             "for _ in range(6):\n"

@@ -27,6 +27,7 @@ from yacht_env.engine.batch import check_max_steps
 from yacht_env.frames import check_pillow, draw_frame
 from yacht_env.i18n import check_lang
 from yacht_env.objective import ReachTracker, objective_of
+from yacht_env.randomness import check_seed_value
 from yacht_env.render import LastAction, last_action, render_text, warn_no_render_mode
 from yacht_env.rules import get_rules
 from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category, scorecard
@@ -184,6 +185,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             if not isinstance(st, GameState) or st.rules != self.rules.name or st.is_over:
                 raise ValueError(f"options['state'] must be an unfinished {self.rules.name} GameState or notation, "
                                  f"got {start!r}")
+        seed = check_seed_value(seed)  # a numpy integer as an int; a bool, float or set refused in one line
         with self._one_thread():
             super().reset(seed=seed)
             if seed is not None:

@@ -59,6 +59,26 @@ def open_regular(path: str | Path, limit: int | None = None, name: str | None = 
         raise
 
 
+def append_own(path: str | Path, text: str) -> None:
+    """Append ``text`` to one of the project's own files (a run folder's ``command.txt``), creating it: only a
+    regular file, never through a symlink (its target is not ours to write) and never blocking on a FIFO;
+    ``ValueError`` naming the path and what it is otherwise."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as e:
+        what = "a symlink" if os.path.islink(path) else kind_of(os.stat(path).st_mode) if os.path.exists(path) \
+            else e.strerror
+        raise ValueError(f"{str(path)!r} is {what}, not a regular file: the run folder's own files are regular "
+                         "files, never links or pipes") from None
+    with os.fdopen(fd, "a", encoding="utf-8") as f:
+        mode = os.fstat(f.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{str(path)!r} is {kind_of(mode)}, not a regular file: the run folder's own files are "
+                             "regular files, never links or pipes")
+        f.write(text)
+
+
 def read_regular(path: str | Path, limit: int, name: str | None = None) -> bytes:
     """The bytes of the regular file at ``path``, at most ``limit`` of them (:func:`open_regular`; a file that grows
     past the limit while read is refused too)."""

@@ -27,3 +27,20 @@ def roll(rng: np.random.Generator, n: int) -> list[int]:
             out.append((m >> 64) + 1)
         need = n - len(out)
     return out
+
+
+MAX_SEED = 2**128
+"""Seeds are below this: ``SeedSequence`` takes any non-negative int; keep them to a sane size."""
+
+
+def check_seed_value(seed: object, what: str = "seed") -> int | None:
+    """``seed`` as a plain int (a numpy integer or a 0-d integer array counts), or None; ``ValueError`` naming the
+    value and what is accepted for anything else (a bool, a float, a set, a string, a negative or huge int)."""
+    if seed is None:
+        return None
+    if isinstance(seed, np.ndarray) and seed.ndim == 0 and np.issubdtype(seed.dtype, np.integer):
+        seed = seed.item()
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < MAX_SEED:
+        shown = repr(seed) if len(repr(seed)) <= 60 else repr(seed)[:57] + "..."
+        raise ValueError(f"{what} must be None or an int in 0..2**128-1, got {shown} ({type(seed).__name__})")
+    return int(seed)

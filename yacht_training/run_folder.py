@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 import yaml
 
 from yacht_env.file_lock import FileLock
-from yacht_env.files import read_regular, regular_file_problem, write_text_atomic
+from yacht_env.files import append_own, read_regular, regular_file_problem, write_text_atomic
 from yacht_tools.plots import figure, legend_below, save
 from yacht_training.config import TrainConfig
 
@@ -111,13 +111,13 @@ def changes(before: dict[str, Any], after: dict[str, Any], prefix: str = "") -> 
 def record_run(run_dir: Path, cfg: TrainConfig, argv: list[str], changes: Sequence[str] = ()) -> None:
     """Write the resolved config (atomically) and append the exact command (a resumed run adds a line); what the
     options of a resumed run changed in the config goes to ``config_changes.txt`` (and is said on stderr)."""
-    write_text_atomic(run_dir / CONFIG_FILE, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     command = " ".join(shlex.quote(a) for a in [sys.executable, *argv])
-    with open(run_dir / "command.txt", "a", encoding="utf-8") as f:
-        f.write(command + "\n")
+    append_own(run_dir / "command.txt", command + "\n")  # first: a link or a pipe there stops it, config untouched
     if changes:
-        with open(run_dir / CHANGES_FILE, "a", encoding="utf-8") as f:
-            f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {command}\n" + "".join(f"  {c}\n" for c in changes))
+        append_own(run_dir / CHANGES_FILE,
+                   f"{time.strftime('%Y-%m-%d %H:%M:%S')} {command}\n" + "".join(f"  {c}\n" for c in changes))
+    write_text_atomic(run_dir / CONFIG_FILE, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    if changes:
         print(f"train.py: --resume with {'; '.join(changes)} (recorded in {CONFIG_FILE} and {CHANGES_FILE})",
               file=sys.stderr)
 
@@ -174,7 +174,30 @@ def load_evaluations(run_dir: Path) -> list[dict[str, Any]]:
         raise ValueError(f"{str(p)!r} is not valid JSON ({e}): the run folder is damaged") from None
     if not isinstance(data, list):
         raise ValueError(f"{str(p)!r} must hold a list of evaluations")
+    for i, e in enumerate(data):
+        problem = _evaluation_problem(e)
+        if problem:
+            raise ValueError(f"{str(p)!r}: evaluation {i} {problem}: the run folder is damaged")
     return data
+
+
+_NUMBERS = {"mean": (-1e9, 1e9), "percent_of_optimal": (-1e9, 1e9), "learning_s": (0.0, 1e12)}
+"""The numeric keys of a periodic evaluation other than ``timesteps``, with the range a true value lies in."""
+
+
+def _evaluation_problem(e: object) -> str | None:
+    """What is wrong with one entry of ``evaluations.json`` (None if nothing): a dict with a non-negative integer
+    ``timesteps`` and finite numbers where the learners write them."""
+    if not isinstance(e, dict):
+        return f"is {type(e).__name__}, not an object"
+    t = e.get("timesteps")
+    if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= 10**15:
+        return f"has timesteps {t!r}, not an integer in 0..10**15"
+    for key, (lo, hi) in _NUMBERS.items():
+        v = e.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi):
+            return f"has {key} {v!r}, not a number in {lo:g}..{hi:g}"
+    return None
 
 
 def evaluations_until(run_dir: Path, steps: int) -> list[dict[str, Any]]:
@@ -187,7 +210,7 @@ def evaluations_until(run_dir: Path, steps: int) -> list[dict[str, Any]]:
 
 
 def save_evaluations(run_dir: Path, evals: list[dict[str, Any]]) -> None:
-    write_text_atomic(run_dir / EVALS_FILE, json.dumps(evals, indent=1))
+    write_text_atomic(run_dir / EVALS_FILE, json.dumps(evals, indent=1, allow_nan=False))
 
 
 def record_evaluation(run_dir: Path, evals: list[dict[str, Any]], timesteps: int, result: dict[str, Any],
@@ -208,7 +231,7 @@ def record_evaluation(run_dir: Path, evals: list[dict[str, Any]], timesteps: int
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
-    write_text_atomic(path, json.dumps(data, indent=1))
+    write_text_atomic(path, json.dumps(data, indent=1, allow_nan=False))  # NaN is not JSON: refused, not written
 
 
 def plot_learning_curve(evals: list[dict[str, Any]], path: Path, title: str, final: dict[str, Any] | None = None,
@@ -305,4 +328,5 @@ def training_seconds(run_dir: Path) -> float:
 
 
 def add_training_seconds(run_dir: Path, seconds: float) -> None:
-    write_text_atomic(run_dir / TIME_FILE, json.dumps({"seconds": training_seconds(run_dir) + seconds}))
+    total = training_seconds(run_dir) + seconds
+    write_text_atomic(run_dir / TIME_FILE, json.dumps({"seconds": total}, allow_nan=False))

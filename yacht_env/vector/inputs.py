@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-MAX_SEED = 2**128  # SeedSequence takes any non-negative int; keep seeds to a sane size
+from yacht_env.randomness import MAX_SEED, check_seed_value
 
 _MODE_NAMES = {"nextstep": AutoresetMode.NEXT_STEP, "samestep": AutoresetMode.SAME_STEP,
                "disabled": AutoresetMode.DISABLED}
@@ -46,6 +46,8 @@ def reset_mask(options: Any, n: int) -> np.ndarray | None:
 def seed_list(seed: Any, n: int) -> list[int | None]:
     """The seed of each of ``n`` games from ``reset(seed=...)`` (not None): an int gives game ``i`` ``seed + i``; a
     sequence gives one seed (or None) per game."""
+    if isinstance(seed, np.ndarray) and seed.ndim == 0:
+        seed = check_seed_value(seed)
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
         if not 0 <= seed < MAX_SEED - n:
             raise ValueError(f"seed must be a non-negative int (game i gets seed + i), got {seed!r}")
@@ -56,11 +58,7 @@ def seed_list(seed: Any, n: int) -> list[int | None]:
     seeds = list(seed)
     if len(seeds) != n:
         raise ValueError(f"seed sequence must have one seed per game ({n}), got {len(seeds)}")
-    for j, s in enumerate(seeds):
-        if s is not None and (isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer))
-                              or not 0 <= s < MAX_SEED):
-            raise ValueError(f"seed[{j}] must be a non-negative int or None, got {s!r}")
-    return [None if s is None else int(s) for s in seeds]
+    return [check_seed_value(s, f"seed[{j}]") for j, s in enumerate(seeds)]
 
 
 def action_array(actions: Any, n: int, n_actions: int, skip: np.ndarray | None) -> np.ndarray:
