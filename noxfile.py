@@ -33,8 +33,10 @@ def _install_everything(session: nox.Session) -> None:
 
 
 def _lint(session: nox.Session) -> None:
-    session.run("ruff", "check", ".")
-    session.run("lint-imports")
+    """Both through the session's own Python: its venv's editable install of this checkout is what they check (a
+    ``lint-imports`` found on the PATH would import the packages its own Python has)."""
+    session.run("python", "-m", "ruff", "check", ".")
+    session.run("python", "-c", "from importlinter.cli import lint_imports_command; lint_imports_command()")
 
 
 @nox.session(venv_params=SHARED)

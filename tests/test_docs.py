@@ -225,7 +225,8 @@ def test_ci_runs_the_readme_test_command_with_the_site_build() -> None:
         ROOT / ".ci" / "run").read_text(encoding="utf-8")
     noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
     assert 'nox.options.sessions = ["tests", "rllib"]' in noxfile
-    for call in ('"lint-imports"', '"ruff", "check"', '"--full"', '".ci/browser.sh"', '"-m", "not rllib"'):
+    for call in ('lint_imports_command()', '"-m", "ruff", "check"', '"--full"', '".ci/browser.sh"',
+                 '"-m", "not rllib"'):
         assert call in noxfile, call
     site = (ROOT / "tests" / "test_docs_site.py").read_text(encoding="utf-8")
     assert '"mkdocs", "build", "--strict"' in site  # the tests session builds the site as strictly as `nox -s docs`

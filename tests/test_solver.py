@@ -823,3 +823,28 @@ def test_cli_rejects_unknown_rules(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "--rules", "poker"]) == 2
     err = capsys.readouterr().err
     assert "poker" in err and "yahtzee-free-joker" in err and "yatzy" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("value,match", [
+    ("", r"is blank: set it to an absolute folder"),
+    ("  ", r"is blank"),
+    ("~nosuchuser-yacht/cache", r"'~nosuchuser-yacht' names no home folder here"),
+    ("relative/cache", r"is a relative path"),
+])
+def test_a_cache_dir_setting_that_names_no_folder_is_one_line(value: str, match: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from yacht_solver.table_cache import cache_dir
+
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", value)
+    with pytest.raises(ValueError, match=r"^YACHT_ENV_CACHE_DIR=.*" + match):
+        cache_dir()
+
+
+def test_a_cache_dir_that_is_a_file_is_refused_from_the_command_line(tmp_path, monkeypatch, capsys) -> None:
+    from yacht_tools.cli import main
+
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path / "file"))
+    assert main(["solve", "--rules", "knizia"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a file, not a folder" in err

@@ -1,4 +1,4 @@
-"""What memory the machine has free: for refusing up front a job that cannot fit, with what it would need."""
+"""Memory free for new allocations: to refuse up front a job that cannot fit, saying what it would need."""
 
 from __future__ import annotations
 

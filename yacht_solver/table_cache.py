@@ -45,10 +45,26 @@ ALIGN = 4096
 
 
 def cache_dir() -> Path:
-    """The directory of the solved tables."""
+    """The directory of the solved tables: ``$YACHT_ENV_CACHE_DIR`` (an absolute folder; ``~`` is expanded) or the
+    user's cache folder. ``ValueError`` in one line for a value that names no usable folder: blank, relative (it
+    would change with the folder a command runs from), a ``~user`` that does not exist, or an existing file."""
     env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env).expanduser()  # '~/yc' as written in a shell profile or a quoted assignment
+    if env is not None:
+        where = f"{ENV_VAR}={env!r}"
+        if not env.strip():
+            raise ValueError(f"{where} is blank: set it to an absolute folder, or unset it for the user's cache folder")
+        try:
+            path = Path(env).expanduser()  # '~/yc' as written in a shell profile or a quoted assignment
+        except RuntimeError:  # ~user of no such user (Python 3.10 and 3.11; later versions leave it as it is)
+            path = Path(env)
+        if env.startswith("~") and str(path).startswith("~"):
+            raise ValueError(f"{where}: {env.split('/')[0]!r} names no home folder here; give an absolute folder")
+        if not path.is_absolute():
+            raise ValueError(f"{where} is a relative path (it would change with the folder a command runs from); "
+                             "give an absolute folder")
+        if path.exists() and not path.is_dir():
+            raise ValueError(f"{where} is a file, not a folder; give a folder for the solver's tables")
+        return path
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("yacht-env"))

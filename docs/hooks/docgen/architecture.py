@@ -25,13 +25,17 @@ def contracts(root: Path = ROOT) -> list[dict[str, Any]]:
 
 
 def summary(module: str, root: Path = ROOT) -> str:
-    """The first line of a module's (or package's) docstring; empty where there is none."""
+    """The first sentence of a module's (or package's) docstring; empty where there is none."""
     top, *rest = module.split(".")
     base = root / FOLDERS.get(top, top) / Path(*rest) if rest else root / FOLDERS.get(top, top)
     for path in (base.with_suffix(".py"), base / "__init__.py"):
         if path.is_file():
             doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
             line = " ".join(doc.split("\n\n")[0].split())
+            line = re.split(r"(?<=[a-z)`])\. ", line, maxsplit=1)[0].rstrip(".")  # its first sentence
+            if not line:
+                return ""
+            line += "."
             line = re.sub(r":\w+:`~?([^`]+)`", r"`\1`", line)  # Sphinx roles, as Markdown code
             return line.replace("``", "`")
     return ""
