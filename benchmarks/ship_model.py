@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from yacht_env.files import write_bytes_atomic, write_text_atomic
+from yacht_env.files import read_regular, write_bytes_atomic, write_text_atomic
 from yacht_training.run_folder import load_evaluations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,13 +34,37 @@ _EVAL_KEYS = ("episodes", "mean", "ci95", "percent_of_optimal", "regret_per_game
               "five_of_a_kind_rate", "upper_bonus_rate")
 
 
+MAX_RUN_FILE_BYTES = 1 << 20  # a run's config.yaml and eval.json are a few kB
+MAX_MODEL_BYTES = 1 << 30  # the shipped models are under 10 MB
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
+
+
+def _object(path: Path, parse: Any) -> dict[str, Any]:
+    """The mapping a run's file holds (read bounded, a regular file), else ``ValueError`` naming the file."""
+    data = parse(read_regular(path, MAX_RUN_FILE_BYTES).decode("utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{str(path)!r} holds {type(data).__name__}, not a mapping: not a run folder's file")
+    return data
+
+
+def _positive(final: dict[str, Any], key: str, path: Path) -> float:
+    v = final.get(key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1e15:
+        raise ValueError(f"{str(path)!r}: {key} is {v!r}, not a positive finite number")
+    return float(v)
+
+
 def run_record(run_dir: Path, config: str) -> dict[str, Any]:
     """One run's seed, command (``train.py`` on ``config``), steps, learning seconds and final evaluation, from its
-    folder."""
-    cfg = yaml.safe_load((run_dir / "config.yaml").read_text(encoding="utf-8"))
-    final = json.loads((run_dir / "eval.json").read_text(encoding="utf-8"))
+    folder (``ValueError`` naming the file and value for anything a finished run cannot hold)."""
+    cfg = _object(run_dir / "config.yaml", yaml.safe_load)
+    final = _object(run_dir / "eval.json", json.loads)
+    if isinstance(cfg.get("seed"), bool) or not isinstance(cfg.get("seed"), int) or not isinstance(
+            cfg.get("rules"), str):
+        raise ValueError(f"{str(run_dir / 'config.yaml')!r} lacks an integer seed or a rules name")
     command = f"python train.py --config {config}" + (f" --seed {cfg['seed']}" if cfg["seed"] else "")
-    steps, seconds = int(final["training_timesteps"]), float(final["training_wall_s"])
+    steps = int(_positive(final, "training_timesteps", run_dir / "eval.json"))
+    seconds = _positive(final, "training_wall_s", run_dir / "eval.json")
     ev = {k: final[k] for k in _EVAL_KEYS if k in final}
     if "mean_regret" in final:  # measured by the evaluations that ask for regret (MaskablePPO's final one)
         ev["regret_per_decision"] = final["mean_regret"]
@@ -88,9 +113,13 @@ def main() -> int:
     p.add_argument("--note", required=True, help="how training_wall_s was measured")
     p.add_argument("--config", required=True, help="the config file that reproduces the runs (configs/...)")
     args = p.parse_args()
+    if not _NAME.fullmatch(args.name):
+        print(f"ship_model.py: error: --name {args.name!r}: 1-40 characters of a-z, 0-9, '_' or '-' (it names files "
+              "in agents/models/ and docs/records/)", file=sys.stderr)
+        return 2
     try:
         runs = [run_record(r, args.config) for r in args.runs]
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError, KeyError, UnicodeDecodeError, yaml.YAMLError) as e:
         print(f"ship_model.py: error: cannot read the run folders: {e}", file=sys.stderr)
         return 2
     if len({r["config"]["rules"] for r in runs}) != 1:
@@ -107,9 +136,15 @@ def main() -> int:
     shipped = MODELS / f"{args.name}{source.suffix}"
     for folder in (MODELS, RECORDS):
         folder.mkdir(parents=True, exist_ok=True)
-    write_bytes_atomic(shipped, source.read_bytes())
-    write_text_atomic(MODELS / f"{args.name}.json", json.dumps(card(args.name, args, runs, source), indent=1) + "\n")
-    write_text_atomic(RECORDS / f"{args.name}-evaluations.json", json.dumps(record, indent=1) + "\n")
+    try:
+        model = read_regular(source, MAX_MODEL_BYTES)
+    except (OSError, ValueError) as e:
+        print(f"ship_model.py: error: {e}", file=sys.stderr)
+        return 2
+    write_bytes_atomic(shipped, model)
+    write_text_atomic(MODELS / f"{args.name}.json",
+                      json.dumps(card(args.name, args, runs, source), indent=1, allow_nan=False) + "\n")
+    write_text_atomic(RECORDS / f"{args.name}-evaluations.json", json.dumps(record, indent=1, allow_nan=False) + "\n")
     print(f"shipped {shipped}, its card and its run record {RECORDS / (args.name + '-evaluations.json')}")
     return 0
 

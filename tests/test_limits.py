@@ -35,6 +35,8 @@ from yacht_training.config import from_dict  # noqa: E402
     ({"rllib": {"hidden": [100_000]}}, r"'rllib.hidden' must list"),
     ({"policy": {"vf_arch": [5000]}}, r"'policy.vf_arch' must list"),
     ({"policy": {"keep_hidden": 10**6}}, r"'policy.keep_hidden' must be a positive integer \(at most 4,096\)"),
+    ({"max_learning_s": 10**400}, r"'max_learning_s' must be a number of seconds in \(0, 1e12\] or null"),
+    ({"max_learning_s": float("nan")}, r"'max_learning_s' must be a number of seconds"),
 ])
 def test_config_limits_are_checked_when_read(data: dict[str, Any], match: str) -> None:
     with pytest.raises(ValueError, match=match):

@@ -462,3 +462,26 @@ def test_a_command_file_that_is_a_link_or_a_pipe_is_refused_and_nothing_changes(
     with pytest.raises(ValueError, match=r"command.txt' is (a symlink|a FIFO \(named pipe\)), not a regular file"):
         rf.record_run(run, from_dict({"algo": "td"}), ["train.py"])
     assert target.read_text() == "theirs\n" and (run / rf.CONFIG_FILE).read_text() == "before\n"
+
+
+@pytest.mark.parametrize("forge", [
+    {"counters": {"iteration": 3, "timesteps": "abc", "games": 96, "train_seconds": 1.0}},
+    {"counters": {"iteration": 3, "timesteps": -1, "games": 96, "train_seconds": 1.0}},
+    {"counters": {"iteration": 3, "timesteps": 10**30, "games": 96, "train_seconds": 1.0}},
+    {"counters": {"iteration": 3, "timesteps": 3288, "games": 96, "train_seconds": float("inf")}},
+    {"counters": [1, 2]},
+    {"rng": 5},
+], ids=["string", "negative", "huge", "infinite seconds", "not a mapping", "rng not a dict"])
+def test_a_td_checkpoint_with_forged_counters_falls_back_to_the_previous(forge: dict, td_run: tuple[Path, Run],
+                                                                         tmp_path: Path) -> None:
+    """Counters or a generator state that no run writes make the checkpoint unloadable, never a crash, a loop
+    or a run at step 10**30: the resume says so and continues from the previous checkpoint."""
+    run = copy_run(td_run[0], tmp_path)
+    *_, previous, newest = steps_of(run, ".pt")
+    ck = torch.load(newest, weights_only=True)
+    ck.update(forge)
+    torch.save(ck, newest)
+    r = run_train(["--resume", str(run)])
+    assert r.rc == 0, r.err
+    assert f"train.py: checkpoint {newest.name} does not load" in r.err
+    assert f"resuming from {previous.name}" in r.out

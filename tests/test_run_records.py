@@ -9,6 +9,7 @@ for the shipped runs are their cards'.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -169,3 +170,29 @@ def test_ship_model_refuses_a_run_without_evaluations(tmp_path: Path, monkeypatc
     assert _ship(_ship_script(), tmp_path, monkeypatch, run, "x", "c") == 2
     assert "no periodic evaluations" in capsys.readouterr().err
     assert not (tmp_path / "models").exists() and not (tmp_path / "records").exists()
+
+
+@pytest.mark.parametrize("change,match", [
+    (("config.yaml", "- a\n- list\n"), r"config.yaml' holds list, not a mapping"),
+    (("eval.json", '{"training_timesteps": 3000, "training_wall_s": 0}'), r"training_wall_s is 0, not a positive"),
+    (("eval.json", '{"training_timesteps": 3000, "training_wall_s": -5}'), r"training_wall_s is -5"),
+    (("eval.json", '{"training_timesteps": 3000, "training_wall_s": Infinity}'), r"training_wall_s is inf"),
+    (("eval.json", "[1]"), r"eval.json' holds list"),
+])
+def test_ship_model_refuses_a_run_that_cannot_be_true(change: tuple[str, str], match: str, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    run = _run_folder(tmp_path / "run", "final_model.pt")
+    (run / change[0]).write_text(change[1])
+    assert _ship(_ship_script(), tmp_path, monkeypatch, run, "td-test", "c") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and re.search(match, err), err
+    assert not (tmp_path / "models").exists()
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", "", "Upper", "x" * 41])
+def test_ship_model_refuses_a_name_that_is_not_a_file_name(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    run = _run_folder(tmp_path / "run", "final_model.pt")
+    assert _ship(_ship_script(), tmp_path, monkeypatch, run, name, "c") == 2
+    assert "--name" in capsys.readouterr().err and not (tmp_path / "models").exists()

@@ -10,7 +10,7 @@ import importlib.util
 from collections.abc import Sequence
 
 EXTRAS = {"torch": "train", "stable_baselines3": "train", "sb3_contrib": "train", "yaml": "train",
-          "pydantic": "train",
+          "pydantic": "train", "scipy": "train",
           "matplotlib": "plot", "pettingzoo": "multiplayer", "ray": "rllib",
           "PIL": "render", "moviepy": "video", "selenium": "browser", "pyspiel": "openspiel"}
 """The extra of ``yacht-env`` that installs each optional package (by its top-level module)."""

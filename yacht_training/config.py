@@ -321,8 +321,9 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at least 2 (a rollout of one step cannot be "
                          f"trained on), got {cfg.ppo.n_steps} x {cfg.n_envs}")
     if cfg.max_learning_s is not None:
-        if isinstance(cfg.max_learning_s, bool) or not math.isfinite(cfg.max_learning_s) or cfg.max_learning_s <= 0:
-            raise ValueError(f"config key 'max_learning_s' must be a number of seconds > 0 or null, got "
+        v = cfg.max_learning_s  # an int of 400 digits has no float: compare before math.isfinite converts it
+        if isinstance(v, bool) or not 0 < v <= 1e12 or not math.isfinite(v):
+            raise ValueError(f"config key 'max_learning_s' must be a number of seconds in (0, 1e12] or null, got "
                              f"{short_value(cfg.max_learning_s)}")
         if cfg.algo != "maskable_ppo":
             raise ValueError(f"config key 'max_learning_s' applies to algo maskable_ppo only, not {cfg.algo!r}: "

@@ -194,6 +194,13 @@ def load_checkpoint(path: Path, meta: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"{str(path)!r} is not a checkpoint of this version of yacht_training.rllib_ppo")
     if ck["meta"] != meta:
         raise ValueError(f"{str(path)!r} does not match the run's config: {ck['meta']} vs {meta}")
+    from yacht_training.run_folder import checked_counters
+
+    try:
+        ck["counters"] = checked_counters(ck.get("counters"), {"timesteps": 0, "iterations": 0, "episodes": 0,
+                                                               "session": 0})
+    except ValueError as e:
+        raise ValueError(f"{str(path)!r}: {e}") from None
     return ck
 
 
@@ -223,7 +230,7 @@ def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progr
     ck = None
     if resume:
         ck, path = ts.load_newest(run_dir, cfg, lambda p: load_checkpoint(p, meta), on_resumed)
-        counters.update(ck["counters"])
+        counters.update(ck["counters"])  # checked when read (load_checkpoint)
         counters["session"] += 1
         print(f"resuming from {path.name} at step {counters['timesteps']:,} of {cfg.total_timesteps:,}")
 

@@ -19,7 +19,7 @@ import re
 import shlex
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -179,6 +179,27 @@ def load_evaluations(run_dir: Path) -> list[dict[str, Any]]:
         if problem:
             raise ValueError(f"{str(p)!r}: evaluation {i} {problem}: the run folder is damaged")
     return data
+
+
+MAX_COUNT = 10**15
+"""The largest step, game or iteration count a checkpoint may hold (far beyond any run; 10**30 is a forged file)."""
+
+
+def checked_counters(counters: object, like: Mapping[str, Any]) -> dict[str, Any]:
+    """A checkpoint's counters if they have every key of ``like`` with a value of its kind (an int in
+    0..:data:`MAX_COUNT`, or a finite non-negative float for a float there), else ``ValueError`` naming the
+    first that does not: the resume then falls back to an older checkpoint instead of looping or crashing."""
+    if not isinstance(counters, dict):
+        raise ValueError(f"its counters are {type(counters).__name__}, not a mapping")
+    for key, start in like.items():
+        v = counters.get(key)
+        if isinstance(start, float):
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e15
+        else:
+            ok = isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_COUNT
+        if not ok:
+            raise ValueError(f"its counter {key!r} is {v!r}, not a count in 0..{MAX_COUNT:.0e}")
+    return {key: counters[key] for key in like}
 
 
 _NUMBERS = {"mean": (-1e9, 1e9), "percent_of_optimal": (-1e9, 1e9), "learning_s": (0.0, 1e12)}

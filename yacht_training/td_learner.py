@@ -152,11 +152,18 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
             raise ValueError(f"not a readable checkpoint: {e}") from None
         if meta != model.meta():
             raise ValueError(f"it does not match the run's config: {meta} vs {model.meta()}")
+        checked = ts.checked_counters(ck.get("counters"), counters)
+        state = ck.get("rng")
+        if not isinstance(state, dict) or state.get("bit_generator") != type(rng.bit_generator).__name__:
+            raise ValueError(f"its generator state is not a {type(rng.bit_generator).__name__} state")
         model.net.load_state_dict(ck["state_dict"])
         optimizer.load_state_dict(ck["optimizer"])
-        counters.update(ck["counters"])
-        rng.bit_generator.state = ck["rng"]
-        torch.set_rng_state(ck["torch_rng"])
+        try:
+            rng.bit_generator.state = state
+            torch.set_rng_state(ck["torch_rng"])
+        except (TypeError, ValueError, KeyError, RuntimeError) as e:
+            raise ValueError(f"its generator states do not load: {e}") from None
+        counters.update(checked)
 
     if resume:
         _, path = ts.load_newest(run_dir, cfg, load_checkpoint, on_resumed)
