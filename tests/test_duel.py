@@ -491,3 +491,14 @@ def test_a_replay_of_two_shows_each_decisions_exact_win_chance(tmp_path, monkeyp
     assert "P(win) " in format_table_replay(rec)
     with pytest.raises(ValueError, match="two players"):
         replay_table(["optimal", "greedy", "random"], rs.name, 0, players=3, win_regret=True)
+
+
+def test_a_duel_table_path_that_is_a_folder_is_refused_before_the_sweep(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    DU.duel_path(rs, DU.duel_key(rs)).mkdir()
+    DU._MEMO.clear()
+    swept = []
+    with pytest.raises(ValueError, match=r"duel table's file .* cannot be written: it is a folder"):
+        DU.solve_duel(rs, progress=swept.append)
+    assert not swept  # refused before a single row was solved

@@ -391,6 +391,10 @@ def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[
         _MEMO[where] = sol
         return sol
     path = duel_path(rs, key)
+    if path.is_dir() or (path.parent.exists() and not path.parent.is_dir()):  # found now, not after an hour's sweep
+        raise ValueError(f"the duel table's file {str(path)!r} cannot be written: "
+                         f"{'it is a folder' if path.is_dir() else 'its folder is a file'}; remove that or set "
+                         "YACHT_ENV_CACHE_DIR to another folder")
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, lambda f: _write_table(rs, key, plan, f, progress))
     seconds = time.perf_counter() - t0
