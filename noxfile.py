@@ -21,8 +21,7 @@ nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
 
 TORCH = "torch==2.13.0"  # the CPU build from a local wheel on CI; elsewhere the CUDA build of the same version
-# --dist loadgroup: a module marked xdist_group runs on one worker (the site is built once, not once per worker)
-PYTEST = ["python", "-m", "pytest", "-n", "auto", "--maxprocesses", "4", "--dist", "loadgroup", "--full"]
+PYTEST = ["python", "-m", "pytest", "-n", "auto", "--maxprocesses", "4", "--full"]
 # the files whose quick tests also run under the older gymnasium that ray[rllib] pins
 RLLIB_ALSO = ["tests/test_env.py", "tests/test_vector.py", "tests/test_multiplayer.py", "tests/test_sb3_zip.py",
               "tests/test_evaluation.py", "tests/test_api_contract.py"]

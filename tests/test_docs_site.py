@@ -20,9 +20,6 @@ from test_replay_page import browser  # noqa: F401 - the fixture, shared
 
 pytest.importorskip("mkdocs")
 
-# one worker runs this module under `--dist loadgroup` (the noxfile's): the site is built once, not once per worker
-pytestmark = pytest.mark.xdist_group("site")
-
 ROOT = Path(__file__).resolve().parents[1]
 ARTEFACTS = ROOT / "build" / "test-artefacts" / "docs"
 
