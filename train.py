@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from yacht_tools.cli import options
+from yacht_cli import options
 from yacht_tools.evaluation import MAX_EPISODES
 from yacht_tools.seeds import check_int, check_seed
 

@@ -37,7 +37,7 @@ STAGES = {
     "first optimal action": "from yacht_agents import OptimalAgent\nfrom yacht_env.env import YachtEnv\n"
                             "e = YachtEnv(); o, _ = e.reset(seed=0)\n"
                             "OptimalAgent('yacht').act(o, e.action_masks())",
-    "yacht eval --agent optimal --episodes 100": "from yacht_tools.cli import main\n"
+    "yacht eval --agent optimal --episodes 100": "from yacht_cli import main\n"
                                                 "main(['eval', '--agent', 'optimal', '--episodes', '100', "
                                                 "'--no-progress'])",
 }

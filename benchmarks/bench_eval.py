@@ -30,7 +30,7 @@ COMMANDS = [  # (arguments of yacht eval, target in seconds for the whole comman
 
 def run(args: list[str]) -> tuple[float, float]:
     """Wall seconds of ``yacht eval ARGS`` in a fresh process, and the seconds it reports for playing."""
-    cmd = [sys.executable, "-m", "yacht_tools.cli", "eval", *args, "--no-progress"]
+    cmd = [sys.executable, "-m", "yacht_cli", "eval", *args, "--no-progress"]
     t0 = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0

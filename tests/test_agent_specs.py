@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from yacht_tools.cli import main
+from yacht_cli import main
 
 POLICY = '''import numpy as np
 

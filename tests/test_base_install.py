@@ -61,7 +61,7 @@ for rules, env_id in yacht_env.ENV_IDS.items():
                      "vector_obs": list(vobs.shape)}
 out["games"] = games
 
-from yacht_tools.cli import main
+from yacht_cli import main
 
 def cli(*argv):
     o, e = io.StringIO(), io.StringIO()
@@ -117,7 +117,8 @@ def _base_closure() -> set[str]:
 def _allowed() -> set[str]:
     """What a base install can import: the base closure, the standard library, our packages but training."""
     return _base_closure() | set(sys.stdlib_module_names) | {"yacht_env", "yacht_solver", "yacht_agents",
-                                                               "yacht_tools", "yacht_training", "cython_runtime"}
+                                                               "yacht_tools", "yacht_training", "yacht_cli",
+                                                               "cython_runtime"}
 
 
 @pytest.fixture(scope="module")

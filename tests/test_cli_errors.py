@@ -37,8 +37,8 @@ from conftest import REPO, child_env
 def test_yacht_eval_fails_at_once_before_any_game(args: list[str], match: str, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    from yacht_tools.cli import eval as eval_cmd
-    from yacht_tools.cli import main
+    from yacht_cli import eval as eval_cmd
+    from yacht_cli import main
 
     def no_game(*a: Any, **k: Any) -> None:
         raise AssertionError("a game was played (or an agent loaded) before the options were checked")
@@ -57,7 +57,7 @@ def test_yacht_play_survives_an_undecodable_input_line() -> None:
     pexpect = pytest.importorskip("pexpect")
     from yacht_tools.play import PROMPT
 
-    child = pexpect.spawn(sys.executable, ["-m", "yacht_tools.cli", "play", "--seed", "1"], cwd=str(REPO),
+    child = pexpect.spawn(sys.executable, ["-m", "yacht_cli", "play", "--seed", "1"], cwd=str(REPO),
                           env=child_env(PYTHONIOENCODING="utf-8"), timeout=60, dimensions=(60, 200))
     prompt = PROMPT.encode()
     try:
@@ -81,7 +81,7 @@ def test_yacht_play_survives_an_undecodable_input_line() -> None:
 
 
 def test_a_relative_module_as_agent_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     assert main(["eval", "--agent", ".foo:bar", "--episodes", "2"]) == 2
     err = capsys.readouterr().err
@@ -98,7 +98,7 @@ def _shell(script: str) -> subprocess.CompletedProcess[str]:
     (">&-", "yacht play: error: standard output is closed; give the command somewhere to print (a file, a pipe)", 2),
 ])
 def test_yacht_play_with_a_closed_stream(redirect: str, message: str, status: int) -> None:
-    p = _shell(f"{shlex.quote(sys.executable)} -m yacht_tools.cli play --seed 1 {redirect}")
+    p = _shell(f"{shlex.quote(sys.executable)} -m yacht_cli play --seed 1 {redirect}")
     assert p.returncode == status and p.stderr == message + "\n"
 
 
@@ -106,7 +106,7 @@ def test_yacht_play_with_a_closed_stream(redirect: str, message: str, status: in
                                   ["eval", "--agent", "greedy", "--episodes", "2", "--no-regret"]])
 def test_stdout_on_a_full_disk_is_one_line_and_exit_1(argv: list[str], monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     with open("/dev/full", "w") as full:
         monkeypatch.setattr(sys, "stdout", full)
@@ -116,14 +116,14 @@ def test_stdout_on_a_full_disk_is_one_line_and_exit_1(argv: list[str], monkeypat
 
 def test_stdout_on_a_full_disk_from_the_shell() -> None:
     """The whole process: one line, exit 1, and no second error from Python's flush at exit."""
-    p = _shell(f"{shlex.quote(sys.executable)} -m yacht_tools.cli replay --agent greedy --no-regret > /dev/full")
+    p = _shell(f"{shlex.quote(sys.executable)} -m yacht_cli replay --agent greedy --no-regret > /dev/full")
     assert p.returncode == 1 and p.stderr.splitlines()[-1] == "yacht replay: error: No space left on device"
     assert "Traceback" not in p.stderr and "Exception ignored" not in p.stderr
 
 
 def test_ctrl_c_is_one_line_and_exit_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from yacht_tools.cli import eval as eval_cmd
-    from yacht_tools.cli import main
+    from yacht_cli import eval as eval_cmd
+    from yacht_cli import main
 
     def interrupted(*a: Any, **k: Any) -> None:
         raise KeyboardInterrupt
@@ -142,7 +142,7 @@ def _sigint_default() -> None:
 
 def test_ctrl_c_from_the_shell(tmp_path: Path) -> None:
     """A real SIGINT during yacht eval: one line, exit 130."""
-    p = subprocess.Popen([sys.executable, "-m", "yacht_tools.cli", "eval", "--agent", "random", "--episodes",
+    p = subprocess.Popen([sys.executable, "-m", "yacht_cli", "eval", "--agent", "random", "--episodes",
                           "10000000", "--no-regret", "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, env=child_env(), cwd=str(tmp_path), preexec_fn=_sigint_default)
     assert p.stderr is not None
@@ -166,8 +166,8 @@ def test_ctrl_c_from_the_shell(tmp_path: Path) -> None:
 def test_yacht_tournament_checks_its_json_before_any_game(path: str, match: str, tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    from yacht_tools.cli import main
-    from yacht_tools.cli import tournament as cli_tournament
+    from yacht_cli import main
+    from yacht_cli import tournament as cli_tournament
 
     def no_game(*a: Any, **k: Any) -> None:
         raise AssertionError("a game was played before the options were checked")
@@ -193,9 +193,9 @@ def test_ctrl_c_from_the_shell_also_when_the_suite_ignores_sigint(tmp_path: Path
 def test_an_evaluation_too_large_for_the_memory_is_refused_up_front(monkeypatch: pytest.MonkeyPatch,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """``--episodes 100000000`` (the documented maximum) allocated 8.9 GiB before the first game."""
+    from yacht_cli import eval as eval_cmd
+    from yacht_cli import main
     from yacht_tools import evaluation
-    from yacht_tools.cli import eval as eval_cmd
-    from yacht_tools.cli import main
 
     def no_game(*a: Any, **k: Any) -> None:
         raise AssertionError("an agent was loaded before the memory was checked")

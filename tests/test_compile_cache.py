@@ -27,7 +27,7 @@ TINY_TD = {"rules": "yacht", "algo": "td", "total_timesteps": 600, "seed": 0, "c
 # cannot load from its cache compiles again in the second round, whatever ran before it
 COMMANDS = """
 import contextlib, io, runpy, sys
-from yacht_tools.cli import main
+from yacht_cli import main
 from yacht_env.jit.numba_cache import compile_seconds
 for args in (["solve", "--rules", "yacht"],
              ["eval", "--agent", "optimal", "--episodes", "20", "--no-progress"],
@@ -83,7 +83,7 @@ def test_a_cold_cache_announces_compiling_once_per_command(tmp_path: Path) -> No
     """``yacht eval`` on an empty numba cache compiles the turn search, the solver's and the vector engine's kernels:
     one announcement (what, and that it is once per machine, where the cache is), then only "still" lines."""
     env = _caches(tmp_path)
-    p = subprocess.run([sys.executable, "-m", "yacht_tools.cli", "eval", "--agent", "greedy", "--episodes", "10",
+    p = subprocess.run([sys.executable, "-m", "yacht_cli", "eval", "--agent", "greedy", "--episodes", "10",
                         "--no-progress"], env=env, capture_output=True, text=True, cwd=tmp_path, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     compiling = [line for line in p.stderr.splitlines() if "compiling" in line]

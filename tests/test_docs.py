@@ -388,7 +388,7 @@ def test_messages_name_site_pages() -> None:
     which an installed yacht-env does not have); docstrings and comments may."""
     import ast
 
-    sources = [ROOT / "train.py", *(p for pkg in ("yacht_env", "yacht_tools", "yacht_training", "agents")
+    sources = [ROOT / "train.py", *(p for pkg in ("yacht_env", "yacht_tools", "yacht_training", "yacht_cli", "agents")
                                     for p in (ROOT / pkg).rglob("*.py"))]
     bad = []
     for path in sources:

@@ -108,7 +108,7 @@ def test_site_works_from_disk(site: Path) -> None:
 @pytest.mark.parametrize("width", [1400, 900, 600])
 def test_cli_reference_keeps_flags_whole(browser: Any, site: Path, width: int,  # noqa: F811
                                          capsys: pytest.CaptureFixture[str]) -> None:
-    from yacht_tools.cli import build_parser
+    from yacht_cli import build_parser
 
     browser.set_window_size(width, 1000)
     try:

@@ -441,7 +441,7 @@ def test_the_pettingzoo_environment_reports_the_exact_win_regret(tmp_path, monke
 def test_yacht_solve_objective_duel_prints_and_writes_json(tmp_path, monkeypatch, capsys) -> None:
     import json
 
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
     rs = registered(UPPER6)

@@ -12,10 +12,10 @@ import pytest
 from yacht_agents.base import Agent
 from yacht_agents.greedy import GreedyAgent
 from yacht_agents.random_agent import RandomAgent
+from yacht_cli import main
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.env import YachtEnv
 from yacht_env.state import GameState
-from yacht_tools.cli import main
 from yacht_tools.evaluation import RegretMeter, evaluate, play_games, summarise
 from yacht_tools.regret import RegretTally
 from yacht_tools.report import format_report, plot_scores
@@ -287,7 +287,7 @@ def test_numbers_on_the_command_line_are_ascii_digits(argv: list[str], message: 
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     """``--episodes 1_0`` and ``--seed ٧`` (an Arabic-Indic seven) were accepted; 5,000 digits gave Python's advice
     about sys.set_int_max_str_digits."""
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     assert main(["eval", "--agent", "random", "--no-regret", "--no-progress", *argv]) == 2
     err = capsys.readouterr().err
@@ -300,7 +300,7 @@ def test_names_from_file_names_reach_the_terminal_escaped(tmp_path: Path, capsys
     import shutil
 
     from yacht_agents.loader import SHIPPED_MODELS_DIR
-    from yacht_tools.cli import main
+    from yacht_cli import main
     from yacht_tools.messages import shown
 
     hostile = "\x1b[2J\u202eevil"

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import train
-from yacht_tools.cli import build_parser
+from yacht_cli import build_parser
 
 REPO = Path(__file__).resolve().parents[1]
-SOURCES = [p for d in ("yacht_env", "agents", "yacht_tools", "yacht_training", "benchmarks")
+SOURCES = [p for d in ("yacht_env", "agents", "yacht_tools", "yacht_training", "yacht_cli", "benchmarks")
            for p in (REPO / d).rglob("*.py")] + [REPO / "train.py"]
 
 

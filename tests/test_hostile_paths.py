@@ -15,7 +15,7 @@ from conftest import REPO, child_env
 
 def _yacht(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """``yacht ARGS`` in a child process, which a hang cannot take the suite with."""
-    return subprocess.run([sys.executable, "-m", "yacht_tools.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "yacht_cli", *args], capture_output=True, text=True,
                           env=child_env(), cwd=str(cwd), timeout=120)
 
 

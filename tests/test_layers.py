@@ -14,7 +14,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {"yacht_env": ROOT / "yacht_env", "yacht_solver": ROOT / "yacht_solver", "yacht_agents": ROOT / "agents",
-            "yacht_tools": ROOT / "yacht_tools", "yacht_training": ROOT / "yacht_training"}
+            "yacht_tools": ROOT / "yacht_tools", "yacht_training": ROOT / "yacht_training",
+            "yacht_cli": ROOT / "yacht_cli"}
 OURS = tuple(PACKAGES)
 # strings naming our modules that are not imports by this code: module paths that model files record (read as
 # names, never imported)
@@ -66,7 +67,7 @@ def test_the_wheel_installs_names_of_our_own(tmp_path: Path) -> None:
     assert top == set(OURS), top
     assert not {"agents", "tools", "training", "utils"} & top
     assert "yacht_agents/models/td-yacht.pt" in names and "yacht_agents/models/ppo-expectimax-yacht.zip" in names
-    assert "yacht_agents/turn_policy.py" in names and "yacht_tools/cli/__main__.py" in names
+    assert "yacht_agents/turn_policy.py" in names and "yacht_cli/__main__.py" in names
 
 
 def test_the_table_memory_limit_is_read_in_one_place() -> None:

@@ -301,7 +301,7 @@ def test_reach_action_probabilities_match_their_definition() -> None:
 
 
 def test_cli_distribution_and_reach_json(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     path = tmp_path / "d.json"
     assert main(["solve", "--rules", "knizia", "--distribution", "--json", str(path)]) == 0
@@ -325,7 +325,7 @@ def test_cli_distribution_and_reach_json(tmp_path, capsys: pytest.CaptureFixture
     (["--plot", "p.png"], "--distribution"),
 ])
 def test_cli_rejects_bad_objective_flags(argv: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     assert main(["solve", "--rules", "yacht", *argv]) == 2
     assert words in capsys.readouterr().err
@@ -363,8 +363,8 @@ def test_running_out_of_memory_is_one_line(monkeypatch: pytest.MonkeyPatch, caps
     """A limit the machine cannot meet ended in numpy's _ArrayMemoryError traceback."""
     import numpy as np
 
-    from yacht_tools.cli import main
-    from yacht_tools.cli import solve as solve_cmd
+    from yacht_cli import main
+    from yacht_cli import solve as solve_cmd
 
     monkeypatch.setattr(solve_cmd, "solve", lambda *a, **k: np.empty((1 << 36, 1 << 10)))
     assert main(["solve", "--rules", "yacht"]) == 1
@@ -573,7 +573,7 @@ def test_a_table_computed_for_its_start_row_is_let_go_at_once(tmp_path: Path) ->
 ])
 def test_one_bound_on_targets_everywhere(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     """A huge target was an OverflowError traceback in yacht eval, and accepted by yacht solve."""
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     assert main([*argv, "--rules", "yacht"]) == 2
     err = capsys.readouterr().err

@@ -225,7 +225,7 @@ def test_an_os_error_is_one_line_and_exit_1_from_the_command_line(tmp_path: Path
 
 
 def _eval_main(*argv: str) -> int:
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     return main(["eval", "--agent", "greedy", "--episodes", "3", "--no-regret", "--no-progress", *argv])
 
@@ -262,7 +262,7 @@ def test_a_character_device_is_written_through_never_replaced(tmp_path: Path,
     assert _eval_main("--json", str(full), "--plot", str(null)) == 1
     assert capsys.readouterr().err == "yacht eval: error: No space left on device\n"  # never "wrote"
     assert stat.S_ISCHR(full.lstat().st_mode) and stat.S_ISCHR(null.lstat().st_mode)
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     for argv in (["replay", "--agent", "greedy", "--no-regret", "--output", str(null)],
                  ["tournament", "--agents", "greedy", "random", "--games", "2", "--no-progress", "--json", str(null)]):
@@ -284,7 +284,7 @@ def test_a_fifo_is_written_through(tmp_path: Path) -> None:
 def test_a_link_to_stdout_reaches_stdout(tmp_path: Path) -> None:
     link = tmp_path / "out.json"
     link.symlink_to("/proc/self/fd/1")
-    p = subprocess.run([sys.executable, "-m", "yacht_tools.cli", "eval", "--agent", "greedy", "--episodes", "2",
+    p = subprocess.run([sys.executable, "-m", "yacht_cli", "eval", "--agent", "greedy", "--episodes", "2",
                         "--no-regret", "--json", str(link)], capture_output=True, text=True, env=child_env(),
                        timeout=300)
     assert p.returncode == 0, p.stderr
@@ -322,7 +322,7 @@ def test_dev_stdout_into_a_file_is_added_to_not_replaced(tmp_path: Path) -> None
     """``yacht eval --json /dev/stdout > out.txt``: the report, then the JSON, in out.txt (renaming a new file over
     out.txt would leave the shell's descriptor on a deleted file and lose the report)."""
     out = tmp_path / "out.txt"
-    p = subprocess.run(["bash", "-c", f"{shlex.quote(sys.executable)} -m yacht_tools.cli eval --agent greedy "
+    p = subprocess.run(["bash", "-c", f"{shlex.quote(sys.executable)} -m yacht_cli eval --agent greedy "
                         f"--episodes 2 --no-regret --no-progress --json /dev/stdout > {shlex.quote(str(out))}"],
                        capture_output=True, text=True, env=child_env(), timeout=300)
     assert p.returncode == 0, p.stderr

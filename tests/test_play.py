@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from yacht_agents.greedy import GreedyAgent
+from yacht_cli import main
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask
 from yacht_env.env import YachtEnv
 from yacht_env.i18n import LANGUAGES, category_name
@@ -19,7 +20,6 @@ from yacht_env.render import action_command, action_label, render_dice, render_s
 from yacht_env.rules import get_rules
 from yacht_env.state import GameState, new_game, parse, reroll, reroll_pattern, score_category
 from yacht_solver import solve
-from yacht_tools.cli import main
 from yacht_tools.messages import fmt, text
 from yacht_tools.play import (
     PROMPT,
@@ -69,7 +69,7 @@ def spawn(*args: str) -> pexpect.spawn:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONIOENCODING"] = "utf-8"
-    return pexpect.spawn(sys.executable, ["-m", "yacht_tools.cli", "play", *args], cwd=str(REPO), env=env,
+    return pexpect.spawn(sys.executable, ["-m", "yacht_cli", "play", *args], cwd=str(REPO), env=env,
                          encoding="utf-8", timeout=60, dimensions=(60, 200))
 
 

@@ -14,8 +14,8 @@ import yaml
 
 pytest.importorskip("matplotlib")
 
+from yacht_cli import main  # noqa: E402
 from yacht_tools import objective_plots, report  # noqa: E402 - after the matplotlib check
-from yacht_tools.cli import main  # noqa: E402
 from yacht_training import run_folder  # noqa: E402
 
 ARTEFACTS = Path(__file__).resolve().parent.parent / "build" / "test-artefacts" / "plots"

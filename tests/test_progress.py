@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from yacht_cli import main
 from yacht_tools import progress
-from yacht_tools.cli import main
 from yacht_tools.progress import LineWriter, progress_bar
 
 

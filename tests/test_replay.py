@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 from yacht_agents.greedy import GreedyAgent
+from yacht_cli import main
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.env import YachtEnv
 from yacht_env.i18n import category_name
 from yacht_env.render import render_scorecard
 from yacht_env.rules import get_rules
 from yacht_env.state import GameState
-from yacht_tools.cli import main
 from yacht_tools.replay import format_replay, replay_game
 
 

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from yacht_cli import main
 from yacht_env import multiplayer as MP
 from yacht_env.state import GameState, parse
-from yacht_tools.cli import main
 from yacht_tools.replay import replay_game
 from yacht_tools.replay_page import page_data, page_html
 from yacht_tools.seeds import game_seed

@@ -193,7 +193,7 @@ def _rllib_file_error(tmp_path: Path, edit: Any, capsys: pytest.CaptureFixture[s
     """What ``yacht eval`` says of a policy file edited by ``edit(data)``: one line, exit status 2."""
     import torch
 
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     path = tmp_path / "edited.pt"
     _save_random_policy(path)

@@ -765,7 +765,7 @@ def test_save_atomic_replaces_or_keeps_the_old_file(tmp_path: Path) -> None:
 
 def _eval_error(agent: Path, capsys: pytest.CaptureFixture[str]) -> str:
     """What ``yacht eval --agent <file>`` writes on stderr, after checking that it is one line and exit status 2."""
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     rc = main(["eval", "--agent", str(agent), "--rules", "yacht", "--episodes", "2", "--no-regret", "--no-progress"])
     err = capsys.readouterr().err

@@ -98,7 +98,7 @@ def test_yatzy_published(yatzy: core.Solution) -> None:
 
 @pytest.mark.slow
 def test_cli_solves_yatzy(yatzy: core.Solution, capsys: pytest.CaptureFixture[str]) -> None:
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     assert main(["solve", "--rules", "yatzy", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -761,7 +761,7 @@ def test_no_cache_solves_the_objective_tables_without_the_disk(cache_dir, monkey
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """``yacht solve --no-cache`` means the same for the distribution and the reach table as for the expected score:
     each is computed again, and no cache file is read or written."""
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("cache touched")
@@ -800,7 +800,7 @@ def test_default_cache_dir(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_cli_json_and_text(cache_dir, capsys: pytest.CaptureFixture[str], yacht: core.Solution) -> None:
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     assert main(["solve", "--rules", "yacht", "--json", "--no-cache"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -818,7 +818,7 @@ def test_cli_json_and_text(cache_dir, capsys: pytest.CaptureFixture[str], yacht:
 
 
 def test_cli_rejects_unknown_rules(capsys: pytest.CaptureFixture[str]) -> None:
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     assert main(["solve", "--rules", "poker"]) == 2
     err = capsys.readouterr().err
@@ -841,7 +841,7 @@ def test_a_cache_dir_setting_that_names_no_folder_is_one_line(value: str, match:
 
 
 def test_a_cache_dir_that_is_a_file_is_refused_from_the_command_line(tmp_path, monkeypatch, capsys) -> None:
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     (tmp_path / "file").write_text("x")
     monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path / "file"))

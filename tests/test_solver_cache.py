@@ -136,7 +136,7 @@ def test_a_cache_table_of_impossible_values_with_a_good_checksum_is_solved_again
         payload: str, cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A NaN payload whose checksum was recomputed was trusted: ``yacht solve`` printed "optimal expected score
     nan". The values are checked (NaN only where no game goes, within what the rules allow) before use."""
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     good = solve(R.YACHT).start_value
     bad = {"nan": np.full(SHAPE, np.nan), "too-large": np.full(SHAPE, 1000.0), "negative": np.full(SHAPE, -5.0)}

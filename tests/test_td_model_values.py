@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 
 
 def _eval_cli(agent: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     rc = main(["eval", "--agent", agent, "--rules", "yacht", "--episodes", "5", "--no-regret", "--no-progress"])
     return rc, capsys.readouterr().err
@@ -28,7 +28,7 @@ def _compiled(tmp_path_factory: pytest.TempPathFactory) -> None:
     """The TD search compiled (or loaded from numba's cache) before the tests count the lines on stderr: the one-time
     note on compiling is not an error line."""
     from yacht_agents.td_agent import ValueNet
-    from yacht_tools.cli import main
+    from yacht_cli import main
 
     path = tmp_path_factory.mktemp("td") / "model.pt"
     ValueNet("yacht", [8]).save(path)

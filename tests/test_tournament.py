@@ -10,9 +10,9 @@ import pytest
 
 from yacht_agents.base import Agent
 from yacht_agents.random_agent import RandomAgent
+from yacht_cli import main
 from yacht_env import multiplayer as MP
 from yacht_env.actions import NUM_KEEP_ACTIONS
-from yacht_tools.cli import main
 from yacht_tools.tournament import format_report, game_seed, play_match, run_tournament, wilson_interval
 
 

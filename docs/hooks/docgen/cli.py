@@ -1,5 +1,5 @@
 """The command-line reference: every flag of every ``yacht`` subcommand and of ``train.py``, read from their
-argparse parsers (:func:`yacht_tools.cli.build_parser`, ``train.build_parser``)."""
+argparse parsers (:func:`yacht_cli.build_parser`, ``train.build_parser``)."""
 
 from __future__ import annotations
 
@@ -26,12 +26,12 @@ class Flag(NamedTuple):
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:
     """``yacht``'s subcommand name -> its parser, in the order of ``yacht --help``."""
-    from yacht_tools.cli import build_parser
+    from yacht_cli import build_parser
 
     for action in build_parser()._actions:
         if isinstance(action, argparse._SubParsersAction):
             return dict(action.choices)
-    raise ValueError("yacht_tools.cli.build_parser() has no subcommands")
+    raise ValueError("yacht_cli.build_parser() has no subcommands")
 
 
 def train_parser() -> argparse.ArgumentParser:

@@ -14,13 +14,13 @@ import json
 import sys
 from typing import Any
 
+from yacht_cli import options
 from yacht_env.extras import require
 from yacht_env.files import check_output_paths, write_text_atomic
 from yacht_env.jit.numba_cache import Stopwatch
 from yacht_env.rules import get_rules
 from yacht_solver import solve
 from yacht_solver.reach import sweep_progress
-from yacht_tools.cli import options
 from yacht_tools.messages import shown
 from yacht_tools.objective_eval import check_objective
 from yacht_tools.progress import progress_bar

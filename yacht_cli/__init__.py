@@ -14,9 +14,9 @@ import os
 import sys
 from collections.abc import Sequence
 
+from yacht_cli import eval as eval_cmd
+from yacht_cli import play, replay, solve, tournament
 from yacht_env import __version__
-from yacht_tools.cli import eval as eval_cmd
-from yacht_tools.cli import play, replay, solve, tournament
 
 COMMANDS = (solve, eval_cmd, replay, play, tournament)
 

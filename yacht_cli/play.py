@@ -11,10 +11,10 @@ import sys
 from typing import Any
 
 from yacht_agents.loader import load_agent
+from yacht_cli import options
 from yacht_env.i18n import check_lang
 from yacht_env.rules import RuleSet, get_rules
 from yacht_solver import solve
-from yacht_tools.cli import options
 from yacht_tools.coach import Coach
 from yacht_tools.messages import text
 from yacht_tools.objective_eval import check_objective

@@ -10,9 +10,9 @@ import json
 import sys
 from typing import Any
 
+from yacht_cli import options
 from yacht_env.files import check_output_path, write_text_atomic
 from yacht_env.rules import get_rules
-from yacht_tools.cli import options
 from yacht_tools.messages import shown
 from yacht_tools.seeds import check_int, check_seed
 from yacht_tools.tournament import DEFAULT_BATCH, MAX_GAMES, format_report, run_tournament

@@ -10,11 +10,11 @@ import argparse
 from typing import Any
 
 from yacht_agents.loader import load_agent
+from yacht_cli import options
 from yacht_env.extras import require
 from yacht_env.files import check_output_paths
 from yacht_env.rules import get_rules
 from yacht_solver import score_distribution
-from yacht_tools.cli import options
 from yacht_tools.evaluation import MAX_EPISODES, check_evaluation_memory, evaluate
 from yacht_tools.messages import shown
 from yacht_tools.objective_eval import check_objective, run_reach

@@ -14,10 +14,10 @@ import sys
 from typing import Any
 
 from yacht_agents.loader import load_agent
+from yacht_cli import options
 from yacht_env.files import check_output_path, write_text_atomic
 from yacht_env.i18n import check_lang
 from yacht_env.rules import get_rules
-from yacht_tools.cli import options
 from yacht_tools.coach import Coach
 from yacht_tools.messages import shown
 from yacht_tools.objective_eval import check_objective
