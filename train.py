@@ -28,6 +28,7 @@ from yacht_tools.seeds import check_int, check_seed
 
 try:  # without the train extra: one line that names it (yacht_training checks), not a traceback
     from yacht_training import run_folder as rf
+    from yacht_training.algorithms import train
     from yacht_training.config import TrainConfig, load_config, validate
     from yacht_training.device import check_device
 except ModuleNotFoundError as e:
@@ -117,23 +118,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run_algorithm(cfg: TrainConfig, run_dir: Path, args: argparse.Namespace,
                    on_resumed: Callable[[], None] | None = None) -> int:
-    # ---- 3. the algorithm -------------------------------------------------------------------------------------------
-    import torch
-
-    torch.set_num_threads(cfg.torch_threads)
+    # ---- 3. the algorithm: its own story in yacht_training (td_learner, sb3_ppo, rllib_ppo) ------------------------
     progress = options.progress(args) if args.progress is not None else True
-    if cfg.algo == "td":
-        from yacht_training.td_learner import train_td
-
-        return train_td(cfg, run_dir, resume=bool(args.resume), progress=progress, on_resumed=on_resumed)
-    if cfg.algo == "rllib_ppo":
-        from yacht_training.rllib_ppo import train_rllib_ppo
-
-        return train_rllib_ppo(cfg, run_dir, resume=bool(args.resume), progress=progress,
-                               ray_address=args.ray_address, on_resumed=on_resumed)
-    from yacht_training.sb3_ppo import train_ppo
-
-    return train_ppo(cfg, run_dir, resume=bool(args.resume), progress=progress, on_resumed=on_resumed)
+    return train(cfg, run_dir, resume=bool(args.resume), progress=progress, ray_address=args.ray_address,
+                 on_resumed=on_resumed)
 
 
 if __name__ == "__main__":

@@ -14,11 +14,11 @@ import os
 import sys
 from collections.abc import Sequence
 
+from yacht_cli import bench, play, replay, solve, tournament
 from yacht_cli import eval as eval_cmd
-from yacht_cli import play, replay, solve, tournament
 from yacht_env import __version__
 
-COMMANDS = (solve, eval_cmd, replay, play, tournament)
+COMMANDS = (solve, eval_cmd, replay, play, tournament, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -46,6 +46,7 @@ from yacht_env import dice as D
 from yacht_env.rules import (
     FIVE_KIND_FACE,
     JOKER_NONE,
+    MAX_ACTION_POINTS,
     NUM_UPPER,
     HandRules,
     RuleSet,
@@ -64,9 +65,9 @@ LAYOUT_VERSIONS = (1, 2)
 POINTS_SCALE = 50.0
 """The unit of the ``points`` slice: a unit of the layout, not a rule, the same for every rule set so that a point
 weighs the same in every game's observation (and in a model trained on one)."""
-POINTS_HIGH = 4.0
-"""The bound of the ``points`` slice in units of :data:`POINTS_SCALE`; :func:`encoding_tables` refuses rules whose one
-action can add more (the largest box plus the upper and five-of-a-kind bonuses)."""
+POINTS_HIGH = MAX_ACTION_POINTS / POINTS_SCALE
+"""The bound of the ``points`` slice in units of :data:`POINTS_SCALE`: the most points one action may add in any rule
+set validation accepts (:data:`yacht_env.rules.definitions.MAX_ACTION_POINTS`, 200)."""
 SCALAR_TABLE = 256  # entries of the scalar tables: points one box adds, turns and upper totals stay below
 HAND_PART = D.NUM_FACES + D.NUM_DICE * D.NUM_FACES + ROLLS_PER_TURN  # dice_counts, dice_onehot, rolls_left
 

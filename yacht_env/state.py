@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from yacht_env import dice as D
-from yacht_env.digits import parse_digits
+from yacht_env.digits import is_int, parse_digits
 from yacht_env.i18n import category_name
 from yacht_env.randomness import roll
 from yacht_env.rules import (
@@ -35,7 +35,7 @@ from yacht_env.rules import (
     legal_bits,
     points_for,
 )
-from yacht_env.state_checks import check_bonus, check_scores, is_int, json_nesting
+from yacht_env.state_checks import check_bonus, check_scores, json_nesting
 
 ROLLS_PER_TURN = 3
 """The rolls of a turn: the first, and two more of the dice not kept."""

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from yacht_env.digits import is_int
 from yacht_env.rules import RuleSet
 
 
@@ -33,11 +34,6 @@ def json_nesting(text: str) -> int:
         elif ch in "]}":
             depth -= 1
     return deepest
-
-
-def is_int(v: object) -> bool:
-    """An integer (Python or numpy), not a bool and not a float, even an integral one."""
-    return type(v) is int or isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 def ranges(values: frozenset[int]) -> str:

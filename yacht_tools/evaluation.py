@@ -286,7 +286,7 @@ def optimal_solution(rules: RuleSet, agent: Agent | None = None) -> Solution | N
 
 def evaluate(agent: Any, rules: str | RuleSet, episodes: int, seed: int = 0, *, regret: bool = True,
              progress: bool = False, solution: Any = None, batch_size: int | None = None, engine: str = "auto",
-             compare: bool | None = None) -> dict[str, Any]:
+             compare: bool | None = None, agent_seed: int | None = None) -> dict[str, Any]:
     """Play ``episodes`` seeded games with ``agent`` and return their statistics against optimal play.
 
     ``agent``: an :class:`~yacht_agents.base.Agent`, a :func:`~yacht_agents.loader.load_agent` spec, a
@@ -295,6 +295,8 @@ def evaluate(agent: Any, rules: str | RuleSet, episodes: int, seed: int = 0, *, 
     (where it covers the rules). ``solution``: the solver's solution to compare against (default: solved or loaded
     from the solver's cache). ``engine``: see the module docstring. ``compare`` (default: with ``regret``): also
     play the optimal agent on the same seeds and report its mean and bonus rates beside the agent's.
+    ``agent_seed`` (default: ``seed``): the seed of the agent's own random draws, for several draws of one agent
+    on the same games.
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; accepted: {', '.join(ENGINES)}")
@@ -307,7 +309,7 @@ def evaluate(agent: Any, rules: str | RuleSet, episodes: int, seed: int = 0, *, 
     if batch_size is not None and (not isinstance(batch_size, int) or batch_size < 1):
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     check_evaluation_memory(rs, n, regret=regret, compare=regret if compare is None else compare)
-    agent = as_agent(agent, rs, seed)
+    agent = as_agent(agent, rs, seed if agent_seed is None else check_seed(agent_seed))
     sol = solution if solution is not None else optimal_solution(rs, agent)
     searchable = sol is not None and hasattr(sol, "values")
     if engine == "auto":

@@ -212,8 +212,8 @@ def _evaluation_problem(e: object) -> str | None:
     if not isinstance(e, dict):
         return f"is {type(e).__name__}, not an object"
     t = e.get("timesteps")
-    if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= 10**15:
-        return f"has timesteps {t!r}, not an integer in 0..10**15"
+    if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= MAX_COUNT:
+        return f"has timesteps {t!r}, not an integer in 0..{MAX_COUNT:.0e}"
     for key, (lo, hi) in _NUMBERS.items():
         v = e.get(key)
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi):

@@ -14,6 +14,8 @@ from yacht_env.rules.categories import Category
 from yacht_env.rules.definitions import (
     CLUBHOUSE,
     KNIZIA,
+    MAX_ACTION_POINTS,
+    MAX_CATEGORIES,
     RULESETS,
     YACHT,
     YAHTZEE,
@@ -44,6 +46,7 @@ from yacht_env.rules.scoring import TURN_LOGIC, box_score, joker_applies, legal_
 from yacht_env.rules.turnstart import TURNSTART_LOGIC, TurnStartLayout, next_turn_start
 
 __all__ = ["CLUBHOUSE", "Category", "FIVE_KIND_FACE", "HandRules", "JOKER_FORCED", "JOKER_FREE", "JOKER_NONE", "KNIZIA",
+           "MAX_ACTION_POINTS", "MAX_CATEGORIES",
            "NUM_UPPER", "P_FIVE_BONUS", "P_FIVE_CAT", "P_JOKER", "P_NUM_CAT", "P_UPPER_BONUS", "P_UPPER_THRESHOLD",
            "RULESETS", "RuleSet", "ScoringTables", "TURNSTART_LOGIC", "TURN_LOGIC", "TurnStartLayout", "YACHT",
            "YAHTZEE", "YAHTZEE_FREE_JOKER", "YATZY", "box_score", "get_rules", "joker_applies", "legal_bits",

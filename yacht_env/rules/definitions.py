@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 
 from yacht_env import dice as D
+from yacht_env.digits import is_int
 from yacht_env.rules.categories import Category
 from yacht_env.rules.ruleset import JOKER_FORCED, JOKER_FREE, JOKER_NONE, NUM_UPPER, RuleSet
 
@@ -135,6 +136,9 @@ RULESETS: dict[str, RuleSet] = {r.name: r for r in (YACHT, YAHTZEE, YAHTZEE_FREE
 
 MAX_CATEGORIES = 20
 """The most boxes a registered rule set may have: every solver indexes the filled boxes as a bit set of 2**C states."""
+MAX_ACTION_POINTS = 200
+"""The most points one action may add (its box, the upper bonus and a five-of-a-kind bonus together): the bound of
+the observation's ``points`` feature and of the encoder's tables."""
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 _KINDS = ("upper", "full_house_sum", "full_house_fixed", "full_house_sum_or_five", "kind_face_times", "kind_sum",
           "two_pairs", "straight_exact", "straight_run", "sum", "five_kind")
@@ -154,17 +158,20 @@ def _check_category(rs: RuleSet, i: int, c: object) -> None:
         raise ValueError(f"{where} ({c.id!r}): unknown kind {c.kind!r}; accepted: {', '.join(_KINDS)}")
     if c.kind == "upper" and i >= NUM_UPPER:
         raise ValueError(f"{where} ({c.id!r}): only the first {NUM_UPPER} boxes are upper boxes")
-    if c.kind in ("kind_face_times", "kind_sum") and not (isinstance(c.param, int) and 2 <= c.param <= D.NUM_DICE):
+    if not is_int(c.param) or not 0 <= c.param <= 1000:
+        raise ValueError(f"{where} ({c.id!r}): param must be an integer 0..1000, got {c.param!r}")
+    if not is_int(c.run) or not isinstance(c.faces, tuple) or not all(is_int(f) for f in c.faces):
+        raise ValueError(f"{where} ({c.id!r}): run must be an integer and faces a tuple of integers, got run "
+                         f"{c.run!r}, faces {c.faces!r}")
+    if c.kind in ("kind_face_times", "kind_sum") and not 2 <= c.param <= D.NUM_DICE:
         raise ValueError(f"{where} ({c.id!r}): kind {c.kind!r} needs param 2..{D.NUM_DICE} (dice of one face), "
                          f"got {c.param!r}")
-    if c.kind in ("full_house_fixed", "straight_exact", "straight_run", "five_kind") and not (
-            isinstance(c.param, int) and 0 < c.param <= 1000):
+    if c.kind in ("full_house_fixed", "straight_exact", "straight_run", "five_kind") and not 0 < c.param <= 1000:
         raise ValueError(f"{where} ({c.id!r}): kind {c.kind!r} needs param 1..1000 (its points), got {c.param!r}")
-    if c.kind == "straight_exact" and (len(c.faces) != D.NUM_DICE or not all(
-            isinstance(f, int) and 1 <= f <= D.NUM_FACES for f in c.faces)):
+    if c.kind == "straight_exact" and (len(c.faces) != D.NUM_DICE or not all(1 <= f <= D.NUM_FACES for f in c.faces)):
         raise ValueError(f"{where} ({c.id!r}): straight_exact needs faces, {D.NUM_DICE} faces 1..{D.NUM_FACES}, "
                          f"got {c.faces!r}")
-    if c.kind == "straight_run" and not (isinstance(c.run, int) and 2 <= c.run <= D.NUM_DICE):
+    if c.kind == "straight_run" and not 2 <= c.run <= D.NUM_DICE:
         raise ValueError(f"{where} ({c.id!r}): straight_run needs run 2..{D.NUM_DICE}, got {c.run!r}")
 
 
@@ -188,7 +195,7 @@ def validate_rules(rs: object) -> RuleSet:
     ints = {"upper_bonus_threshold": rs.upper_bonus_threshold, "upper_bonus": rs.upper_bonus,
             "five_kind_bonus": rs.five_kind_bonus}
     for key, v in ints.items():
-        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 1000:
+        if not is_int(v) or not 0 <= v <= 1000:
             raise ValueError(f"rule set {rs.name!r}: {key} must be an integer 0..1000, got {v!r}")
     if (rs.upper_bonus > 0) != (rs.upper_bonus_threshold > 0):
         raise ValueError(f"rule set {rs.name!r}: an upper bonus needs a threshold and a threshold a bonus (both > 0 "
@@ -196,16 +203,21 @@ def validate_rules(rs: object) -> RuleSet:
     if rs.upper_bonus_threshold > 5 * 21:
         raise ValueError(f"rule set {rs.name!r}: upper_bonus_threshold {rs.upper_bonus_threshold} cannot be reached "
                          "(the upper boxes hold at most 105)")
-    if rs.joker not in (JOKER_NONE, JOKER_FORCED, JOKER_FREE):
+    if not is_int(rs.joker) or rs.joker not in (JOKER_NONE, JOKER_FORCED, JOKER_FREE):
         raise ValueError(f"rule set {rs.name!r}: joker must be JOKER_NONE, JOKER_FORCED or JOKER_FREE "
                          f"({JOKER_NONE}, {JOKER_FORCED}, {JOKER_FREE}), got {rs.joker!r}")
     y = rs.five_kind_category
-    if isinstance(y, bool) or not isinstance(y, int) or not -1 <= y < len(rs.categories):
+    if not is_int(y) or not -1 <= y < len(rs.categories):
         raise ValueError(f"rule set {rs.name!r}: five_kind_category must be -1 (none) or a category index "
                          f"0..{len(rs.categories) - 1}, got {y!r}")
     if y < 0 and (rs.five_kind_bonus or rs.joker != JOKER_NONE):
         raise ValueError(f"rule set {rs.name!r}: a five-of-a-kind bonus or a Joker needs a five_kind_category")
-    rs.score_table  # noqa: B018 - every kind scores every hand (raises for a kind it cannot score)
+    most = int(max(rs.score_table.max(), rs.joker_table.max())) + rs.upper_bonus + rs.five_kind_bonus
+    if most > MAX_ACTION_POINTS:
+        raise ValueError(f"rule set {rs.name!r}: one action can add {most} points (its best box "
+                         f"{int(max(rs.score_table.max(), rs.joker_table.max()))}, upper bonus {rs.upper_bonus}, "
+                         f"five-of-a-kind bonus {rs.five_kind_bonus}); at most {MAX_ACTION_POINTS} accepted (the "
+                         "observation's bound)")
     return rs
 
 
@@ -228,9 +240,23 @@ def register_rules(ruleset: RuleSet) -> RuleSet:
     return rs
 
 
+_CHECKED: dict[int, RuleSet] = {}
+"""Rule sets given as objects that passed :func:`validate_rules`, by ``id`` (kept alive here, so an id is never
+reused): each is checked once."""
+
+
 def get_rules(rules: str | RuleSet) -> RuleSet:
-    """Return the rule set named ``rules`` (or ``rules`` itself), or ``ValueError`` naming those accepted."""
+    """Return the rule set named ``rules``, or ``rules`` itself once :func:`validate_rules` accepts it and no other
+    rule set is registered under its name; else ``ValueError`` naming what is wrong and what is accepted."""
     if isinstance(rules, RuleSet):
+        if RULESETS.get(rules.name) is rules or _CHECKED.get(id(rules)) is rules:
+            return rules
+        validate_rules(rules)
+        known = RULESETS.get(rules.name)
+        if known is not None and known != rules:
+            raise ValueError(f"rule set {rules.name!r} differs from the registered rule set of that name; give it "
+                             "a name of its own (and register_rules it to use it by name)")
+        _CHECKED[id(rules)] = rules
         return rules
     try:
         return RULESETS[rules]

@@ -8,6 +8,7 @@ compiled engine takes them (:attr:`RuleSet.scoring`), and :class:`HandRules` one
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -15,6 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from yacht_env import dice as D
+from yacht_env.digits import is_int
 from yacht_env.rules.categories import Category
 
 JOKER_NONE = 0
@@ -69,6 +71,13 @@ class RuleSet:
     _ids: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        cats = self.categories
+        if not isinstance(cats, tuple) or len(cats) < NUM_UPPER or not all(isinstance(c, Category) for c in cats):
+            raise ValueError(f"rule set {self.name!r}: categories must be a tuple of at least {NUM_UPPER} "
+                             f"yacht_env.rules.Category (the upper boxes first), got {reprlib.repr(cats)}")
+        if not is_int(self.five_kind_category):
+            raise ValueError(f"rule set {self.name!r}: five_kind_category must be an integer (-1 for none), got "
+                             f"{self.five_kind_category!r}")
         self._ids.update({c.id: i for i, c in enumerate(self.categories)})
         for f in range(NUM_UPPER):
             c = self.categories[f]

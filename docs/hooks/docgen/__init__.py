@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from docgen.agents import agents_table
 from docgen.architecture import architecture
+from docgen.bench import bench_results, bench_timing
 from docgen.benchmarks import benchmarks_list
 from docgen.cli import cli_reference
 from docgen.config import config_reference
@@ -27,5 +28,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "env-summaries": env_summaries,
     "agents-table": agents_table,
     "architecture": architecture,
+    "bench-results": bench_results,
+    "bench-timing": bench_timing,
 }
 """Marker name -> generator of the Markdown that replaces the marker."""

@@ -17,6 +17,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from docgen.bench import bench_curves
+
 if TYPE_CHECKING:
     from yacht_tools.objective_records import Curves
 
@@ -209,5 +211,6 @@ PICTURES: dict[str, Callable[[], bytes]] = {
     "img/agents-time-to-quality.png": agents_time_to_quality,
     "img/regret-greedy-yacht.png": regret_chart,
     "replays/greedy-yacht-seed7.html": replay_page,
+    "img/bench-curves.png": lambda: _png(bench_curves()),
 }
 """Path in the site -> maker of the file's bytes."""

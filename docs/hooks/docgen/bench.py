@@ -1,0 +1,75 @@
+"""The benchmark page's results: the committed baseline records of ``yacht bench`` (``docs/records/bench-v1/``),
+read at every build through the report's own code (``yacht bench report``), so the page shows what the command
+prints for the same records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[3]
+RECORDS = "docs/records/bench-v1"
+
+
+def bench_records(root: Path = ROOT) -> list[dict[str, Any]]:
+    """The committed records, checked as the report checks any record."""
+    from yacht_tools.protocol import read_records
+
+    return read_records([root / RECORDS])
+
+
+def _sentence(task: str, table: dict[str, Any]) -> str:
+    """What a task's numbers mean, in one sentence: the best learner against optimal play and the greedy player."""
+    rows = {r["learner"]: r for r in table["rows"]}
+    runs = [r for r in table["rows"] if r["kind"] == "run"]
+    if not runs:
+        return ""
+    best = runs[0]
+    gap = best["percent_of_optimal"]["value"]
+    greedy = rows.get("greedy")
+    versus = ("" if greedy is None else
+              f", {'above' if best['normalised']['value'] > greedy['normalised']['value'] else 'below'} the "
+              "one-turn greedy player")
+    return (f"On {task}, {best['learner']} comes closest to optimal play ({gap:.2f}% of its expected score, "
+            f"{best['mean_regret']:.3f} points lost per decision){versus}.")
+
+
+def bench_results(root: Path = ROOT) -> str:
+    """The report of the committed records (tables with intervals), one sentence per task above its table."""
+    from yacht_tools.protocol_report import aggregate_records, markdown_report
+
+    report = aggregate_records(bench_records(root))
+    text = markdown_report(report, level=3)
+    for section in report["budgets"].values():
+        for task, table in section["tasks"].items():
+            sentence = _sentence(task, table)
+            if sentence:
+                text = text.replace(f"#### {task}\n\n", f"#### {task}\n\n{sentence} ", 1)
+    return (f"`yacht bench report {RECORDS}` (the curves: `--plot`, below):\n\n{text}\n\n"
+            "![Learning curves of the baselines: the normalised score at each fifth of the budget, mean over the "
+            "training seeds with its 95% bootstrap band](img/bench-curves.png)\n")
+
+
+def bench_curves(root: Path = ROOT) -> Any:
+    """The learning curves of the committed records (the figure ``yacht bench report --plot`` saves)."""
+    from yacht_tools.protocol_report import curves_figure
+
+    return curves_figure(bench_records(root))
+
+
+def bench_timing(root: Path = ROOT) -> str:
+    """How long the committed records took: the runs' own wall times added up, and the first start to the last
+    record (the runs went two side by side on a 2-core machine)."""
+    import datetime
+
+    records = bench_records(root)
+    runs = [r for r in records if r["kind"] == "run"]
+    if not runs:
+        return ""
+    ends = [datetime.datetime.fromisoformat(r["created"]).timestamp() for r in runs]
+    starts = [e - r["wall_s"] for e, r in zip(ends, runs)]
+    hours = (max(ends) - min(starts)) / 3600
+    cpu = sum(r["wall_s"] for r in runs) / 3600
+    return (f"The {len(runs)} runs took {cpu:.1f} hours of one core each added up, and {hours:.1f} hours from the "
+            f"first start to the last record with two side by side (`--workers 2`) on a 2-core machine: the "
+            f"baseline table reproduces in about {hours:.1f} hours on two cores. The reference rows take a minute.")

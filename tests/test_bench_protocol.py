@@ -1,0 +1,145 @@
+"""The benchmark protocol's commands: a run of each learner writes a record the report reads, a run resumes where
+it stopped, ``bench evaluate`` measures what ``yacht eval`` measures, and records of another protocol or task are
+refused with one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from yacht_cli import main
+from yacht_solver import solve
+from yacht_tools import protocol as P
+from yacht_tools.evaluation import evaluate
+from yacht_tools.protocol_report import aggregate_records, markdown_report
+
+pytest.importorskip("scipy")
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+TINY = 24_000  # a budget of a few PPO rollouts / TD iterations: the commands' whole path in seconds
+
+
+@pytest.fixture
+def tiny_budget(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A budget ``tiny`` of :data:`TINY` steps beside the protocol's (in this process only)."""
+    monkeypatch.setitem(P.BUDGETS, "tiny", TINY)
+    return "tiny"
+
+
+@pytest.fixture(scope="module")
+def greedy_records(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("bench")
+    assert main(["bench", "evaluate", "--agent", "greedy", "--tasks", "yacht", "--out", str(out),
+                 "--no-progress"]) == 0
+    return out / "records"
+
+
+def test_evaluate_measures_what_yacht_eval_measures(greedy_records: Path) -> None:
+    rec = P.read_record(greedy_records / "yacht-greedy-agent-s0.json")
+    same = evaluate("greedy", "yacht", P.EVAL_GAMES, P.EVAL_SEED, regret=True, compare=False)
+    assert rec["final"]["mean"] == same["mean"] and rec["final"]["mean_regret"] == pytest.approx(same["mean_regret"])
+    assert rec["final"]["episodes"] == P.EVAL_GAMES == 10_000
+    refs = rec["references"]
+    assert refs["optimal"] == solve("yacht").start_value
+    assert refs["random"] == evaluate("random", "yacht", P.EVAL_GAMES, P.EVAL_SEED, regret=False)["mean"]
+    assert rec["final"]["normalised"] == pytest.approx((same["mean"] - refs["random"])
+                                                       / (refs["optimal"] - refs["random"]))
+
+
+@pytest.mark.parametrize("learner", ["td=yacht_td.yaml", "ppo=yacht_model_free.yaml"])
+def test_a_short_run_of_each_learner_writes_a_record_the_report_reads(learner: str, tiny_budget: str,
+                                                                      tmp_path: Path,
+                                                                      greedy_records: Path) -> None:
+    name, config = learner.split("=")
+    argv = ["bench", "run", "--learner", f"{name}={CONFIGS / config}", "--tasks", "yacht", "--budget", tiny_budget,
+            "--seeds", "0", "1", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 0
+    records = P.read_records([tmp_path / "records"])
+    assert sorted(r["seed"] for r in records) == [0, 1]
+    for r in records:
+        assert r["kind"] == "run" and r["learner"] == name and r["budget_steps"] == TINY
+        assert r["config"]["total_timesteps"] == TINY and r["config"]["rules"] == "yacht"
+        assert r["training"]["timesteps"] >= TINY and r["curve"], r["training"]
+        assert r["final"]["episodes"] == 10_000 and 0 < r["final"]["mean_regret"] < 10
+    assert records[0]["final"]["mean"] != records[1]["final"]["mean"]  # two seeds, two networks
+    report = aggregate_records(records + P.read_records([greedy_records]))
+    rows = {row["learner"]: row for row in report["budgets"][tiny_budget]["tasks"]["yacht"]["rows"]}
+    assert set(rows) == {name, "greedy"} and rows[name]["runs"] == 2
+    iqm = rows[name]["normalised"]
+    assert iqm["low"] <= iqm["value"] <= iqm["high"]
+    assert f"| {name} | 2 |" in markdown_report(report)
+    before = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "records").iterdir()}
+    assert main(argv) == 0  # everything recorded: read back, nothing run again
+    assert before == {p.name: p.stat().st_mtime_ns for p in (tmp_path / "records").iterdir()}
+
+
+def test_a_started_run_resumes_from_its_checkpoint(tiny_budget: str, tmp_path: Path) -> None:
+    argv = ["bench", "run", "--learner", f"td={CONFIGS / 'yacht_td.yaml'}", "--tasks", "yacht", "--budget",
+            tiny_budget, "--seeds", "3", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 0
+    run = tmp_path / "runs" / "yacht-td-tiny-s3"
+    first = json.loads((tmp_path / "records" / "yacht-td-tiny-s3.json").read_text())
+    (tmp_path / "records" / "yacht-td-tiny-s3.json").unlink()
+    (run / "eval.json").unlink()  # as if stopped after its last checkpoint
+    assert main(argv) == 0
+    again = P.read_record(tmp_path / "records" / "yacht-td-tiny-s3.json")
+    assert again["training"]["resumed"] is True
+    assert again["final"]["mean"] == first["final"]["mean"]  # the same network, evaluated on the same games
+    assert "yacht bench run" in (run / "command.txt").read_text()
+
+
+def test_a_run_folder_of_another_config_is_not_taken_over(tiny_budget: str, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["bench", "run", "--learner", f"td={CONFIGS / 'yacht_td.yaml'}", "--tasks", "yacht", "--budget",
+            tiny_budget, "--seeds", "4", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 0
+    (tmp_path / "records" / "yacht-td-tiny-s4.json").unlink()
+    other = tmp_path / "other.yaml"  # another learner under the same name: a smaller network
+    other.write_text((CONFIGS / "yacht_td.yaml").read_text().replace("hidden: [128, 128]", "hidden: [64, 64]"))
+    argv[3] = f"td={other}"
+    assert main(argv) == 1
+    assert "was started with another config" in capsys.readouterr().err
+
+
+def _record_text(greedy_records: Path, **change: object) -> str:
+    rec = json.loads((greedy_records / "yacht-greedy-agent-s0.json").read_text())
+    rec.update(change)
+    return json.dumps(rec)
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    ({"protocol": "yacht-bench v0"}, "a record of protocol 'yacht-bench v0'; this is 'yacht-bench v1'"),
+    ({"task": "backgammon"}, "unknown task 'backgammon'"),
+    ({"budget": "primary", "budget_steps": 5}, "budget 'primary' is 500,000 steps"),
+    ({"seed": -1}, "seed must be an integer"),
+    ({"final": {"mean": 1}}, "final must hold"),
+    ({"curve": [{"checkpoint": 9}]}, "each curve point needs a checkpoint"),
+])
+def test_records_that_do_not_match_the_protocol_are_refused_with_one_line(
+        change: dict, match: str, greedy_records: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(_record_text(greedy_records, **change))
+    assert main(["bench", "report", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and match in err and "bad.json" in err
+
+
+@pytest.mark.parametrize(("argv", "match"), [
+    (["bench", "run", "--learner", "x.yaml", "--tasks", "chess"], "unknown task 'chess'"),
+    (["bench", "run", "--learner", "a=b=c.yaml"], "config file"),
+    (["bench", "run", "--learner", "td=configs/yacht_td.yaml", "--budget", "day"], "unknown budget 'day'"),
+    (["bench", "run", "--learner", "td=configs/yacht_td.yaml", "--seeds", "1", "1"], "repeats a seed"),
+    (["bench", "run", "--learner", "td=configs/yacht_td.yaml", "--seeds", "2000000000"], "at most"),
+    (["bench", "run", "--learner", "td=configs/yacht_td.yaml", "--learner", "td=configs/yacht_td.yaml"],
+     "share a name"),
+    (["bench", "evaluate"], "--agent is required"),
+    (["bench", "report", "nowhere"], "no such record or folder"),
+    (["bench"], "give a bench command"),
+])
+def test_bad_bench_input_is_one_line(argv: list[str], match: str, capsys: pytest.CaptureFixture[str],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and match in err, err

@@ -1,0 +1,157 @@
+"""``yacht bench``: the benchmark protocol's three commands (the documentation's Benchmark protocol page).
+
+    yacht bench run --learner td=configs/yacht_td.yaml --tasks yacht yahtzee --budget primary --seeds 0 1 2 3 4
+    yacht bench evaluate --agent greedy --tasks yacht yahtzee [--seeds 0]
+    yacht bench report bench/records [--markdown PATH] [--json PATH] [--plot PATH]
+
+``run`` needs the ``train`` extra; the others the base install and scipy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from yacht_cli import options
+from yacht_env.files import check_output_paths, write_text_atomic
+from yacht_tools import protocol as P
+from yacht_tools.seeds import check_int, check_seed
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``bench`` sub-parser and its three commands."""
+    p = subparsers.add_parser(
+        "bench", help="the benchmark protocol: train over seeds, evaluate any agent, report with intervals",
+        description=f"The benchmark protocol ({P.PROTOCOL}): every learner on fixed tasks and step budgets over "
+                    "several training seeds, measured on fixed evaluation games against exact optimal play, "
+                    "reported as interquartile means with stratified bootstrap intervals.")
+    sub = p.add_subparsers(dest="bench_command", metavar="COMMAND")
+    tasks_help = f"tasks (rule sets): {', '.join(P.TASKS)} (default: all)"
+
+    r = sub.add_parser("run", help="train learners on tasks over seeds; one record per run (resumable)",
+                       description="Train each learner on each task for the budget from each seed, then evaluate "
+                                   "it on the protocol's games; one JSON record per run in OUT/records. Run again "
+                                   "to go on: recorded runs are kept, started ones resume from their checkpoint.")
+    r.add_argument("--learner", action="append", required=True, metavar="[NAME=]CONFIG",
+                   help="a train.py config (its rules, budget, seed and evaluations are the protocol's); "
+                        "repeat for several learners")
+    r.add_argument("--tasks", nargs="+", default=list(P.TASKS), metavar="TASK", help=tasks_help)
+    r.add_argument("--budget", default="primary", help="step budget: " + ", ".join(
+        f"{k} ({v:,})" for k, v in P.BUDGETS.items()) + " (default: primary)")
+    r.add_argument("--seeds", nargs="+", default=[str(s) for s in P.DEFAULT_SEEDS], metavar="SEED",
+                   help="training seeds (default: 0 1 2 3 4)")
+    r.add_argument("--out", default="bench", help="folder of the runs and records (default: bench)")
+    r.add_argument("--workers", default="1", help="runs side by side in processes (default: 1)")
+    r.add_argument("--ray-address", help="run each run as a Ray task on this cluster (HOST:PORT or 'auto')")
+    options.add_progress(r)
+
+    e = sub.add_parser("evaluate", help="put any agent through the protocol's evaluation; one record per task",
+                       description="Evaluate an agent (anything `yacht eval --agent` accepts) on the protocol's "
+                                   "games of each task, writing the record a run writes, so it joins the report.")
+    options.add_agent(e, default=None, help_="the agent")
+    e.add_argument("--name", help="the name the report shows (default: the agent spec)")
+    e.add_argument("--tasks", nargs="+", default=list(P.TASKS), metavar="TASK", help=tasks_help)
+    e.add_argument("--seeds", nargs="+", default=["0"], metavar="SEED",
+                   help="seeds of the agent's own random draws, one record each (default: 0)")
+    e.add_argument("--budget", help="report the agent among the learners of this budget (default: a reference "
+                                    "row of every budget)")
+    e.add_argument("--out", default="bench", help="folder of the records (default: bench)")
+    options.add_progress(e)
+
+    g = sub.add_parser("report", help="aggregate records into tables (and a plot) with bootstrap intervals",
+                       description="Read records (files, or folders of them) and print, per budget, each task's "
+                                   "table and the normalised score aggregated over tasks: interquartile mean, mean "
+                                   "and median with 95% stratified bootstrap intervals, and the probability of "
+                                   "improvement between learners.")
+    g.add_argument("records", nargs="+", metavar="RECORDS", help="record files or folders of them")
+    g.add_argument("--markdown", metavar="PATH", help="also write the tables as Markdown")
+    g.add_argument("--json", metavar="PATH", help="write the aggregates as JSON")
+    g.add_argument("--plot", metavar="PATH", help="write the learning curves (PNG) with interval bands")
+    return p
+
+
+def _seeds(values: list[str]) -> list[int]:
+    seeds = [check_seed(s) for s in values]
+    if any(s > P.MAX_TRAINING_SEED for s in seeds):
+        raise ValueError(f"seeds must be at most {P.MAX_TRAINING_SEED:,} (the evaluation games' seed is above)")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"--seeds repeats a seed: {' '.join(values)}")
+    return seeds
+
+
+def _tasks(values: list[str]) -> list[str]:
+    tasks = [P.check_task(t) for t in values]
+    if len(set(tasks)) != len(tasks):
+        raise ValueError(f"--tasks repeats a task: {' '.join(values)}")
+    return tasks
+
+
+def run(args: argparse.Namespace) -> int:
+    """Dispatch to the bench command."""
+    command = getattr(args, "bench_command", None)
+    if command == "run":
+        return _run(args)
+    if command == "evaluate":
+        return _evaluate(args)
+    if command == "report":
+        return _report(args)
+    raise ValueError("give a bench command: run, evaluate or report (yacht bench --help)")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from yacht_training.bench_runs import RunSpec, parse_learner, run_all
+
+    tasks, seeds, budget = _tasks(args.tasks), _seeds(args.seeds), P.check_budget(args.budget)
+    workers = check_int(args.workers, "--workers", 1, 256)
+    learners = [parse_learner(text) for text in args.learner]
+    names = [n for n, _ in learners]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two learners share a name: {', '.join(names)} (give NAME=CONFIG)")
+    specs = [RunSpec(name, cfg, t, budget, s, args.out) for t in tasks for name, cfg in learners for s in seeds]
+    t0 = time.perf_counter()
+    records, problems = run_all(specs, workers, args.ray_address, options.progress(args))
+    print(f"{len(records)} of {len(specs)} runs recorded in {args.out}/records "
+          f"({time.perf_counter() - t0:,.0f} s); report them with: yacht bench report {args.out}/records")
+    for line in problems:
+        print(f"yacht bench run: {line}", file=sys.stderr)
+    return 0 if not problems else (130 if all("interrupted" in p for p in problems) else 1)
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    if not args.agent:
+        raise ValueError("--agent is required: the agent to evaluate (any spec yacht eval --agent accepts)")
+    tasks, seeds = _tasks(args.tasks), _seeds(args.seeds)
+    budget = None if args.budget is None else P.check_budget(args.budget)
+    name = args.name or args.agent.rstrip("/").split("/")[-1]
+    for task in tasks:
+        for seed in seeds:
+            t0 = time.perf_counter()
+            final = P.final_evaluation(args.agent, task, seed=seed, progress=options.progress(args))
+            record = P.make_record("agent", task, name, seed, final, budget=budget,
+                                   wall_s=round(time.perf_counter() - t0, 1))
+            path = P.write_record(record, f"{args.out}/records")
+            print(f"{task}: {name} (seed {seed}) {final['mean']:.2f} = {final['percent_of_optimal']:.2f}% of "
+                  f"optimal, normalised {final['normalised']:.4f}, regret {final['mean_regret']:.4f} per decision "
+                  f"-> {path}")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from yacht_tools.protocol_report import aggregate_records, markdown_report, plot_curves
+
+    outputs = check_output_paths({"--markdown": args.markdown, "--json": args.json, "--plot": args.plot})
+    records = P.read_records(args.records)
+    report = aggregate_records(records)
+    text = markdown_report(report)
+    print(text)
+    if outputs["--markdown"]:
+        write_text_atomic(outputs["--markdown"], text + "\n")
+    if outputs["--json"]:
+        import json
+
+        write_text_atomic(outputs["--json"], json.dumps(report, indent=1, allow_nan=False) + "\n")
+    if outputs["--plot"]:
+        plot_curves(records, outputs["--plot"])
+    return 0

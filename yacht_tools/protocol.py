@@ -1,0 +1,220 @@
+"""The benchmark protocol (``yacht-bench v1``): its tasks, budgets and evaluation games, and the record of one run.
+
+A *run* trains a learner on one task for one budget from one training seed; an *agent* record puts any agent the
+CLI accepts through the same evaluation. Both are measured on the protocol's evaluation games (game ``j`` is the
+game of :func:`yacht_tools.seeds.game_seed` ``(EVAL_SEED, j)``, never a training game), and a record holds what
+the report needs: the mean score, its percent of optimal play, the score normalised between the random player
+(0) and optimal play (1), and the mean regret per decision against the exact solver. The learning curve of a run
+is its mean at :data:`CHECKPOINTS` fixed fractions of the budget, on other games (:data:`CURVE_SEED`).
+
+Records are JSON, written atomically and read back as data only (never unpickled or run): at most
+:data:`MAX_BYTES`, the protocol and task they name checked before anything else (:func:`read_record`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata as md
+import json
+import math
+import platform
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from yacht_env.files import read_regular, write_text_atomic
+from yacht_env.rules import RULESETS, get_rules
+from yacht_solver import solve
+from yacht_tools.evaluation import evaluate
+
+PROTOCOL = "yacht-bench v1"
+"""The protocol version every record names; a record of another version is refused."""
+
+TASKS: tuple[str, ...] = tuple(RULESETS)
+"""One-player tasks: every built-in rule set, maximise the expected final score."""
+
+BUDGETS = {"primary": 500_000, "short": 100_000}
+"""Training budgets in environment steps (decisions): the baseline table is at ``primary``."""
+
+EVAL_SEED = 2_000_000_000
+"""Seed of the evaluation games (game ``j``: ``game_seed(EVAL_SEED, j)``); training seeds are below it."""
+EVAL_GAMES = 10_000
+"""Evaluation games of every record."""
+CURVE_SEED = 1_000_000_000
+"""Seed of the learning curve's games (``train.py``'s periodic evaluations)."""
+CURVE_GAMES = 1_000
+"""Games of each point of a learning curve."""
+CHECKPOINTS = 5
+"""Points of a learning curve: after 1/5, 2/5, ... 5/5 of the budget."""
+MAX_TRAINING_SEED = EVAL_SEED - 1
+"""Training seeds run from 0 to this: never an evaluation seed."""
+DEFAULT_SEEDS = (0, 1, 2, 3, 4)
+"""The baselines' training seeds."""
+
+KINDS = ("run", "agent")
+MAX_BYTES = 4 << 20
+"""The largest record read: a record is a few kB (no per-game scores)."""
+FINAL_KEYS = ("mean", "ci95", "episodes", "percent_of_optimal", "normalised", "mean_regret", "regret_per_game")
+RECORD_KEYS = ("protocol", "kind", "task", "learner", "budget", "budget_steps", "seed", "final", "references",
+               "curve", "config", "training", "versions", "wall_s", "created")
+
+
+def check_task(task: Any) -> str:
+    """``task`` if it is a task of the protocol, else ``ValueError`` naming the tasks."""
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; the tasks of {PROTOCOL}: {', '.join(TASKS)}")
+    return task
+
+
+def check_budget(budget: Any) -> str:
+    """``budget`` if it is a budget of the protocol, else ``ValueError`` naming the budgets."""
+    if budget not in BUDGETS:
+        raise ValueError(f"unknown budget {budget!r}; the budgets of {PROTOCOL}: "
+                         + ", ".join(f"{k} ({v:,} steps)" for k, v in BUDGETS.items()))
+    return budget
+
+
+@cache
+def references(task: str) -> dict[str, float]:
+    """The two ends of the normalised scale: ``random``, the random player's mean on the evaluation games (its own
+    draws seeded with :data:`EVAL_SEED`), and ``optimal``, the solver's exact expected score."""
+    rs = get_rules(check_task(task))
+    rand = evaluate("random", rs, EVAL_GAMES, EVAL_SEED, regret=False, compare=False)["mean"]
+    return {"random": float(rand), "optimal": float(solve(rs).start_value)}
+
+
+def normalised(mean: float, refs: dict[str, float]) -> float:
+    """``mean`` on the scale where the random player is 0 and optimal play 1."""
+    return (mean - refs["random"]) / (refs["optimal"] - refs["random"])
+
+
+def final_evaluation(agent: Any, task: str, seed: int = 0, progress: bool = False) -> dict[str, Any]:
+    """The protocol's evaluation of ``agent`` (an agent, or a spec :func:`~yacht_agents.loader.load_agent` reads,
+    whose own random draws are seeded by ``seed``): its ``final`` section."""
+    refs = references(task)
+    res = evaluate(agent, task, EVAL_GAMES, EVAL_SEED, regret=True, compare=False, progress=progress,
+                   agent_seed=seed)
+    return {"mean": res["mean"], "ci95": res["ci95"], "episodes": res["episodes"],
+            "percent_of_optimal": res["percent_of_optimal"], "normalised": normalised(res["mean"], refs),
+            "mean_regret": res.get("mean_regret"), "regret_per_game": res.get("regret_per_game"),
+            "agent": res["agent"]}
+
+
+def versions() -> dict[str, str | None]:
+    """The versions a record was made with: Python and the packages that decide its numbers."""
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for dist in ("yacht-env", "numpy", "numba", "torch", "stable-baselines3", "sb3-contrib", "gymnasium"):
+        try:
+            out[dist] = md.version(dist)
+        except md.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def make_record(kind: str, task: str, learner: str, seed: int, final: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """A record: ``kind`` (``run`` or ``agent``), the task, the learner's (or agent's) name, the seed and the
+    ``final`` evaluation; ``extra``: ``budget``, ``curve``, ``config``, ``training``, ``wall_s``."""
+    budget = extra.get("budget")
+    record = {"protocol": PROTOCOL, "kind": kind, "task": task, "learner": learner, "budget": budget,
+              "budget_steps": BUDGETS[budget] if budget else None, "seed": seed, "final": final,
+              "references": references(task), "curve": extra.get("curve", []), "config": extra.get("config"),
+              "training": extra.get("training"), "versions": versions(), "wall_s": extra.get("wall_s"),
+              "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+    check_record(record, "the new record")
+    return record
+
+
+def record_name(task: str, learner: str, budget: str | None, seed: int) -> str:
+    """The file name of a record: ``<task>-<learner>-<budget>-s<seed>.json`` (``agent`` for an agent's)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in learner)[:80]
+    return f"{task}-{safe}-{budget or 'agent'}-s{seed}.json"
+
+
+def write_record(record: dict[str, Any], folder: str | Path) -> Path:
+    """Write ``record`` into ``folder`` (made if missing), atomically; return its path."""
+    path = Path(folder) / record_name(record["task"], record["learner"], record["budget"], record["seed"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, json.dumps(record, indent=1, allow_nan=False) + "\n")
+    return path
+
+
+def _number(value: Any, what: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{where}: {what} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def check_record(record: Any, where: str) -> dict[str, Any]:
+    """``record`` if it is a record of this protocol, else ``ValueError`` naming ``where`` and what is wrong."""
+    if not isinstance(record, dict):
+        raise ValueError(f"{where}: not a benchmark record (a JSON object), got {type(record).__name__}")
+    if record.get("protocol") != PROTOCOL:
+        raise ValueError(f"{where}: a record of protocol {record.get('protocol')!r}; this is {PROTOCOL!r} "
+                         "(rerun it with this version: yacht bench run / evaluate)")
+    missing = [k for k in RECORD_KEYS if k not in record]
+    if missing:
+        raise ValueError(f"{where}: missing {', '.join(missing)}")
+    try:
+        check_task(record["task"])
+        if record["budget"] is not None:
+            check_budget(record["budget"])
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
+    if record["kind"] not in KINDS:
+        raise ValueError(f"{where}: kind must be one of {', '.join(KINDS)}, got {record['kind']!r}")
+    if record["budget"] is not None:
+        if record["budget_steps"] != BUDGETS[record["budget"]]:
+            raise ValueError(f"{where}: budget {record['budget']!r} is {BUDGETS[record['budget']]:,} steps in "
+                             f"{PROTOCOL}, the record says {record['budget_steps']!r}")
+    elif record["kind"] == "run":
+        raise ValueError(f"{where}: a run record needs its budget")
+    if not isinstance(record["learner"], str) or not 0 < len(record["learner"]) <= 200:
+        raise ValueError(f"{where}: learner must be a name of 1 to 200 characters, got {record['learner']!r}")
+    seed = record["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_TRAINING_SEED:
+        raise ValueError(f"{where}: seed must be an integer in 0..{MAX_TRAINING_SEED}, got {seed!r}")
+    final = record["final"]
+    if not isinstance(final, dict) or any(k not in final for k in FINAL_KEYS):
+        raise ValueError(f"{where}: final must hold {', '.join(FINAL_KEYS)}")
+    if final["episodes"] != EVAL_GAMES:
+        raise ValueError(f"{where}: the protocol evaluates {EVAL_GAMES:,} games, the record {final['episodes']!r}")
+    for k in ("mean", "percent_of_optimal", "normalised", "mean_regret"):
+        _number(final[k], f"final.{k}", where)
+    refs = record["references"]
+    if not isinstance(refs, dict) or set(refs) != {"random", "optimal"}:
+        raise ValueError(f"{where}: references must hold random and optimal")
+    for k in ("random", "optimal"):
+        _number(refs[k], f"references.{k}", where)
+    if not isinstance(record["curve"], list) or len(record["curve"]) > CHECKPOINTS:
+        raise ValueError(f"{where}: curve must be a list of at most {CHECKPOINTS} points")
+    for p in record["curve"]:
+        if not isinstance(p, dict) or p.get("checkpoint") not in range(1, CHECKPOINTS + 1):
+            raise ValueError(f"{where}: each curve point needs a checkpoint in 1..{CHECKPOINTS}")
+        for k in ("timesteps", "mean", "normalised"):
+            _number(p.get(k), f"curve.{k}", where)
+    return record
+
+
+def read_record(path: str | Path) -> dict[str, Any]:
+    """The record at ``path``, checked (:func:`check_record`): at most :data:`MAX_BYTES`, JSON only."""
+    raw = read_regular(Path(path), MAX_BYTES, "a benchmark record")
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=lambda c: float("nan"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"{path}: not a JSON benchmark record ({e})") from None
+    return check_record(data, str(path))
+
+
+def read_records(paths: list[str | Path]) -> list[dict[str, Any]]:
+    """Every record in ``paths`` (files, or folders whose ``*.json`` are all records), in a stable order."""
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files += sorted(p.glob("*.json"))
+        elif p.exists():
+            files.append(p)
+        else:
+            raise ValueError(f"{str(p)!r}: no such record or folder")
+    if not files:
+        raise ValueError(f"no records (*.json) in {', '.join(map(str, paths))}")
+    return [read_record(f) for f in files]

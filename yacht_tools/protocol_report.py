@@ -1,0 +1,176 @@
+"""``yacht bench report``: records of the benchmark protocol put together into tables, aggregates and curves.
+
+Per budget: each task's table (a row per learner or agent: runs, interquartile mean of the score, of its percent of
+optimal and of the normalised score with 95% stratified bootstrap intervals, mean regret per decision), the
+normalised score over all tasks (interquartile mean, mean and median, each with its interval), the probability of
+improvement between every two learners, and the learning curves (mean normalised score at each checkpoint with its
+interval). An agent record without a budget (a reference row: random, greedy, optimal) joins every budget's tables.
+Intervals need two runs or more; a single run shows its value alone.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from yacht_tools import protocol as P
+from yacht_tools.plots import figure, legend_below, save
+from yacht_tools.protocol_stats import STATISTICS, Estimate, aggregate, iqm, probability_of_improvement
+
+RESAMPLES = 2000
+"""Bootstrap resamples of every interval (seeded: a report is the same on every run)."""
+
+
+def _estimate(runs_by_task: dict[str, list[float]], statistic: str) -> dict[str, Any]:
+    """``statistic`` over the runs with its interval (None bounds where some task has one run)."""
+    if all(len(v) >= 2 for v in runs_by_task.values()):
+        e = aggregate(runs_by_task, statistic, resamples=RESAMPLES)
+    else:
+        flat = np.concatenate([np.asarray(v, dtype=np.float64) for v in runs_by_task.values()])
+        value = {"iqm": iqm, "mean": np.mean, "median": np.median}[statistic](flat)
+        e = Estimate(float(value), float("nan"), float("nan"), 0.95)
+    return {"value": e.value, "low": None if np.isnan(e.low) else e.low, "high": None if np.isnan(e.high) else e.high}
+
+
+def _groups(records: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, list[dict[str, Any]]]]]:
+    """budget -> task -> learner -> records; budget-less agent records go into every budget (or ``agents``)."""
+    budgets = sorted({r["budget"] for r in records if r["budget"]}, key=list(P.BUDGETS).index) or ["agents"]
+    out: dict[str, dict[str, dict[str, list[dict[str, Any]]]]] = {
+        b: defaultdict(lambda: defaultdict(list)) for b in budgets}
+    seen: set[tuple[Any, ...]] = set()
+    for r in records:
+        key = (r["budget"], r["task"], r["learner"], r["seed"])
+        if key in seen:
+            raise ValueError(f"two records of {r['learner']} on {r['task']} (budget {r['budget']}, seed "
+                             f"{r['seed']}): give each run once")
+        seen.add(key)
+        for b in ([r["budget"]] if r["budget"] else budgets):
+            out[b][r["task"]][r["learner"]].append(r)
+    return out
+
+
+def _row(learner: str, recs: list[dict[str, Any]]) -> dict[str, Any]:
+    finals = [r["final"] for r in recs]
+    row = {"learner": learner, "kind": recs[0]["kind"], "runs": len(recs), "seeds": sorted(r["seed"] for r in recs)}
+    for key in ("mean", "percent_of_optimal", "normalised"):
+        row[key] = _estimate({"task": [f[key] for f in finals]}, "iqm")
+    row["mean_regret"] = float(np.mean([f["mean_regret"] for f in finals]))
+    walls = [r["wall_s"] for r in recs if isinstance(r.get("wall_s"), (int, float))]
+    row["wall_s"] = float(np.sum(walls)) if walls else None
+    return row
+
+
+def _curve(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    by_k: dict[int, list[float]] = defaultdict(list)
+    steps: dict[int, list[float]] = defaultdict(list)
+    for r in recs:
+        for p in r["curve"]:
+            by_k[p["checkpoint"]].append(p["normalised"])
+            steps[p["checkpoint"]].append(p["timesteps"])
+    return [{"checkpoint": k, "timesteps": float(np.mean(steps[k])), "runs": len(by_k[k]),
+             **_estimate({"task": by_k[k]}, "mean")} for k in sorted(by_k)]
+
+
+def aggregate_records(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The report of ``records`` (checked records of one protocol) as a JSON-ready mapping (module docstring)."""
+    out: dict[str, Any] = {"protocol": P.PROTOCOL, "records": len(records), "budgets": {}}
+    for budget, tasks in _groups(records).items():
+        section: dict[str, Any] = {"steps": P.BUDGETS.get(budget), "tasks": {}, "aggregate": {}, "improvement": []}
+        by_learner: dict[str, dict[str, list[float]]] = defaultdict(dict)
+        for task in sorted(tasks, key=P.TASKS.index):
+            learners = tasks[task]
+            refs = learners[next(iter(learners))][0]["references"]
+            section["tasks"][task] = {"references": refs,
+                                      "rows": sorted((_row(n, rs) for n, rs in learners.items()),
+                                                     key=lambda row: -row["normalised"]["value"]),
+                                      "curves": {n: _curve(rs) for n, rs in learners.items()
+                                                 if any(r["curve"] for r in rs)}}
+            for name, recs in learners.items():
+                by_learner[name][task] = [r["final"]["normalised"] for r in recs]
+        for name, runs in by_learner.items():
+            section["aggregate"][name] = {"tasks": sorted(runs, key=P.TASKS.index),
+                                          **{s: _estimate(runs, s) for s in STATISTICS}}
+        trained = [n for n, runs in by_learner.items() if all(len(v) >= 2 for v in runs.values())]
+        for i, x in enumerate(trained):
+            for y in trained[i + 1:]:
+                if set(by_learner[x]) & set(by_learner[y]):
+                    e = probability_of_improvement(by_learner[x], by_learner[y], resamples=RESAMPLES)
+                    section["improvement"].append({"x": x, "y": y, "value": e.value, "low": e.low, "high": e.high})
+        out["budgets"][budget] = section
+    return out
+
+
+def _cell(e: dict[str, Any], digits: int, scale: float = 1.0) -> str:
+    v = f"{e['value'] * scale:.{digits}f}"
+    if e["low"] is None:
+        return v
+    return f"{v} [{e['low'] * scale:.{digits}f}, {e['high'] * scale:.{digits}f}]"
+
+
+def markdown_report(report: dict[str, Any], level: int = 2) -> str:
+    """The report as Markdown tables: per budget, the tasks, the aggregate and the probabilities of improvement
+    (``level``: the depth of the budgets' headings)."""
+    h2, h3 = "#" * level, "#" * (level + 1)
+    lines: list[str] = []
+    for budget, sec in report["budgets"].items():
+        steps = f" ({sec['steps']:,} environment steps)" if sec["steps"] else ""
+        lines += [f"{h2} Budget {budget}{steps}", ""]
+        for task, t in sec["tasks"].items():
+            refs = t["references"]
+            lines += [f"{h3} {task}", "",
+                      f"Optimal play {refs['optimal']:.2f}, the random player {refs['random']:.2f}. Interquartile "
+                      "means over runs with 95% bootstrap intervals.", "",
+                      "| learner | runs | score | % of optimal | normalised | regret / decision |",
+                      "|---|---:|---:|---:|---:|---:|"]
+            for row in t["rows"]:
+                lines.append(f"| {row['learner']} | {row['runs']} | {_cell(row['mean'], 2)} | "
+                             f"{_cell(row['percent_of_optimal'], 2)} | {_cell(row['normalised'], 3)} | "
+                             f"{row['mean_regret']:.3f} |")
+            lines.append("")
+        lines += [f"{h3} All tasks: the normalised score", "",
+                  "| learner | tasks | IQM | mean | median |", "|---|---:|---:|---:|---:|"]
+        for name, a in sorted(sec["aggregate"].items(), key=lambda kv: -kv[1]["iqm"]["value"]):
+            lines.append(f"| {name} | {len(a['tasks'])} | {_cell(a['iqm'], 3)} | {_cell(a['mean'], 3)} | "
+                         f"{_cell(a['median'], 3)} |")
+        if sec["improvement"]:
+            lines += ["", "| P(X > Y) | X | Y |", "|---:|---|---|"]
+            lines += [f"| {_cell(p, 3)} | {p['x']} | {p['y']} |" for p in sec["improvement"]]
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+def plot_curves(records: list[dict[str, Any]], path: str | Path, user_path: bool = True) -> None:
+    """:func:`curves_figure` saved as a PNG at ``path``."""
+    save(curves_figure(records), path, user_path=user_path)
+
+
+def curves_figure(records: list[dict[str, Any]]) -> Any:
+    """The learning curves of ``records``: per task, each learner's mean normalised score at each checkpoint with
+    its 95% bootstrap band (one panel per task of the first budget with curves)."""
+    report = aggregate_records(records)
+    section = next((s for s in report["budgets"].values()
+                    if any(t["curves"] for t in s["tasks"].values())), None)
+    if section is None:
+        raise ValueError("no record has a learning curve (agent records have none): give run records")
+    tasks = [t for t, v in section["tasks"].items() if v["curves"]]
+    cols = min(3, len(tasks))
+    rows = -(-len(tasks) // cols)
+    fig = figure((4.2 * cols, 3.4 * rows))
+    axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
+    for ax, task in zip(axes, tasks):
+        for name, pts in sorted(section["tasks"][task]["curves"].items()):
+            x = [p["timesteps"] for p in pts]
+            line, = ax.plot(x, [p["value"] for p in pts], marker="o", label=name)
+            if all(p["low"] is not None for p in pts):
+                ax.fill_between(x, [p["low"] for p in pts], [p["high"] for p in pts], alpha=0.2,
+                                color=line.get_color())
+        ax.set_title(task)
+        ax.set_xlabel("environment steps")
+        ax.set_ylabel("normalised score (random 0, optimal 1)")
+        legend_below(ax, ncols=2)
+    for ax in axes[len(tasks):]:
+        ax.set_visible(False)
+    return fig
