@@ -430,6 +430,13 @@ def test_the_pettingzoo_environment_reports_the_exact_win_regret(tmp_path, monke
     obs, *_ = env.last()
     env.step(random_policy(obs))
     assert env.infos[agent]["win_regret"] == env.decisions[0].regret >= 0
+    obs, *_ = env.last()
+    illegal = int(np.flatnonzero(~obs["action_mask"].astype(bool))[0])
+    before = (env.agent_selection, len(env.decisions), env.unwrapped.states)
+    for bad in (illegal, 10**6, -1, True):  # refused before the step, not counted as a regret of 0
+        with pytest.raises(ValueError, match="is not legal here"):
+            env.step(bad)
+    assert (env.agent_selection, len(env.decisions), env.unwrapped.states) == before
     with pytest.raises(ValueError, match="two players"):
         WinRegretWrapper(MP.env(num_players=3, rules=rs.name))
     with pytest.raises(ValueError, match="give two players"):

@@ -113,3 +113,21 @@ def test_eval_every_sets_the_learning_curves_points(tmp_path: Path) -> None:
     assert counts[None] > counts["2500"] >= 1
     with pytest.raises(ValueError, match=r"--eval-every must be a positive integer, got .0."):
         run_train(["--config", str(tiny_config(tmp_path, TD)), "--run-dir", str(tmp_path / "x"), "--eval-every", "0"])
+
+
+def test_a_vector_env_larger_than_the_address_space_limit_is_refused_at_once() -> None:
+    """Under ``ulimit -v`` of 6 GB, 10**7 games (about 17 GB) are refused before any allocation, naming the
+    memory they need, where they used to end in MemoryError after seconds of work."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+
+    code = ("from yacht_env.vector import YachtVectorEnv\n"
+            "try:\n    YachtVectorEnv(10**7).reset(seed=0)\n"
+            "except ValueError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=limit, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "10,000,000 games need about" in out.stdout and "use fewer games" in out.stdout, out.stdout

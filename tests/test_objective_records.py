@@ -132,6 +132,15 @@ def _spoilt(data: dict, how: str) -> object:
         d["command"] = ["python"]
     elif how == "mean":
         d["mean"] = 1e9
+    elif how == "sums to 3":
+        d["distribution"] = [min(1.0, 3 * v) for v in d["distribution"]]
+    elif how == "other mean":
+        d["mean"] = d["mean"] + 1.0
+    elif how == "reach rises":
+        i = next(k for k, v in enumerate(d["reach"]) if v < 0.5)
+        d["reach"] = [*d["reach"][:i], 0.9, *d["reach"][i + 1:]]
+    elif how == "reach from 0.5":
+        d["reach"] = [0.5, *d["reach"][1:]]
     elif how == "not an object":
         return [d]
     return d
@@ -141,7 +150,8 @@ def _spoilt(data: dict, how: str) -> object:
     ("missing key", "exactly the keys"), ("extra key", "exactly the keys"), ("other rules", "record of 'yacht'"),
     ("short curve", "a list of 374"), ("above one", r"distribution\[0\] is 1.5"), ("negative", "reach"),
     ("boolean", r"reach\[0\] is True"), ("string entry", r"distribution\[0\] is 0.1"), ("max score", "max_score"),
-    ("command", "command"), ("mean", "mean"), ("not an object", "holds list")])
+    ("command", "command"), ("mean", "mean"), ("not an object", "holds list"), ("sums to 3", "sum to 3"),
+    ("other mean", "not the distribution's mean"), ("reach rises", "never rise"), ("reach from 0.5", "start at 1")])
 def test_a_spoilt_record_is_refused_saying_what_is_wrong(how: str, said: str, tmp_path: Path) -> None:
     data = json.loads(record_path("yatzy", RECORDS).read_text(encoding="utf-8"))
     record_path("yatzy", tmp_path).write_text(json.dumps(_spoilt(data, how)), encoding="utf-8")

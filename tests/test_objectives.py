@@ -641,6 +641,29 @@ def test_a_ragged_table_reads_as_the_dense_table() -> None:
     assert np.isnan(t[7]).all() and np.isnan(t[100, 3])
 
 
+@pytest.mark.parametrize(("key", "error"), [((1, 2, 3), "too many indices"), (1.5, "only integers"),
+                                          (True, "a boolean index"), ([True, False], "a boolean index"),
+                                          (4, "out of range"), (-5, "out of range")])
+def test_a_ragged_table_refuses_what_the_dense_table_refuses(key: object, error: str) -> None:
+    """Where numpy's dense array raises, so does the ragged one (a bare ``True``, which numpy reads as a new axis,
+    is refused)."""
+    from yacht_solver.ragged import RaggedTable
+
+    t = RaggedTable(np.arange(9.0), np.array([0, 2, 3, 6, 9]), 3)
+    with pytest.raises(IndexError, match=error):
+        t[key]
+
+
+@pytest.mark.parametrize(("offsets", "error"), [([0, 3, 2, 6, 9], "rise by 0..3"), ([1, 2, 3, 6, 9], "start at 0"),
+                                                ([0, 9], "rise by 0..3"), ([0, 2, 3, 6, 8], "end at 9"),
+                                                ([], "one row")])
+def test_offsets_that_cannot_describe_rows_are_refused(offsets: list[int], error: str) -> None:
+    from yacht_solver.ragged import RaggedTable
+
+    with pytest.raises(ValueError, match=error):
+        RaggedTable(np.arange(9.0), np.array(offsets, dtype=np.int64), 3)
+
+
 def test_a_large_table_is_memory_mapped_from_an_aligned_payload(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
     """Knizia's reach table stored as the large ones are (float32): read back memory-mapped (its pages read as they
     are used), its payload at a page boundary; its start row alone kept in memory on request; a damaged byte or a
@@ -708,3 +731,25 @@ def test_a_sweep_reports_its_rows_to_the_progress_bar_asked_for() -> None:
     seen.clear()
     compute_reach(rs)  # no bar asked for: none made
     assert seen == []
+
+
+@pytest.mark.parametrize("kind", ["distribution", "reach"])
+def test_a_forged_table_of_zeros_with_a_valid_checksum_is_solved_again(kind: str, tmp_path,  # noqa: ANN001
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cached table whose checksum was recomputed over zeros passed every check of the file: its start row (a
+    distribution that sums to 0, a chance of 0 to reach a score of 0) now sends it back to the solver."""
+    import sys
+
+    from yacht_solver import distribution as DM
+    from yacht_solver import reach as RM
+    from yacht_solver import table_cache
+
+    rs = get_rules("knizia")
+    real = DM.distribution_table(rs).table if kind == "distribution" else solve_reach(rs).table
+    modules = (sys.modules[DM.__name__], DM.DK) if kind == "distribution" else ()
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    table_cache.save(rs, np.zeros_like(real.data), RM.objective_key(rs, kind, modules), mapped=True)
+    calls = []
+    got, _ = RM.cached_table(rs, kind, lambda: calls.append(1) or real, modules)
+    assert calls == [1]
+    np.testing.assert_array_equal(got.data, real.data)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 
-def available_bytes() -> int | None:
-    """The memory the kernel says new allocations can have without swapping (``MemAvailable`` of
-    ``/proc/meminfo``), or None where it is not known (not Linux, an unreadable file)."""
+def _meminfo_available() -> int | None:
+    """``MemAvailable`` of ``/proc/meminfo`` in bytes, or None where it is not known."""
     try:
         with open("/proc/meminfo", encoding="ascii") as f:
             for line in f:
@@ -14,3 +13,26 @@ def available_bytes() -> int | None:
     except (OSError, ValueError, IndexError):
         return None
     return None
+
+
+def _address_space_left() -> int | None:
+    """What the process's address-space limit (``ulimit -v``, ``RLIMIT_AS``) leaves for new mappings, or None
+    where there is no such limit (or it cannot be read)."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return None
+        with open("/proc/self/statm", encoding="ascii") as f:
+            used = int(f.read().split()[0]) * resource.getpagesize()
+        return max(soft - used, 0)
+    except (ImportError, OSError, ValueError, IndexError):
+        return None
+
+
+def available_bytes() -> int | None:
+    """The memory new allocations can have: the kernel's ``MemAvailable`` (without swapping), or less where the
+    process's address-space limit leaves less; None where neither is known (not Linux, unreadable files)."""
+    known = [b for b in (_meminfo_available(), _address_space_left()) if b is not None]
+    return min(known) if known else None

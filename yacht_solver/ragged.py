@@ -58,8 +58,15 @@ class RaggedTable:
     in an empty row (a state no game reaches)."""
 
     def __init__(self, data: np.ndarray, offsets: np.ndarray, width: int) -> None:
-        if offsets.ndim != 1 or int(offsets[-1]) != data.shape[0]:
-            raise ValueError(f"offsets end at {int(offsets[-1])}, the data holds {data.shape[0]} entries")
+        if offsets.ndim != 1 or offsets.size == 0 or int(offsets[-1]) != data.shape[0]:
+            raise ValueError(f"offsets must be one row of {'' if offsets.ndim != 1 or not offsets.size else 'end at '}"
+                             f"{data.shape[0]} (the entries the data holds), got shape {offsets.shape}"
+                             f"{'' if offsets.ndim != 1 or not offsets.size else f' ending at {int(offsets[-1])}'}")
+        lengths = np.diff(offsets)
+        if int(offsets[0]) != 0 or (lengths.size and (int(lengths.min()) < 0 or int(lengths.max()) > width)):
+            raise ValueError(f"offsets must start at 0 and rise by 0..{width} a row (the rows' lengths): they start "
+                             f"at {int(offsets[0])} and rise by {int(lengths.min()) if lengths.size else 0}.."
+                             f"{int(lengths.max()) if lengths.size else 0}")
         self.data = data
         self.offsets = offsets
         self.shape = (len(offsets) - 1, int(width))
@@ -99,6 +106,8 @@ class RaggedTable:
         return out if dtype is None else out.astype(dtype)
 
     def __getitem__(self, key: object) -> np.ndarray | float:
+        if isinstance(key, tuple) and len(key) > 2:
+            raise IndexError(f"too many indices for a table of 2 dimensions: {len(key)} were given")
         rkey, ckey = (*key, slice(None))[:2] if isinstance(key, tuple) else (key, slice(None))
         rows, cols = _positions(rkey, self.shape[0]), _positions(ckey, self.shape[1])
         if isinstance(ckey, slice) and np.ndim(rows) > 0:

@@ -245,9 +245,11 @@ def cached_table(rules: RuleSet, kind: str, compute: Callable[[], RaggedTable], 
     dtype = table_dtype(cells)
     data = _cache.load(rules, (cells,), key, rows, value_range=(0.0, 1.0 + 1e-9), dtype=dtype.str,
                        row_offsets=offsets, mapped=True) if cache else None  # probabilities
-    if data is not None:
-        table = RaggedTable(data, offsets if rows is None else offsets[:rows + 1], width)
-    else:
+    table = None if data is None else RaggedTable(data, offsets if rows is None else offsets[:rows + 1], width)
+    if table is not None and not _start_row_plausible(kind, table):  # a forged file with a recomputed checksum
+        say(f"the cached {kind} table of {rules.name} cannot be true (its start row); solving it again")
+        table = None
+    if table is None:
         what = (f"computing the {kind} table of {rules.name} ({len(offsets) - 1:,} x {width:,}; "
                 f"{'once, then cached' if cache else 'not cached'})")
         if _BARS:
@@ -262,6 +264,21 @@ def cached_table(rules: RuleSet, kind: str, compute: Callable[[], RaggedTable], 
             table = RaggedTable(table.data[:offsets[rows]].copy(), offsets[:rows + 1], width)
             gc.collect()  # the whole table can sit in a reference cycle: freed now, not at some later collection
     return table, time.perf_counter() - t0
+
+
+START_ROW_TOLERANCE = 1e-4
+"""How far the start row of a stored table may be from what it must be (float32 tables round each entry)."""
+
+
+def _start_row_plausible(kind: str, table: RaggedTable) -> bool:
+    """Whether the start of a game reads as it must: a score distribution sums to 1, the chance to reach a final
+    score of at least 0 is 1 (zeros throughout, say, with a valid checksum, are not)."""
+    row = table[0]
+    if kind == "distribution":
+        return abs(float(np.sum(row)) - 1.0) <= START_ROW_TOLERANCE
+    if kind == "reach":
+        return abs(float(row[0]) - 1.0) <= START_ROW_TOLERANCE
+    return True
 
 
 @lru_cache(maxsize=2)

@@ -30,6 +30,7 @@ DIGITS = 12  # significant digits of each number: the mean of the recorded distr
 KEYS = ("rules", "command", "max_score", "mean", "distribution", "reach")
 MAX_BYTES = 256 * 1024  # Yahtzee's record (two curves of 1,576 scores) is about 53 kB
 MAX_COMMAND = 300  # characters of the command line a record names
+SUM_TOLERANCE = 1e-6  # how far a recorded sum may be from exact: the tables behind the records are float32
 
 
 class Curves(NamedTuple):
@@ -103,8 +104,19 @@ def check_record(data: object, rules: str, name: str) -> tuple[Curves, str]:
         raise ValueError(f"{name}: max_score is {str(data['max_score'])[:40]}; {rules}'s highest score, {top}, "
                          "is accepted")
     _number(data["mean"], f"{name}: mean", 0.0, top)
-    dist = ScoreDistribution(_curve(data["distribution"], f"{name}: distribution", top + 1))
-    return Curves(rules, dist, _curve(data["reach"], f"{name}: reach", top + 1)), command
+    probabilities = _curve(data["distribution"], f"{name}: distribution", top + 1)
+    total = float(probabilities.sum())
+    if abs(total - 1.0) > SUM_TOLERANCE:
+        raise ValueError(f"{name}: the distribution's probabilities sum to {total:.6g}; a distribution summing to 1 "
+                         "is accepted")
+    dist = ScoreDistribution(probabilities)
+    if abs(dist.mean - data["mean"]) > SUM_TOLERANCE * top:
+        raise ValueError(f"{name}: mean {data['mean']} is not the distribution's mean {dist.mean:.6f}")
+    best = _curve(data["reach"], f"{name}: reach", top + 1)
+    if abs(best[0] - 1.0) > SUM_TOLERANCE or (np.diff(best) > SUM_TOLERANCE).any():
+        raise ValueError(f"{name}: reach must start at 1 (every game scores at least 0) and never rise with the "
+                         "target")
+    return Curves(rules, dist, best), command
 
 
 def read_record(rules: str, folder: str | Path) -> tuple[Curves, str]:

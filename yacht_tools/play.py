@@ -148,7 +148,7 @@ def parse_command(line: str, state: GameState, lang: str = "en") -> tuple[str, A
         remaining = list(state.dice)
         for f in faces:
             if f not in remaining:
-                raise InputError(fmt("bad_faces", lang, faces=" ".join(map(str, faces)),
+                raise InputError(fmt("bad_faces", lang, faces=cut(" ".join(map(str, faces))),
                                      dice=" ".join(map(str, state.dice))))
             remaining.remove(f)
         if len(faces) == len(state.dice):

@@ -58,8 +58,14 @@ class WinRegretWrapper(BaseWrapper):
         self.decisions: list[WinDecision] = []
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Reset, and value the first position now: a position the table cannot value (a start given in
+        ``options``) is refused here, not after the first step."""
         self.decisions = []
         self.env.reset(seed=seed, options=options)
+        base = self.env.unwrapped
+        if base.agents:
+            seat = base.agent_name_mapping[base.agent_selection]
+            self.duel.action_win_probabilities(base.states[seat], base.states[1 - seat])
 
     def step(self, action: Any) -> None:
         base = self.env.unwrapped
@@ -70,10 +76,14 @@ class WinRegretWrapper(BaseWrapper):
             return
         seat = base.agent_name_mapping[agent]
         me, other = base.states[seat], base.states[1 - seat]
-        self.env.step(action)  # refuses an illegal action before anything is counted
-        q = self.duel.action_win_probabilities(me, other)
-        regret = max(0.0, float(np.nanmax(q) - q[int(action)]))
-        self.decisions.append(WinDecision(agent, me.turn, me.rolls_left, int(action), regret))
+        q = self.duel.action_win_probabilities(me, other)  # before the step: nothing changes if this fails
+        a = int(action) if isinstance(action, (int, np.integer)) and not isinstance(action, bool) else -1
+        if not 0 <= a < q.size or not np.isfinite(q[a]):
+            raise ValueError(f"action {action!r} is not legal here; legal: "
+                             f"{', '.join(map(str, np.flatnonzero(np.isfinite(q))))}")
+        self.env.step(action)
+        regret = max(0.0, float(np.nanmax(q) - q[a]))
+        self.decisions.append(WinDecision(agent, me.turn, me.rolls_left, a, regret))
         base.infos[agent] = {**base.infos.get(agent, {}), "win_regret": regret}
 
 
