@@ -367,8 +367,27 @@ def test_optimal_duel_plays_only_games_of_two() -> None:
     assert a == agent.duel.best_action(st, st)
     from yacht_tools.tournament import run_tournament
 
-    with pytest.raises(ValueError, match="at most 2 players, not 3"):
+    with pytest.raises(ValueError, match="plays games of 2 players only, not games of 3 players"):
         run_tournament(["optimal-duel", "optimal", "greedy"], 1, rules=rs.name, players=3)
+
+
+@pytest.mark.parametrize("call", ["eval", "tournament", "evaluate"])
+def test_optimal_duel_where_it_cannot_play_is_refused_before_its_table(call: str, monkeypatch) -> None:  # noqa: ANN001
+    """A game alone or of three: refused at once, before the hour-long Yacht solve starts."""
+    from yacht_cli import main
+    from yacht_solver import duel
+    from yacht_tools.evaluation import evaluate
+
+    monkeypatch.setattr(duel, "solve_duel", lambda *a, **k: pytest.fail("solved"))
+    monkeypatch.setattr("yacht_agents.duel_agent.solve_duel", lambda *a, **k: pytest.fail("solved"))
+    if call == "eval":
+        assert main(["eval", "--agent", "optimal-duel", "--rules", "yacht", "--episodes", "5"]) == 2
+    elif call == "tournament":
+        assert main(["tournament", "--agents", "optimal-duel", "optimal", "greedy", "--players", "3",
+                     "--games", "1"]) == 2
+    else:
+        with pytest.raises(ValueError, match="not a game alone"):
+            evaluate("optimal-duel", "yacht", 5)
 
 
 def test_tournament_seat_win_rate_and_exact_win_regret(tmp_path, monkeypatch) -> None:
@@ -509,3 +528,33 @@ def test_a_duel_table_path_that_is_a_folder_is_refused_before_the_sweep(tmp_path
     with pytest.raises(ValueError, match=r"duel table's file .* cannot be written: it is a folder"):
         DU.solve_duel(rs, progress=swept.append)
     assert not swept  # refused before a single row was solved
+
+
+def test_ctrl_c_during_the_sweep_stops_at_once_and_keeps_nothing(tmp_path, monkeypatch,  # noqa: ANN001
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The batches still queued when Ctrl-C comes are dropped (before, leaving the thread pool waited for the whole
+    layer: minutes on Yacht); no table file, whole or partial, is left; the solve said what it was about to do."""
+    from yacht_solver import duel
+
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER_YACHT)
+    ran = []
+    rows = duel.DK.duel_rows
+
+    def counted(*args):  # noqa: ANN002, ANN202
+        ran.append(1)
+        return rows(*args)
+
+    monkeypatch.setattr(duel.DK, "duel_rows", counted)
+    monkeypatch.setattr(duel, "CELLS_PER_SECOND", 1)  # announced as a long solve, as Yacht's is
+
+    def interrupt(cells: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        duel.solve_duel(rs, progress=interrupt)
+    plan = duel.duel_plan(rs)
+    jobs = sum(-(-n // max(1, min(4096, n // (8 * duel.numba.get_num_threads()) + 1))) for n in plan.pairs)
+    assert len(ran) <= 2 * duel.numba.get_num_threads() < jobs
+    assert list(tmp_path.iterdir()) == []
+    assert "solving the game of two players of test-upper-yacht exactly" in capsys.readouterr().err

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from yacht_agents.loader import load_agent
+from yacht_agents.loader import check_seats, load_agent
 from yacht_cli import options
 from yacht_env.extras import require
 from yacht_env.files import check_output_paths
@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         args.regret or plot_path is not None), json_out=json_path is not None)  # before any table or agent is made
     if target is not None:  # the expected-score player's table is built (or read) and let go before an agent's reach
         score_distribution(rules)  # table is loaded: one table in memory at a time
+    check_seats(args.agent, 1)
     agent = load_agent(args.agent, rules, seed)
     if target is not None:
         result = run_reach(agent, rules, episodes, seed, target, regret=args.regret, progress=options.progress(args),

@@ -31,6 +31,7 @@ import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.files import open_regular, remove_stale_temporaries, write_atomic
+from yacht_env.jit.notice import SlowNotice, say
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.state import GameState
 from yacht_solver import duel_kernels as DK
@@ -262,10 +263,15 @@ def sweep(rules: RuleSet, emit: Callable[[int, np.ndarray], None],
             step = max(1, min(4096, n // (8 * threads) + 1))
             jobs = {pool.submit(DK.duel_rows, tb, ix, nxt, cur, np.arange(lo, min(n, lo + step), dtype=np.int64)):
                     int(cur.off[min(n, lo + step)] - cur.off[lo]) for lo in range(0, n, step)}
-            for job in as_completed(jobs):
-                job.result()
-                if progress is not None:
-                    progress(jobs[job])
+            try:
+                for job in as_completed(jobs):
+                    job.result()
+                    if progress is not None:
+                        progress(jobs[job])
+            except BaseException:  # Ctrl-C: the queued batches are dropped, the running ones end within a moment
+                for job in jobs:
+                    job.cancel()
+                raise
             emit(t, cur.data)
             nxt = cur
 
@@ -355,6 +361,24 @@ def _load(rules: RuleSet, key: str, plan: DuelPlan) -> list[np.ndarray] | None:
 
 _MEMO: dict[str, DuelSolution] = {}
 
+CELLS_PER_SECOND = 445_000
+"""The sweep's speed on 2 threads: Yacht's 1,549,689,400 values in 3,484 s (the objectives page's timing of
+``benchmarks/bench_duel.py --rules yacht``), for the time a solve announces."""
+
+
+def _announce(rules: RuleSet, plan: DuelPlan, cache: bool) -> SlowNotice:
+    """The line that says what a solve is about to do, how big and for about how long, then its progress notices."""
+    seconds = sum(plan.cells) / CELLS_PER_SECOND
+    took = f"{seconds / 60:.0f} minutes" if seconds >= 90 else f"{seconds:.0f} s"
+    what = (f"solving the game of two players of {rules.name} exactly: {sum(plan.cells):,} values "
+            f"({plan.table_bytes / 1e9:.1f} GB {'on disk' if cache else 'in memory'}, "
+            f"{plan.sweep_bytes / 1e9:.1f} GB of memory while it runs), about {took} on 2 cores; "
+            f"{'once, then cached' if cache else 'not cached'}; Ctrl-C stops it and keeps nothing")
+    if seconds >= 10:
+        say(what + "...")
+        return SlowNotice(what, said=True)
+    return SlowNotice(what)
+
 
 def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[int], None] | None = None
                ) -> DuelSolution:
@@ -378,7 +402,8 @@ def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[
             layer.setflags(write=False)
             layers[t] = layer
 
-        sweep(rs, keep, progress)
+        with _announce(rs, plan, cache=False):
+            sweep(rs, keep, progress)
         return DuelSolution(rs, layers, seconds=time.perf_counter() - t0)
     key = duel_key(rs)
     where = str(duel_path(rs, key))
@@ -396,7 +421,8 @@ def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[
                          f"{'it is a folder' if path.is_dir() else 'its folder is a file'}; remove that or set "
                          "YACHT_ENV_CACHE_DIR to another folder")
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, lambda f: _write_table(rs, key, plan, f, progress))
+    with _announce(rs, plan, cache=True):
+        write_atomic(path, lambda f: _write_table(rs, key, plan, f, progress))
     seconds = time.perf_counter() - t0
     got = _load(rs, key, plan)
     if got is None:

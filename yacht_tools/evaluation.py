@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from yacht_agents.base import Agent
-from yacht_agents.loader import as_agent
+from yacht_agents.loader import as_agent, check_seats
 from yacht_agents.optimal import OptimalAgent
 from yacht_agents.search import TurnKeys
 from yacht_env.jit.numba_cache import Stopwatch
@@ -300,6 +300,7 @@ def evaluate(agent: Any, rules: str | RuleSet, episodes: int, seed: int = 0, *, 
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; accepted: {', '.join(ENGINES)}")
+    check_seats(agent, 1)  # optimal-duel refused before its table is loaded or solved
     rs = get_rules(rules)
     n = check_episodes(episodes)
     if n > MAX_EPISODES:

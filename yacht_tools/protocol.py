@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from yacht_agents.loader import check_seats
 from yacht_env.files import read_regular, write_text_atomic
 from yacht_env.rules import RULESETS, get_rules
 from yacht_solver import solve
@@ -91,6 +92,7 @@ def normalised(mean: float, refs: dict[str, float]) -> float:
 def final_evaluation(agent: Any, task: str, seed: int = 0, progress: bool = False) -> dict[str, Any]:
     """The protocol's evaluation of ``agent`` (an agent, or a spec :func:`~yacht_agents.loader.load_agent` reads,
     whose own random draws are seeded by ``seed``): its ``final`` section."""
+    check_seats(agent, 1)
     refs = references(task)
     res = evaluate(agent, task, EVAL_GAMES, EVAL_SEED, regret=True, compare=False, progress=progress,
                    agent_seed=seed)

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from yacht_agents.base import Agent
-from yacht_agents.loader import load_agent
+from yacht_agents.loader import check_seats, load_agent
 from yacht_env import multiplayer as MP
 from yacht_env.rules import get_rules
 from yacht_tools.games import Table, play_tables
@@ -186,6 +186,10 @@ def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0
     if isinstance(agent_specs, (str, Agent)) or len(agent_specs) < players:
         raise ValueError(f"a tournament of {players}-player games needs at least {players} agents, got "
                          f"{list(agent_specs) if not isinstance(agent_specs, (str, Agent)) else [agent_specs]}")
+    if win_regret and players != 2:
+        raise ValueError(f"--win-regret is exact for games of two players, not {players}")
+    for spec in agent_specs:
+        check_seats(spec, players)
     agents, names = _make_agents(agent_specs, rs.name, seed)
     for agent, name in zip(agents, names):
         if players > getattr(agent, "max_players", MP.MAX_PLAYERS):
@@ -193,8 +197,6 @@ def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0
     if len({id(a) for a in agents}) != len(agents):
         raise ValueError("the same Agent object is listed twice: pass separate agents (they are reseeded per match)")
     groups = list(itertools.combinations(range(len(agents)), players))
-    if win_regret and players != 2:
-        raise ValueError(f"--win-regret is exact for games of two players, not {players}")
     tallies = [RegretTally(rs, games * sum(i in g for g in groups)) for i in range(len(agents))]
     seen = [0] * len(agents)
     per_agent: dict[int, list[np.ndarray]] = {i: [] for i in range(len(agents))}
