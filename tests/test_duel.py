@@ -460,6 +460,9 @@ def test_the_pettingzoo_environment_reports_the_exact_win_regret(tmp_path, monke
         WinRegretWrapper(MP.env(num_players=3, rules=rs.name))
     with pytest.raises(ValueError, match="give two players"):
         evaluate_policies([random_policy], rs.name, 2)
+    for games in (10**12, 0, 2.5, True):  # 10**12 ended in MemoryError
+        with pytest.raises(ValueError, match="games must be"):
+            evaluate_policies([random_policy, random_policy], rs.name, games, names=["a", "b"])
     with pytest.raises(ValueError, match="callable policy or an Agent"):
         evaluate_policies([random_policy, 7], rs.name, 2)
 

@@ -18,11 +18,11 @@ import numpy as np
 
 from yacht_env import dice as D
 from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
-from yacht_env.jit.notice import SlowNotice
 from yacht_env.objective import max_final_score
 from yacht_env.rules import NUM_UPPER, RuleSet, TurnStartLayout, get_rules
 from yacht_env.state import GameState
 from yacht_solver import table_cache as _cache
+from yacht_solver.long_work import long_work, sweep_seconds
 from yacht_solver.search import state_search as ST
 from yacht_solver.search import turn_search as T
 from yacht_solver.search.turn_tables import PATTERN_KEEP, DecisionRule, KeepLane, Starts, search_tables
@@ -78,6 +78,10 @@ def _states(layout: Layout, reach: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (F_of * UY + pos % UY).astype(np.int64), popcount[F_of]
 
 
+LAYER_CHUNK = 1 << 16
+"""Turn-start states solved per call of the compiled search (a fraction of a second on one core)."""
+
+
 def compute_values(rules: RuleSet) -> np.ndarray:
     """Solve ``rules``: the (2**C, U, Y) table of turn-start values (NaN for unreachable states), by backward induction
     layer by layer, fullest scorecard first (a layer reads only the layers after it), with the turn search."""
@@ -86,13 +90,16 @@ def compute_values(rules: RuleSet) -> np.ndarray:
     E.reshape(layout.shape)[-1] = 0.0  # every box filled: nothing more to come
     tb = search_tables(rules)
     scratch = T.keep_tables(0)
-    with SlowNotice(f"solving the game exactly ({layout.size:,} turn-start states; once, then cached)"):
-        for states in turn_start_layers(rules):
-            F, rest = np.divmod(states, layout.U * layout.Y)
-            u, y = np.divmod(rest, layout.Y)
-            start = np.empty(len(states))
-            T.turn_values(tb, E, Starts(F, u, y), scratch, start)
-            E[states] = start
+    with long_work(f"solving {rules.name} exactly ({layout.size:,} turn-start states, {E.nbytes / 1e9:.2f} GB)",
+                   sweep_seconds(rules)):
+        for layer in turn_start_layers(rules):
+            for lo in range(0, len(layer), LAYER_CHUNK):  # a chunk at a time: Ctrl-C is seen between two
+                states = layer[lo:lo + LAYER_CHUNK]
+                F, rest = np.divmod(states, layout.U * layout.Y)
+                u, y = np.divmod(rest, layout.Y)
+                start = np.empty(len(states))
+                T.turn_values(tb, E, Starts(F, u, y), scratch, start)
+                E[states] = start  # the states of a layer read only later layers: a chunk may be written at once
     values = E.reshape(layout.shape)
     values.setflags(write=False)
     return values

@@ -31,12 +31,13 @@ import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.files import open_regular, remove_stale_temporaries, write_atomic
-from yacht_env.jit.notice import SlowNotice, say
+from yacht_env.jit.notice import SlowNotice
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.state import GameState
 from yacht_solver import duel_kernels as DK
 from yacht_solver import table_cache as _cache
 from yacht_solver.core import turn_start_layers
+from yacht_solver.long_work import cancel_on_interrupt, long_work
 from yacht_solver.memory_limit import refuse_above_limit
 from yacht_solver.reach import most_points, objective_key
 from yacht_solver.search.turn_tables import search_tables
@@ -269,8 +270,7 @@ def sweep(rules: RuleSet, emit: Callable[[int, np.ndarray], None],
                     if progress is not None:
                         progress(jobs[job])
             except BaseException:  # Ctrl-C: the queued batches are dropped, the running ones end within a moment
-                for job in jobs:
-                    job.cancel()
+                cancel_on_interrupt(jobs)
                 raise
             emit(t, cur.data)
             nxt = cur
@@ -367,18 +367,12 @@ CELLS_PER_SECOND = 445_000
 
 
 def _announce(rules: RuleSet, plan: DuelPlan, cache: bool) -> SlowNotice:
-    """The line that says what a solve is about to do, how big and for about how long, then its progress notices."""
-    seconds = sum(plan.cells) / CELLS_PER_SECOND
-    took = f"{seconds / 60:.0f} minutes" if seconds >= 90 else f"{seconds:.0f} s"
+    """The notice of a solve: what it is about to do, how big, for about how long (on 2 cores), then progress."""
     what = (f"solving the game of two players of {rules.name} exactly: {sum(plan.cells):,} values "
             f"({plan.table_bytes / 1e9:.1f} GB {'on disk' if cache else 'in memory'}, "
-            f"{plan.sweep_bytes / 1e9:.1f} GB of memory while it runs), about {took} on 2 cores; "
-            f"{'once, then cached' if cache else 'not cached'}; Ctrl-C stops it and keeps nothing")
-    if seconds >= 10:
-        say(what + "...")
-        return SlowNotice(what, said=True)
-    return SlowNotice(what)
-
+            f"{plan.sweep_bytes / 1e9:.1f} GB of memory while it runs; "
+            f"{'once, then cached' if cache else 'not cached'})")
+    return long_work(what, sum(plan.cells) / CELLS_PER_SECOND)
 
 def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[int], None] | None = None
                ) -> DuelSolution:

@@ -24,13 +24,14 @@ from typing import Any
 import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
-from yacht_env.jit.notice import SlowNotice, say
+from yacht_env.jit.notice import say
 from yacht_env.objective import max_final_score
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.state import GameState
 from yacht_solver import reach_kernels as RK
 from yacht_solver import table_cache as _cache
 from yacht_solver.core import turn_start_layers
+from yacht_solver.long_work import about, long_work, sweep_seconds
 from yacht_solver.memory_limit import MEMORY_ENV, refuse_above_limit
 from yacht_solver.ragged import Ragged, RaggedTable, row_offsets, table_dtype
 from yacht_solver.search import turn_search as T
@@ -184,7 +185,10 @@ class ReachSolution:
 def most_points(rules: RuleSet) -> np.ndarray:
     """``most[s]``: the most points still to come from turn-start state s (flat), exactly; beyond it the reach and
     distribution rows of s are 0, so their sweeps search only the needs (or scores) up to it."""
-    most = RK.most_points_layers(search_tables(rules), TurnStartLayout.of(rules).size, turn_start_layers(rules))
+    size = TurnStartLayout.of(rules).size
+    with long_work(f"sizing the score tables of {rules.name} (the most points still to come from {size:,} "
+                   "turn-start states)", sweep_seconds(rules)):
+        most = RK.most_points_layers(search_tables(rules), size, turn_start_layers(rules))
     most.setflags(write=False)
     return most
 
@@ -250,13 +254,15 @@ def cached_table(rules: RuleSet, kind: str, compute: Callable[[], RaggedTable], 
         say(f"the cached {kind} table of {rules.name} cannot be true (its start row); solving it again")
         table = None
     if table is None:
-        what = (f"computing the {kind} table of {rules.name} ({len(offsets) - 1:,} x {width:,}; "
+        rows_all = len(offsets) - 1
+        what = (f"computing the {kind} table of {rules.name} ({rows_all:,} x {width:,}, {cells:,} entries; "
                 f"{'once, then cached' if cache else 'not cached'})")
+        seconds = TABLE_COST * sweep_seconds(rules) * cells / max(rows_all, 1)
         if _BARS:
-            say(f"{what}...")
+            say(f"{what}, {about(seconds)}...")
             table = compute()
         else:
-            with SlowNotice(what):
+            with long_work(what, seconds):
                 table = compute()
         if cache:
             _cache.save(rules, table.data, key, mapped=True)
@@ -265,6 +271,10 @@ def cached_table(rules: RuleSet, kind: str, compute: Callable[[], RaggedTable], 
             gc.collect()  # the whole table can sit in a reference cycle: freed now, not at some later collection
     return table, time.perf_counter() - t0
 
+
+TABLE_COST = 2.0
+"""A reach or distribution row costs about this many expected-value searches per entry (Yahtzee's table, 277
+entries a row, took 12 to 22 minutes against 2.5 s for its expected values: the objectives page)."""
 
 START_ROW_TOLERANCE = 1e-4
 """How far the start row of a stored table may be from what it must be (float32 tables round each entry)."""

@@ -19,6 +19,7 @@ from numba import njit
 
 from yacht_env.jit.compile import box_score, legal_bits, next_turn_start, points_for
 from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_solver.long_work import cancel_on_interrupt
 from yacht_solver.ragged import Ragged
 from yacht_solver.search.turn_search import (
     FIVE_KIND_FACE,
@@ -207,7 +208,13 @@ def sweep_layers(rows: Callable[[np.ndarray], None], layers: list[np.ndarray],
     with ThreadPoolExecutor(threads) as pool:
         for states in (s for s in layers if len(s)):
             step = min(SWEEP_CHUNK, -(-len(states) // threads))
-            list(pool.map(run, [np.ascontiguousarray(states[i:i + step]) for i in range(0, len(states), step)]))
+            jobs = [pool.submit(run, np.ascontiguousarray(states[i:i + step])) for i in range(0, len(states), step)]
+            try:
+                for job in jobs:
+                    job.result()
+            except BaseException:  # Ctrl-C: the queued chunks are dropped, leaving the pool waits for none of them
+                cancel_on_interrupt(jobs)
+                raise
 
 
 def reach_layers(tb: SearchTables, R: Ragged, layers: list[np.ndarray], width: int,

@@ -22,7 +22,7 @@ from yacht_agents.base import Agent
 from yacht_env import multiplayer as MP
 from yacht_solver.duel import solve_duel
 from yacht_tools.regret import RegretTally
-from yacht_tools.seeds import agent_seed, game_seed
+from yacht_tools.seeds import agent_seed, check_int, game_seed
 from yacht_tools.stats import wilson_interval
 
 __all__ = ["Policy", "WinDecision", "WinRegretWrapper", "evaluate_policies"]
@@ -102,6 +102,11 @@ def _agent_policy(agent: Agent, env: AECEnv) -> Policy:
     return act
 
 
+MAX_POLICY_GAMES = 10_000_000
+"""The most games :func:`evaluate_policies` plays: its per-game results (about 64 bytes a game) are kept in memory,
+and the PettingZoo loop plays about a thousand games a second."""
+
+
 def evaluate_policies(players: Sequence[Policy | Agent], rules: str = "yacht", games: int = 100, seed: int = 0,
                       names: Sequence[str] | None = None) -> dict[str, Any]:
     """Play ``games`` games of two between ``players`` (policies or this project's agents), seats rotating (player
@@ -110,8 +115,7 @@ def evaluate_policies(players: Sequence[Policy | Agent], rules: str = "yacht", g
     per decision, by decision type and by turn). Agents are seeded as the tournament seeds them."""
     if len(players) != 2:
         raise ValueError(f"evaluate_policies plays games of two: give two players, not {len(players)}")
-    if not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be a positive integer, got {games!r}")
+    games = check_int(games, "games", 1, MAX_POLICY_GAMES)
     names = list(names) if names is not None else [getattr(p, "name", f"player {i}") for i, p in enumerate(players)]
     if len(names) != 2 or names[0] == names[1]:
         raise ValueError(f"names must be two different names, got {names!r}")
