@@ -18,7 +18,7 @@ RECORDS = [*sorted((REPO / "docs" / "records").glob("*.json")), *sorted((REPO / 
 # logs (model_free.md, time_to_quality.md, training.md, rllib.md) and the changelog, which quote runs whose folders
 # were not kept; integrations.md, whose one figure tests/test_recipes.py checks by running the command it quotes.
 CHECKED_PAGES = ["README.md", "docs/index.md", "docs/agents.md", "docs/getting-started.md", "docs/objectives.md",
-                 "docs/solver.md", "docs/evaluation.md", "docs/environments.md"]
+                 "docs/solver.md", "docs/evaluation.md", "docs/environments.md", "docs/benchmark.md"]
 PERCENT = re.compile(r"(?<![\d.])(\d+\.\d{2})%")
 
 

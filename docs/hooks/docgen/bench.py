@@ -59,7 +59,7 @@ def bench_curves(root: Path = ROOT) -> Any:
 
 def bench_timing(root: Path = ROOT) -> str:
     """How long the committed records took: the runs' own wall times added up, and the first start to the last
-    record (the runs went two side by side on a 2-core machine)."""
+    record (the runs went two side by side on two CPU cores)."""
     import datetime
 
     records = bench_records(root)
@@ -71,5 +71,5 @@ def bench_timing(root: Path = ROOT) -> str:
     hours = (max(ends) - min(starts)) / 3600
     cpu = sum(r["wall_s"] for r in runs) / 3600
     return (f"The {len(runs)} runs took {cpu:.1f} hours of one core each added up, and {hours:.1f} hours from the "
-            f"first start to the last record with two side by side (`--workers 2`) on a 2-core machine: the "
-            f"baseline table reproduces in about {hours:.1f} hours on two cores. The reference rows take a minute.")
+            f"first start to the last record, two side by side (`--workers 2`) on two CPU cores: the baseline table "
+            f"reproduces in about {hours:.1f} hours on two cores.")
