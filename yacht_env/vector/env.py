@@ -32,10 +32,11 @@ from yacht_env.frames import check_pillow, draw_frame
 from yacht_env.i18n import check_lang
 from yacht_env.memory import available_bytes
 from yacht_env.objective import VectorReachTracker, objective_of
-from yacht_env.render import LastAction, last_action, render_text, warn_no_render_mode
+from yacht_env.render import render_text, warn_no_render_mode
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState
 from yacht_env.vector.inputs import action_array, autoreset_mode_of, reset_mask, seed_list
+from yacht_env.vector.last_moves import LastMoves
 
 MAX_NUM_ENVS = 1 << 24
 """The most games one vector environment holds (see :meth:`YachtVectorEnv.memory_per_game` for their memory: a
@@ -137,7 +138,7 @@ class YachtVectorEnv(VectorEnv):
         """The per-game seeds of the last seeded reset (object array of ints), or None before it."""
         self._ready = False
         self._busy = threading.Lock()  # held by reset and step: a second thread raises instead of tearing a game
-        self._last: list[LastAction | None] = [None] * self.num_envs  # each game's last action, for rgb_array
+        self._last = LastMoves.none(self.num_envs)  # each game's last action, for the renders
 
     # ---- Gymnasium API ---------------------------------------------------------------------------------------
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
@@ -154,7 +155,7 @@ class YachtVectorEnv(VectorEnv):
             if chosen is None:
                 obs = self._step(np.full(self.num_envs, RESET_ACTION, dtype=np.int64)).obs
                 self._ended[:] = False
-                self._last = [None] * self.num_envs
+                self._last = LastMoves.none(self.num_envs)
             else:
                 obs = self._restart(chosen)
             self._ready = True
@@ -186,7 +187,7 @@ class YachtVectorEnv(VectorEnv):
             a = self._check_actions(actions, restarting)
             if restarting is not None:
                 a[restarting] = RESET_ACTION
-            before = self.states() if self.render_mode is not None else None
+            before = Batch(*(x.copy() for x in self._b)) if self.render_mode is not None else None
             legal = self._mask[np.arange(self.num_envs), np.maximum(a, 0)] if before is not None else None
             out = self._step(a)
             result = self._results(out, restarting)
@@ -257,12 +258,13 @@ class YachtVectorEnv(VectorEnv):
         info["final_score"], info["_final_score"] = card[:, c + 2].copy(), terminated.copy()
         info["scorecard"], info["_scorecard"] = scorecard, terminated.copy()
 
-    def _remember(self, before: list[GameState], a: np.ndarray, legal: np.ndarray, done: np.ndarray,
+    def _remember(self, before: Batch, a: np.ndarray, legal: np.ndarray, done: np.ndarray,
                   restarting: np.ndarray | None) -> None:
-        """Each game's last action for its text and its frame: none for a game that started over."""
+        """Each game's last action for its text and its frame, none for a game that started over: kept as arrays
+        (the games before the step, the actions), made into a move only for the games a render shows."""
         started = done if self._same_step else restarting
-        self._last = [None if started is not None and started[i] else last_action(st, int(a[i]), bool(legal[i]))
-                      for i, st in enumerate(before)]
+        self._last = LastMoves(before, a.copy(), legal, np.zeros(self.num_envs, dtype=np.bool_) if started is None
+                               else started.copy())
 
     def _restart(self, chosen: np.ndarray) -> np.ndarray:
         """Restart the games of ``chosen``; the observations of all games (the others' as they were)."""
@@ -275,7 +277,7 @@ class YachtVectorEnv(VectorEnv):
         self._ended[chosen] = False
         if self.render_mode == "rgb_array":
             for i in np.flatnonzero(chosen).tolist():
-                self._last[i] = None
+                self._last.forget(i)
         return obs
 
     def _step(self, a: np.ndarray) -> StepOutputs:
@@ -311,8 +313,9 @@ class YachtVectorEnv(VectorEnv):
         if self.render_mode is None or not self._ready:
             return None
         if self.render_mode == "rgb_array":
-            return tuple(draw_frame(self.state(i), self._last[i]) for i in range(self.num_envs))
-        texts = tuple(render_text(self.state(i), self.lang, self._last[i]) for i in range(self.num_envs))
+            return tuple(draw_frame(self.state(i), self._last.get(i, self.rules)) for i in range(self.num_envs))
+        texts = tuple(render_text(self.state(i), self.lang, self._last.get(i, self.rules))
+                      for i in range(self.num_envs))
         if self.render_mode == "human":
             for i, text in enumerate(texts):
                 print(f"game {i}:\n{text}" if self.num_envs > 1 else text)
