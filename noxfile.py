@@ -21,10 +21,11 @@ nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
 
 TORCH = "torch==2.13.0"  # the CPU build from a local wheel on CI; elsewhere the CUDA build of the same version
-PYTEST = ["python", "-m", "pytest", "-n", "auto", "--maxprocesses", "4", "--full"]
-# the files whose quick tests also run under the older gymnasium that ray[rllib] pins
-RLLIB_ALSO = ["tests/test_env.py", "tests/test_vector.py", "tests/test_multiplayer.py", "tests/test_sb3_zip.py",
-              "tests/test_evaluation.py", "tests/test_api_contract.py"]
+PYTEST = ["python", "-m", "pytest", "-n", "auto", "--maxprocesses", "4", "--full", "--durations=25"]
+# the files whose quick tests also run under the older gymnasium that ray[rllib] pins: the API contract (every
+# environment under Gymnasium's, PettingZoo's and SB3's own checkers), the single environment, and the model files
+# (their spaces are gymnasium objects)
+RLLIB_ALSO = ["tests/test_api_contract.py", "tests/test_env.py", "tests/test_sb3_zip.py"]
 
 
 def _install_everything(session: nox.Session) -> None:
@@ -51,7 +52,7 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(venv_params=SHARED)
 def rllib(session: nox.Session) -> None:
-    """RLlib's PPO, and the quick environment, API-contract, model-file and evaluation tests again under the
+    """RLlib's PPO, and the API contract, the single environment's and the model-file tests again under the
     gymnasium that Ray pins."""
     session.install(TORCH)
     session.install("-e", ".[rllib,multiplayer]", "pytest>=7", "pytest-xdist>=3.5", "hypothesis>=6")
