@@ -37,7 +37,7 @@ from conftest import REPO, child_env
 def test_yacht_eval_fails_at_once_before_any_game(args: list[str], match: str, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    from yacht_cli import eval as eval_cmd
+    from yacht_cli import eval_command as eval_cmd
     from yacht_cli import main
 
     def no_game(*a: Any, **k: Any) -> None:
@@ -122,7 +122,7 @@ def test_stdout_on_a_full_disk_from_the_shell() -> None:
 
 
 def test_ctrl_c_is_one_line_and_exit_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from yacht_cli import eval as eval_cmd
+    from yacht_cli import eval_command as eval_cmd
     from yacht_cli import main
 
     def interrupted(*a: Any, **k: Any) -> None:
@@ -167,7 +167,7 @@ def test_yacht_tournament_checks_its_json_before_any_game(path: str, match: str,
                                                           monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     from yacht_cli import main
-    from yacht_cli import tournament as cli_tournament
+    from yacht_cli import tournament_command as cli_tournament
 
     def no_game(*a: Any, **k: Any) -> None:
         raise AssertionError("a game was played before the options were checked")
@@ -193,7 +193,7 @@ def test_ctrl_c_from_the_shell_also_when_the_suite_ignores_sigint(tmp_path: Path
 def test_an_evaluation_too_large_for_the_memory_is_refused_up_front(monkeypatch: pytest.MonkeyPatch,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """``--episodes 100000000`` (the documented maximum) allocated 8.9 GiB before the first game."""
-    from yacht_cli import eval as eval_cmd
+    from yacht_cli import eval_command as eval_cmd
     from yacht_cli import main
     from yacht_tools import evaluation
 

@@ -67,7 +67,7 @@ def test_td_refuses_a_device_it_would_ignore(tmp_path: Path) -> None:
 def test_tournament_games_are_limited_before_any_agent_loads(monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     from yacht_cli import main
-    from yacht_cli import tournament as cli_tournament
+    from yacht_cli import tournament_command as cli_tournament
 
     def no_work(*a: Any, **k: Any) -> None:
         raise AssertionError("the tournament started")

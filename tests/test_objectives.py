@@ -364,7 +364,7 @@ def test_running_out_of_memory_is_one_line(monkeypatch: pytest.MonkeyPatch, caps
     import numpy as np
 
     from yacht_cli import main
-    from yacht_cli import solve as solve_cmd
+    from yacht_cli import solve_command as solve_cmd
 
     monkeypatch.setattr(solve_cmd, "solve", lambda *a, **k: np.empty((1 << 36, 1 << 10)))
     assert main(["solve", "--rules", "yacht"]) == 1

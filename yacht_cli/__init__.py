@@ -14,11 +14,17 @@ import os
 import sys
 from collections.abc import Sequence
 
-from yacht_cli import bench, play, replay, solve, tournament
-from yacht_cli import eval as eval_cmd
+from yacht_cli import (
+    bench_command,
+    eval_command,
+    play_command,
+    replay_command,
+    solve_command,
+    tournament_command,
+)
 from yacht_env import __version__
 
-COMMANDS = (solve, eval_cmd, replay, play, tournament, bench)
+COMMANDS = (solve_command, eval_command, replay_command, play_command, tournament_command, bench_command)
 
 
 def build_parser() -> argparse.ArgumentParser:
