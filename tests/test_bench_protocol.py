@@ -159,3 +159,18 @@ def test_the_protocol_page_states_the_protocol_the_code_runs() -> None:
     assert f"the {P.EVAL_GAMES:,} evaluation games" in protocol and f"{RESAMPLES:,} resamples" in protocol
     assert P.CHECKPOINTS == 5 and "each fifth of the budget" in protocol
     assert ", ".join(f"`{t}`" for t in P.TASKS) in protocol
+
+
+def test_the_committed_baselines_are_whole() -> None:
+    """The baseline records the benchmark page reports: masked PPO and the TD learner on every task at the primary
+    budget, five seeds each, and the three reference agents on every task, all of this protocol."""
+    records = P.read_records([Path(__file__).resolve().parents[1] / "docs" / "records" / "bench-v1"])
+    runs = {(r["task"], r["learner"], r["seed"]) for r in records if r["kind"] == "run"}
+    assert runs == {(t, n, s) for t in P.TASKS for n in ("ppo", "td") for s in P.DEFAULT_SEEDS}
+    assert all(r["budget"] == "primary" for r in records if r["kind"] == "run")
+    refs = {(r["task"], r["learner"]) for r in records if r["kind"] == "agent"}
+    assert refs == {(t, a) for t in P.TASKS for a in ("random", "greedy", "optimal")}
+    for r in records:  # the ends of the normalised scale are what this code computes
+        assert r["references"] == P.references(r["task"]), r["task"]
+    report = aggregate_records(records)
+    assert set(report["budgets"]) == {"primary"} and set(report["budgets"]["primary"]["tasks"]) == set(P.TASKS)

@@ -374,3 +374,20 @@ def test_lr_schedule_continues_across_sessions() -> None:
     assert lr_schedule(1e-3, 1000, 400) == 1e-3
     start, end = lr_schedule("lin_1e-3", 1000, 400)
     assert start == [0, pytest.approx(6e-4)] and end == [600, 0.0]
+
+
+@pytest.mark.rllib
+@needs_ray
+def test_bench_runs_go_to_a_ray_cluster_as_tasks(tmp_path: Path) -> None:
+    """``yacht bench run --ray-address local``: each run is a Ray task of one CPU; its record comes back to the
+    command and is the record a run in a process writes (the protocol's short budget, the TD learner)."""
+    from yacht_cli import main
+    from yacht_tools import protocol as P
+
+    argv = ["bench", "run", "--learner", f"td={ROOT / 'configs' / 'yacht_td.yaml'}", "--tasks", "yacht", "--budget",
+            "short", "--seeds", "0", "--out", str(tmp_path), "--ray-address", "local", "--no-progress"]
+    assert main(argv) == 0
+    rec = P.read_record(tmp_path / "records" / "yacht-td-short-s0.json")
+    assert rec["kind"] == "run" and rec["budget_steps"] == P.BUDGETS["short"] == 100_000
+    assert rec["training"]["timesteps"] >= 100_000 and len(rec["curve"]) == P.CHECKPOINTS
+    assert rec["final"]["percent_of_optimal"] > 90  # the TD learner is near optimal play within 100,000 steps

@@ -164,20 +164,21 @@ def run_all(specs: list[RunSpec], workers: int = 1, ray_address: str | None = No
     return records, problems
 
 
-def _collect(spec: RunSpec, result: Any, records: list[dict[str, Any]], problems: list[str]) -> None:
-    """Call ``result()`` for ``spec``'s record; a run that failed or was interrupted becomes a line of
-    ``problems``, the other runs go on."""
+def _collect(spec: RunSpec, result: Any, records: list[dict[str, Any]], problems: list[str]) -> dict[str, Any] | None:
+    """Call ``result()`` for ``spec``'s record and keep it (and return it); a run that failed or was interrupted
+    becomes a line of ``problems``, the other runs go on."""
     try:
         rec = result()
     except KeyboardInterrupt:
         raise
     except Exception as e:  # noqa: BLE001 - one run's failure is reported, the others' records are kept
         problems.append(f"{spec.name}: {type(e).__name__}: {e}")
-        return
+        return None
     if rec is None:
         problems.append(f"{spec.name}: interrupted (its checkpoint is kept: run the command again to go on)")
     else:
         records.append(rec)
+    return rec
 
 
 def _on_ray(todo: list[RunSpec], address: str, records: list[dict[str, Any]], problems: list[str],
@@ -193,8 +194,8 @@ def _on_ray(todo: list[RunSpec], address: str, records: list[dict[str, Any]], pr
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)
             spec = pending.pop(ready[0])
-            _collect(spec, lambda r=ready[0]: ray.get(r), records, problems)
-            if records and records[-1].get("learner") == spec.learner:
-                P.write_record(records[-1], Path(spec.out) / "records")
+            rec = _collect(spec, lambda r=ready[0]: ray.get(r), records, problems)
+            if rec is not None:  # a node of the cluster wrote it on its own disk: here too
+                P.write_record(rec, Path(spec.out) / "records")
             bar.update(1)
     return records, problems
