@@ -561,3 +561,14 @@ def test_ctrl_c_during_the_sweep_stops_at_once_and_keeps_nothing(tmp_path, monke
     assert len(ran) <= 2 * duel.numba.get_num_threads() < jobs
     assert list(tmp_path.iterdir()) == []
     assert "solving the game of two players of test-upper-yacht exactly" in capsys.readouterr().err
+
+
+def test_a_duel_solve_in_memory_counts_its_whole_table(monkeypatch) -> None:  # noqa: ANN001
+    """``cache=False`` keeps every layer: Yacht's 6.2 GB table is refused at once under the default 4 GB limit
+    (the guard used to count two layers, 2 GB, and the solve ran out of memory an hour later)."""
+    from yacht_solver import duel
+
+    monkeypatch.delenv("YACHT_ENV_TABLE_GB", raising=False)
+    monkeypatch.setattr(duel, "sweep", lambda *a, **k: pytest.fail("swept"))
+    with pytest.raises(ValueError, match=r"in memory needs 8\.\d\d GB .*its whole table, 1,549,689,400 values"):
+        duel.solve_duel("yacht", cache=False)

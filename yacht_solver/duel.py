@@ -389,7 +389,10 @@ def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[
     plan = duel_plan(rs)
     check_duel_memory(plan)
     t0 = time.perf_counter()
-    if not cache:
+    if not cache:  # every layer is kept in memory, not two at a time: the whole table counts against the limit
+        refuse_above_limit(plan.table_bytes + plan.sweep_bytes, f"the duel solution of rules {rs.name!r} in memory",
+                           f"its whole table, {sum(plan.cells):,} values, kept with cache=False; with the cache, two "
+                           "layers at a time")
         layers: list[np.ndarray] = [np.empty(0, DTYPE)] * len(plan.cells)
 
         def keep(t: int, layer: np.ndarray) -> None:
