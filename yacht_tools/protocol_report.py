@@ -93,7 +93,8 @@ def aggregate_records(records: list[dict[str, Any]]) -> dict[str, Any]:
         for name, runs in by_learner.items():
             section["aggregate"][name] = {"tasks": sorted(runs, key=P.TASKS.index),
                                           **{s: _estimate(runs, s) for s in STATISTICS}}
-        trained = [n for n, runs in by_learner.items() if all(len(v) >= 2 for v in runs.values())]
+        trained = sorted((n for n, runs in by_learner.items() if all(len(v) >= 2 for v in runs.values())),
+                         key=lambda n: -section["aggregate"][n]["iqm"]["value"])  # X the stronger: P(X > Y)
         for i, x in enumerate(trained):
             for y in trained[i + 1:]:
                 if set(by_learner[x]) & set(by_learner[y]):
