@@ -37,11 +37,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     r.add_argument("--learner", action="append", required=True, metavar="[NAME=]CONFIG",
                    help="a train.py config (its rules, budget, seed and evaluations are the protocol's); "
                         "repeat for several learners")
-    r.add_argument("--tasks", nargs="+", default=list(P.TASKS), metavar="TASK", help=tasks_help)
+    r.add_argument("--tasks", nargs="+", metavar="TASK", help=tasks_help)
     r.add_argument("--budget", default="primary", help="step budget: " + ", ".join(
         f"{k} ({v:,})" for k, v in P.BUDGETS.items()) + " (default: primary)")
-    r.add_argument("--seeds", nargs="+", default=[str(s) for s in P.DEFAULT_SEEDS], metavar="SEED",
-                   help="training seeds (default: 0 1 2 3 4)")
+    r.add_argument("--seeds", nargs="+", metavar="SEED",
+                   help="training seeds (default: " + " ".join(map(str, P.DEFAULT_SEEDS)) + ")")
     r.add_argument("--out", default="bench", help="folder of the runs and records (default: bench)")
     r.add_argument("--workers", default="1", help="runs side by side in processes (default: 1)")
     r.add_argument("--ray-address", help="run each run as a Ray task on this cluster (HOST:PORT or 'auto')")
@@ -52,8 +52,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                                    "games of each task, writing the record a run writes, so it joins the report.")
     options.add_agent(e, default=None, help_="the agent")
     e.add_argument("--name", help="the name the report shows (default: the agent spec)")
-    e.add_argument("--tasks", nargs="+", default=list(P.TASKS), metavar="TASK", help=tasks_help)
-    e.add_argument("--seeds", nargs="+", default=["0"], metavar="SEED",
+    e.add_argument("--tasks", nargs="+", metavar="TASK", help=tasks_help)
+    e.add_argument("--seeds", nargs="+", metavar="SEED",
                    help="seeds of the agent's own random draws, one record each (default: 0)")
     e.add_argument("--budget", help="report the agent among the learners of this budget (default: a reference "
                                     "row of every budget)")
@@ -72,7 +72,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _seeds(values: list[str]) -> list[int]:
+def _seeds(values: list[str] | None, default: tuple[int, ...] = P.DEFAULT_SEEDS) -> list[int]:
+    if values is None:
+        return list(default)
     seeds = [check_seed(s) for s in values]
     if any(s > P.MAX_TRAINING_SEED for s in seeds):
         raise ValueError(f"seeds must be at most {P.MAX_TRAINING_SEED:,} (the evaluation games' seed is above)")
@@ -81,7 +83,9 @@ def _seeds(values: list[str]) -> list[int]:
     return seeds
 
 
-def _tasks(values: list[str]) -> list[str]:
+def _tasks(values: list[str] | None) -> list[str]:
+    if values is None:
+        return list(P.TASKS)
     tasks = [P.check_task(t) for t in values]
     if len(set(tasks)) != len(tasks):
         raise ValueError(f"--tasks repeats a task: {' '.join(values)}")
@@ -122,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     if not args.agent:
         raise ValueError("--agent is required: the agent to evaluate (any spec yacht eval --agent accepts)")
-    tasks, seeds = _tasks(args.tasks), _seeds(args.seeds)
+    tasks, seeds = _tasks(args.tasks), _seeds(args.seeds, default=(0,))
     budget = None if args.budget is None else P.check_budget(args.budget)
     name = args.name or args.agent.rstrip("/").split("/")[-1]
     for task in tasks:

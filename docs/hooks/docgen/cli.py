@@ -24,14 +24,27 @@ class Flag(NamedTuple):
     help: str
 
 
-def subcommands() -> dict[str, argparse.ArgumentParser]:
-    """``yacht``'s subcommand name -> its parser, in the order of ``yacht --help``."""
-    from yacht_cli import build_parser
-
-    for action in build_parser()._actions:
+def _children(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The subcommands of ``parser`` (name -> parser), or none."""
+    for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             return dict(action.choices)
-    raise ValueError("yacht_cli.build_parser() has no subcommands")
+    return {}
+
+
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    """``yacht``'s subcommand name -> its parser, in the order of ``yacht --help``; a subcommand with commands of
+    its own (``bench``) is followed by each of them (``bench run``, ...)."""
+    from yacht_cli import build_parser
+
+    top = _children(build_parser())
+    if not top:
+        raise ValueError("yacht_cli.build_parser() has no subcommands")
+    out: dict[str, argparse.ArgumentParser] = {}
+    for name, parser in top.items():
+        out[name] = parser
+        out.update({f"{name} {sub}": p for sub, p in _children(parser).items()})
+    return out
 
 
 def train_parser() -> argparse.ArgumentParser:
