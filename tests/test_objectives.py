@@ -268,15 +268,19 @@ def test_computing_a_table_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path, ca
 
     from yacht_env.jit import notice
     from yacht_env.rules import TurnStartLayout
+    from yacht_solver import long_work
     from yacht_solver import reach as RM
 
     monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(RM, "SlowNotice", functools.partial(notice.SlowNotice, after=0.0, every=0.05))
+    monkeypatch.setattr(long_work, "SlowNotice", functools.partial(notice.SlowNotice, after=0.0, every=0.05))
     rs = get_rules("knizia")
     shape = (TurnStartLayout.of(rs).size, max_score(rs) + 2)
+    RM.most_points(rs)  # sized first: the notice below is the table's own
+    capsys.readouterr()
     RM.cached_table(rs, "reach", lambda: (time.sleep(0.3), RM.compute_reach(rs))[1])
     err = capsys.readouterr().err
-    assert f"yacht-env: computing the reach table of knizia ({shape[0]:,} x {shape[1]:,}; once, then cached)..." in err
+    assert f"yacht-env: computing the reach table of knizia ({shape[0]:,} x {shape[1]:,}, " in err
+    assert "once, then cached), about" in err and "Ctrl-C stops it and keeps nothing..." in err
     assert "yacht-env: still computing the reach table" in err
     table, _ = RM.cached_table(rs, "reach", lambda: pytest.fail("computed again"))
     assert table.shape == shape and capsys.readouterr().err == ""
