@@ -5,6 +5,7 @@ Knizia's Yacht with one box left each; and :func:`yacht_env.rules.register_rules
 from __future__ import annotations
 
 import itertools
+import time
 from functools import cache
 
 import numpy as np
@@ -546,19 +547,27 @@ def test_ctrl_c_during_the_sweep_stops_at_once_and_keeps_nothing(tmp_path, monke
 
     def counted(*args):  # noqa: ANN002, ANN202
         ran.append(1)
+        time.sleep(0.05)  # a batch long enough that the main thread's reaction time does not decide the count
         return rows(*args)
 
     monkeypatch.setattr(duel.DK, "duel_rows", counted)
     monkeypatch.setattr(duel, "CELLS_PER_SECOND", 1)  # announced as a long solve, as Yacht's is
+    threads = duel.numba.get_num_threads()
+    plan = duel.duel_plan(rs)
+    per_layer = [-(-n // max(1, min(4096, n // (8 * threads) + 1))) for n in reversed(plan.pairs[:-1])]
+    big = next(k for k, n in enumerate(per_layer) if n >= 8 * threads)  # the first layer of many batches
+    before = sum(per_layer[:big])
+    calls = []
 
-    def interrupt(cells: int) -> None:
-        raise KeyboardInterrupt
+    def interrupt(cells: int) -> None:  # Ctrl-C at the first batch done of that layer
+        calls.append(cells)
+        if len(calls) == before + 1:
+            raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         duel.solve_duel(rs, progress=interrupt)
-    plan = duel.duel_plan(rs)
-    jobs = sum(-(-n // max(1, min(4096, n // (8 * duel.numba.get_num_threads()) + 1))) for n in plan.pairs)
-    assert len(ran) <= 2 * duel.numba.get_num_threads() < jobs
+    # the batches running then still end; the queued ones (at least half the layer) never start
+    assert len(ran) - before <= per_layer[big] // 2
     assert list(tmp_path.iterdir()) == []
     assert "solving the game of two players of test-upper-yacht exactly" in capsys.readouterr().err
 
