@@ -22,7 +22,8 @@ from yacht_training.config import TrainConfig, from_dict, load_config  # noqa: E
 
 
 def test_config_refuses_a_value_scale_that_overflows() -> None:
-    with pytest.raises(ValueError, match=r"config key 'td.value_scale' must be a number in 0.001\.\.1e\+06"):
+    with pytest.raises(ValueError, match=r"config key 'td.value_scale' must be a number in "
+                                           r"\[0.001, 1e\+06\], got 1e-39"):
         from_dict({"algo": "td", "td": {"value_scale": 1e-39}})
 
 # ==== config gaps ===========================================================================================

@@ -278,6 +278,10 @@ def test_config_reference_has_every_key() -> None:
     keys = config_keys()
     assert [k.key for k in keys] == leaves(TrainConfig())
     assert all(k.meaning and k.type for k in keys)
+    types = {k.key: k.type for k in keys}  # the ranges and choices the schema's Field and Literal types declare
+    assert types["n_envs"] == "int in 1..65,536" and types["ppo.gamma"] == "float in [0, 1]"
+    assert types["algo"] == "one of maskable_ppo, td, rllib_ppo" and types["td.explore"] == "float in [0, 1)"
+    assert types["policy.net_arch"] == "list of int in 1..4,096 (1..16 items)"
     page = GENERATORS["config-reference"]()
     assert all(f"`{k.key}`" in page for k in keys)
 

@@ -29,11 +29,13 @@ from yacht_training.config import from_dict  # noqa: E402
                                                     r"\(at most 65,536\)"),
     ({"algo": "td", "td": {"games_per_iteration": 10**8}}, r"'td.games_per_iteration' must be a positive "
                                                            r"integer \(at most 65,536\)"),
-    ({"algo": "td", "td": {"hidden": [10**9]}}, r"'td.hidden' must list positive layer widths \(1\.\.16 layers of at "
-                                                r"most 4,096 units\), got \[1000000000\]"),
-    ({"policy": {"net_arch": [64] * 17}}, r"'policy.net_arch' must list positive layer widths \(1\.\.16 layers"),
-    ({"rllib": {"hidden": [100_000]}}, r"'rllib.hidden' must list"),
-    ({"policy": {"vf_arch": [5000]}}, r"'policy.vf_arch' must list"),
+    ({"algo": "td", "td": {"hidden": [10**9]}}, r"'td.hidden' must be a list of 1\.\.16 values, each a "
+        r"positive integer \(at most 4,096\); item 0 is 1000000000"),
+    ({"policy": {"net_arch": [64] * 17}}, r"'policy.net_arch' must be a list of 1\.\.16 values, each a "
+        r"positive integer \(at most 4,096\), got \[64, 64"),
+    ({"rllib": {"hidden": [100_000]}}, r"'rllib.hidden' must be a list of 1\.\.16 values, each a "
+        r"positive integer \(at most 4,096\); item 0 is 100000"),
+    ({"policy": {"vf_arch": [5000]}}, r"'policy.vf_arch' must be a list of 0\.\.16 values"),
     ({"policy": {"keep_hidden": 10**6}}, r"'policy.keep_hidden' must be a positive integer \(at most 4,096\)"),
     ({"max_learning_s": 10**400}, r"'max_learning_s' must be a number of seconds in \(0, 1e12\] or null"),
     ({"max_learning_s": float("nan")}, r"'max_learning_s' must be a number of seconds"),

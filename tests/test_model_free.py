@@ -215,7 +215,9 @@ MF = {"policy": {"kind": "model_free"}}
          r"config key 'policy.keep_head': 'sets'; accepted: pattern, multiset"),
         ({"policy": {"kind": "model_free", "keep_hidden": 0}}, r"config key 'policy.keep_hidden'"),
         ({"policy": {"kind": "model_free", "keep_hidden": "wide"}}, r"config key 'policy.keep_hidden'"),
-        ({"policy": {"kind": "model_free", "vf_arch": [64, 0]}}, r"config key 'policy.vf_arch' must list positive"),
+        ({"policy": {"kind": "model_free", "vf_arch": [64, 0]}},
+         r"config key 'policy.vf_arch' must be a list of 0\.\.16 values, each a positive "
+         r"integer \(at most 4,096\); item 1 is 0"),
         ({"policy": {"kind": "model_free", "vf_arch": 64}}, r"config key 'policy.vf_arch'"),
         ({**MF, "ppo": {"ent_coef_keep": 0.01}},
          r"'ppo.ent_coef_keep' and 'ppo.ent_coef_score' go together: give both or neither"),

@@ -64,9 +64,10 @@ def test_shipped_rllib_config_is_valid() -> None:
         ({"rllib": {"minibatch_size": 4096, "train_batch_size": 1024}}, r"'rllib.minibatch_size' \(4096\) must not"),
         ({"rllib": {"lr": "cos_1e-3"}}, r"'rllib.lr': a schedule is a number or 'lin_<start>'"),
         ({"rllib": {"num_env_runners": -1}}, r"'rllib.num_env_runners' must be a non-negative integer"),
-        ({"rllib": {"hidden": []}}, r"'rllib.hidden' must list positive layer widths"),
+        ({"rllib": {"hidden": []}}, r"'rllib.hidden' must be a list of 1\.\.16 values, each a "
+        r"positive integer \(at most 4,096\), got \[\]"),
         ({"rllib": {"grad_clip": 0}}, r"'rllib.grad_clip' must be null or a finite number > 0"),
-        ({"algo": "ppo"}, r"unknown algorithm 'ppo'; accepted: maskable_ppo, td, rllib_ppo"),
+        ({"algo": "ppo"}, r"config key 'algo': 'ppo'; accepted: maskable_ppo, td, rllib_ppo"),
     ],
 )
 def test_rllib_config_errors_name_the_key(data: dict, match: str) -> None:

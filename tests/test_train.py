@@ -113,15 +113,15 @@ def test_interrupt_saves_and_resume_continues(tmp_path: Path, monkeypatch: pytes
         ({"n_envs": "eight"}, r"config key 'n_envs': expected an integer, got 'eight'"),
         ({"n_envs": 2.5}, r"config key 'n_envs': expected an integer"),
         ({"unique_keeps": "yes"}, r"config key 'unique_keeps': expected true/false"),
-        ({"policy": {"net_arch": 64}}, r"config key 'policy.net_arch': expected a list of an integer"),
+        ({"policy": {"net_arch": 64}}, r"config key 'policy.net_arch': expected a list of an integer, got 64"),
         ({"rules": "poker"}, r"unknown rules 'poker'; accepted: yacht"),
-        ({"algo": "dqn"}, r"unknown algorithm 'dqn'; accepted: maskable_ppo, td"),
+        ({"algo": "dqn"}, r"config key 'algo': 'dqn'; accepted: maskable_ppo, td"),
         ({"ppo": {"learning_rate": "cosine"}},
          r"'ppo.learning_rate': a schedule is a number, 'lin_<start>' or 'lin_<start>_<end>'"),
         ({"total_timesteps": 0}, r"'total_timesteps' must be a positive integer"),
         ({"policy": {"kind": "cnn"}}, r"'policy.kind': 'cnn'; accepted: mlp, turn_expectimax"),
         ({"ppo": {"final_model": "last"}}, r"'ppo.final_model': 'last'; accepted: final, best"),
-        ({"policy": {"inverse_temperature": 0}}, r"'policy.inverse_temperature' must be > 0"),
+        ({"policy": {"inverse_temperature": 0}}, r"'policy.inverse_temperature' must be a finite number > 0, got 0"),
     ],
 )
 def test_config_errors_name_the_key(data: dict, match: str) -> None:

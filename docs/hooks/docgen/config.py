@@ -16,7 +16,7 @@ import re
 import tokenize
 import types
 import typing
-from typing import Any, NamedTuple, Union
+from typing import Annotated, Any, Literal, NamedTuple, Union
 
 from docgen.table import table
 
@@ -40,7 +40,7 @@ class _Field(NamedTuple):
 def _fields(cls: type) -> list[_Field]:
     """The fields of a schema class, dataclass or pydantic model, with their defaults."""
     if dataclasses.is_dataclass(cls):
-        hints = typing.get_type_hints(cls)
+        hints = typing.get_type_hints(cls, include_extras=True)
         out = []
         for f in dataclasses.fields(cls):
             default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
@@ -90,12 +90,29 @@ def _clean(comment: str) -> str:
 
 
 def type_name(tp: Any) -> str:
-    """A type annotation as the reference writes it: ``int``, ``float or str``, ``list of int``, ``null``."""
+    """A type annotation as the reference writes it: ``int``, ``float or str``, ``list of int``, ``null``, with the
+    range a ``Field`` allows (``int in 1..65,536``, ``float in [0, 1]``) and a ``Literal``'s values."""
+    from yacht_training.config import field_bounds
+
+    b = field_bounds(tp)
+    while typing.get_origin(tp) is Annotated:
+        tp = typing.get_args(tp)[0]
     if typing.get_origin(tp) in (Union, types.UnionType):
         return " or ".join(type_name(a) for a in typing.get_args(tp))
+    if typing.get_origin(tp) is Literal:
+        return "one of " + ", ".join(map(str, typing.get_args(tp)))
     if typing.get_origin(tp) is list:
-        return f"list of {type_name(typing.get_args(tp)[0])}"
-    return "null" if tp is type(None) else getattr(tp, "__name__", str(tp))
+        count = f" ({b.get('min_length', 0)}..{b['max_length']} items)" if "max_length" in b else ""
+        return f"list of {type_name(typing.get_args(tp)[0])}{count}"
+    name = "null" if tp is type(None) else getattr(tp, "__name__", str(tp))
+    if tp is int and ("ge" in b or "gt" in b):
+        least = b.get("ge", b.get("gt", 0) + 1)
+        return f"{name} in {least:,}..{b['le']:,}" if "le" in b else f"{name} >= {least:,}"
+    if tp is float and b:
+        low = f"[{b['ge']:g}" if "ge" in b else f"({b['gt']:g}" if "gt" in b else "(-inf"
+        high = f"{b['le']:g}]" if "le" in b else f"{b['lt']:g})" if "lt" in b else "inf)"
+        return f"{name} in {low}, {high}"
+    return name
 
 
 def _yaml_value(value: Any) -> str:
