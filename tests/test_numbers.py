@@ -14,11 +14,13 @@ import pytest
 from conftest import REPO
 
 RECORDS = [*sorted((REPO / "docs" / "records").glob("*.json")), *sorted((REPO / "agents" / "models").glob("*.json"))]
-# Pages that report results and whose every two-decimal percentage must be held by a record. Not here: the experiment
-# logs (model_free.md, time_to_quality.md, training.md, rllib.md) and the changelog, which quote runs whose folders
-# were not kept; integrations.md, whose one figure tests/test_recipes.py checks by running the command it quotes.
+# Pages that report results and whose every two-decimal percentage must be held by a record: the result pages, and
+# the experiment logs, whose runs' figures are in docs/records/experiment-logs.json (their folders were not kept).
+# Not here: the changelog (history); integrations.md, whose one figure tests/test_recipes.py checks by running the
+# command it quotes.
 CHECKED_PAGES = ["README.md", "docs/index.md", "docs/agents.md", "docs/getting-started.md", "docs/objectives.md",
-                 "docs/solver.md", "docs/evaluation.md", "docs/environments.md", "docs/benchmark.md"]
+                 "docs/solver.md", "docs/evaluation.md", "docs/environments.md", "docs/benchmark.md",
+                 "docs/model_free.md", "docs/time_to_quality.md", "docs/training.md", "docs/rllib.md"]
 PERCENT = re.compile(r"(?<![\d.])(\d+\.\d{2})%")
 
 
@@ -139,3 +141,15 @@ def test_two_snippets_never_save_different_models_under_one_name() -> None:
              for name in re.findall(r"\.save\(\s*[\"']([^\"']+)[\"']", page.read_text(encoding="utf-8"))]
     names = [n for n, _ in saved]
     assert saved and not [s for s in saved if names.count(s[0]) > 1], saved
+
+
+def test_the_experiment_log_record_is_what_its_pages_quote() -> None:
+    """Each entry of the experiment-log record is on its page, under its section (an entry left behind when a page
+    drops a run would let a copy of its figure pass elsewhere)."""
+    record = json.loads((REPO / "docs" / "records" / "experiment-logs.json").read_text(encoding="utf-8"))
+    assert record["entries"]
+    for entry in record["entries"]:
+        text = (REPO / entry["page"]).read_text(encoding="utf-8")
+        assert f" {entry['section']}\n" in text, entry
+        body = text.split(f" {entry['section']}\n", 1)[1]
+        assert all(f"{v}%" in body for v in entry["percent_of_optimal"]), entry
