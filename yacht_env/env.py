@@ -26,7 +26,7 @@ from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask, check_action, descr
 from yacht_env.engine.batch import check_max_steps
 from yacht_env.frames import check_pillow, draw_frame
 from yacht_env.i18n import check_lang
-from yacht_env.objective import ReachTracker, objective_of
+from yacht_env.objective import objective_of
 from yacht_env.randomness import check_seed_value
 from yacht_env.render import LastAction, last_action, render_text, warn_no_render_mode
 from yacht_env.rules import get_rules
@@ -155,7 +155,6 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         self.lang = check_lang(lang)
         self.action_space = spaces.Discrete(NUM_KEEP_ACTIONS + self.rules.num_categories)
         self.observation_space = spaces.Box(0.0, O.high(self.rules), dtype=np.float32)
-        self._reach = None if self.objective is None else ReachTracker(self.objective)
         if self.objective is not None:
             self.observation_space = self.objective.space(self.observation_space)
         self._n_actions = int(self.action_space.n)
@@ -209,8 +208,8 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             self._steps = 0
             self._status = _PLAYING
             self._last = None
-            if self._reach is not None:
-                obs = self._reach.reset(obs, 0 if st is None else st.total)
+            if self.objective is not None:
+                obs = self.objective.observe(obs, 0 if st is None else st.total)
         if self.render_mode == "human":
             self.render()
         return obs, {"action_mask": self._mask.view(np.int8).copy()}
@@ -237,8 +236,9 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
                 obs, reward, terminated, truncated, info = self._step_python(a, legal)
             else:
                 obs, reward, terminated, truncated, info = self._step_compiled(a)
-            if self._reach is not None:
-                obs, reward = self._reach.step(obs, reward, terminated)
+            if self.objective is not None:
+                total = self.state.total  # type: ignore[union-attr] - a game is on after a step
+                obs, reward = self.objective.observe(obs, total), float(self.objective.reward(terminated, total))
         if self.render_mode == "human":
             self.render()
         return obs, float(reward), terminated, truncated, info
@@ -370,7 +370,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         from yacht_env.engine.one_game import OneGame
 
         self.engine = "compiled"
-        self._lean = not self.strict and self.render_mode is None and self._reach is None
+        self._lean = not self.strict and self.render_mode is None and self.objective is None
         self._bind_game(game or OneGame(self.rules, self.unique_keeps, self.max_steps, O.size(self.rules)))
 
     def _bind_game(self, game: Any) -> None:

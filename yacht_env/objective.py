@@ -22,7 +22,7 @@ from yacht_env.rules import RuleSet
 OBJECTIVES = ("points", "reach")
 """The objectives the environments accept."""
 
-__all__ = ["OBJECTIVES", "Objective", "ReachTracker", "VectorReachTracker", "max_final_score", "objective_of"]
+__all__ = ["OBJECTIVES", "Objective", "max_final_score", "objective_of"]
 
 
 def max_final_score(rules: RuleSet) -> int:
@@ -45,10 +45,20 @@ class Objective:
         high = np.append(base.high, np.float32(1.0)).astype(np.float32)
         return spaces.Box(low, high, dtype=np.float32)
 
-    def need(self, totals: np.ndarray) -> np.ndarray:
+    def need(self, totals: np.ndarray | float) -> np.ndarray:
         """The normalised points still needed at these scores so far."""
         return (np.clip(self.target - np.asarray(totals, dtype=np.float64), 0, self.scale) / self.scale).astype(
             np.float32)
+
+    def observe(self, obs: np.ndarray, totals: np.ndarray | float) -> np.ndarray:
+        """The observation of one game (``obs`` of shape (D,), ``totals`` its score so far) or of N games ((N, D)
+        and (N,)), with the column of the points still needed appended. The score so far is read from the games,
+        so the objective holds no state of its own and follows every reset and autoreset mode."""
+        return np.concatenate([obs, self.need(totals)[..., None]], axis=-1)
+
+    def reward(self, terminated: np.ndarray | bool, final_totals: np.ndarray | float) -> np.ndarray:
+        """1.0 for a game that terminated at ``target`` points or more, else 0.0 (one game or N)."""
+        return (np.asarray(terminated) & (np.asarray(final_totals) >= self.target)).astype(np.float64)
 
 
 def objective_of(rules: RuleSet, objective: str = "points", target: int | None = None) -> Objective | None:
@@ -63,38 +73,3 @@ def objective_of(rules: RuleSet, objective: str = "points", target: int | None =
     if isinstance(target, (bool, np.bool_)) or not isinstance(target, (int, np.integer)) or target < 0:
         raise ValueError(f"objective='reach' needs target=T, a non-negative integer final score, got {target!r}")
     return Objective(int(target), max_final_score(rules) + 1)
-
-
-class ReachTracker:
-    """The reach objective of one game (:class:`~yacht_env.env.YachtEnv`)."""
-
-    def __init__(self, objective: Objective) -> None:
-        self.objective = objective
-        self.total = 0.0
-
-    def reset(self, obs: np.ndarray, total: float) -> np.ndarray:
-        """The first observation of a game whose score so far is ``total``."""
-        self.total = float(total)
-        return np.append(obs, self.objective.need(self.total))
-
-    def step(self, obs: np.ndarray, reward: float, terminated: bool) -> tuple[np.ndarray, float]:
-        """The observation and the reward of a step whose points reward was ``reward``."""
-        self.total += float(reward)
-        hit = 1.0 if terminated and self.total >= self.objective.target else 0.0
-        return np.append(obs, self.objective.need(self.total)), hit
-
-
-class VectorReachTracker:
-    """The reach objective of N games, read from the engine's points so far (the sum of their points rewards), so it
-    holds no state of its own and follows every autoreset mode."""
-
-    def __init__(self, objective: Objective) -> None:
-        self.objective = objective
-
-    def observe(self, obs: np.ndarray, totals: np.ndarray) -> np.ndarray:
-        """The observations ``obs`` (N, D) of games whose scores so far are ``totals``, with the column appended."""
-        return np.concatenate([obs, self.objective.need(totals)[:, None]], axis=1)
-
-    def reward(self, terminated: np.ndarray, final_totals: np.ndarray) -> np.ndarray:
-        """1.0 for a game that terminated at ``target`` points or more, else 0.0."""
-        return (terminated & (final_totals >= self.objective.target)).astype(np.float64)

@@ -31,7 +31,7 @@ from yacht_env.engine.game import RESET_ACTION, SKIP_ACTION
 from yacht_env.frames import check_pillow, draw_frame
 from yacht_env.i18n import check_lang
 from yacht_env.memory import available_bytes
-from yacht_env.objective import VectorReachTracker, objective_of
+from yacht_env.objective import objective_of
 from yacht_env.render import render_text, warn_no_render_mode
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState
@@ -122,7 +122,6 @@ class YachtVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(self.num_actions)
         self.single_observation_space = spaces.Box(0.0, O.high(self.rules), dtype=np.float32)
         self.objective = objective_of(self.rules, objective, target)
-        self._reach = None if self.objective is None else VectorReachTracker(self.objective)
         if self.objective is not None:
             self.single_observation_space = self.objective.space(self.single_observation_space)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -161,8 +160,8 @@ class YachtVectorEnv(VectorEnv):
             self._ready = True
             if self._kept_obs is not None or self.autoreset_mode is AutoresetMode.DISABLED:
                 self._kept_obs, obs = obs, obs.copy()
-            if self._reach is not None:
-                obs = self._reach.observe(obs, self._b.total)
+            if self.objective is not None:
+                obs = self.objective.observe(obs, self._b.total)
             if chosen is None:
                 info = {"action_mask": self._mask.view(np.int8).copy(),
                         "_action_mask": np.ones(self.num_envs, dtype=np.bool_)}
@@ -207,9 +206,9 @@ class YachtVectorEnv(VectorEnv):
         total = self.rules.num_categories + 2  # the total's column in the scorecards
         if self._kept_obs is not None:
             self._kept_obs, obs = obs, obs.copy()
-        if self._reach is not None:
-            obs = self._reach.observe(obs, self._b.total)
-            reward = self._reach.reward(terminated, out.final_card[:, total])
+        if self.objective is not None:
+            obs = self.objective.observe(obs, self._b.total)
+            reward = self.objective.reward(terminated, out.final_card[:, total])
         info: dict[str, Any] = {"action_mask": self._mask.view(np.int8).copy(),
                                 "_action_mask": np.ones(n, dtype=np.bool_)}
         if self._same_step:
@@ -227,8 +226,8 @@ class YachtVectorEnv(VectorEnv):
         elif self._same_step:
             rows = np.flatnonzero(done).tolist()
             final_obs = out.final_obs
-            if self._reach is not None:
-                final_obs = self._reach.observe(final_obs, out.final_card[:, total])
+            if self.objective is not None:
+                final_obs = self.objective.observe(final_obs, out.final_card[:, total])
             kept = np.empty(n, dtype=object)  # None in every row
             for i in rows:
                 kept[i] = final_obs[i]
