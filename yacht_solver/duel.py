@@ -13,24 +13,18 @@ Values are computed in float64 and stored in float32 (seven significant digits):
 
 from __future__ import annotations
 
-import hashlib
 import inspect
-import json
-import os
-import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import BinaryIO
 
 import numba
 import numpy as np
 
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
-from yacht_env.files import open_regular, remove_stale_temporaries, write_atomic
 from yacht_env.jit.notice import SlowNotice
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.state import GameState
@@ -47,10 +41,7 @@ __all__ = ["DUEL_VERSION", "DuelPlan", "DuelSolution", "duel_plan", "solve_duel"
 DUEL_VERSION = 1
 """Bump when the duel table's values or file format change: older files are then ignored."""
 DTYPE = np.dtype("<f4")
-MAGIC = b"YACHT-ENV DUEL TABLE\n"
-MAX_HEADER_BYTES = 1 << 16
 _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
-_CHUNK = 1 << 24  # bytes hashed and checked at a time when a table is loaded
 
 
 @lru_cache(maxsize=4)
@@ -282,74 +273,26 @@ def sweep(rules: RuleSet, emit: Callable[[int, np.ndarray], None],
 def duel_key(rules: RuleSet) -> str:
     """The disk-cache key: the objective key of the rules and the turn search, the duel kernels' source and the
     sweep's (the rest of this module does not change the table)."""
-    sweep_source = "".join(inspect.getsource(f) for f in (sweep, _write_table, duel_index, DuelPlan.offsets))
-    return objective_key(rules, f"duel-{DTYPE.str}-{sweep_source}", (DK,))
+    sweep_source = "".join(inspect.getsource(f) for f in (sweep, _fill, duel_index, DuelPlan.offsets))
+    return objective_key(rules, f"duel-v{DUEL_VERSION}-{DTYPE.str}-{sweep_source}", (DK,))
 
 
 def duel_path(rules: RuleSet, key: str) -> Path:
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", rules.name)
-    return _cache.cache_dir() / f"{safe}-{key[:16]}-duel-v{DUEL_VERSION}.table"
+    """The table's file: one of the solver's tables (:mod:`yacht_solver.table_cache`), under the duel's own key."""
+    return _cache.cache_path(rules, key)
 
 
-def _header(rules: RuleSet, key: str, plan: DuelPlan) -> bytes:
-    head = {"kind": "duel", "version": DUEL_VERSION, "rules": rules.name, "key": key, "dtype": DTYPE.str,
-            "cells": list(plan.cells)}
-    return json.dumps(head, sort_keys=True).encode()
-
-
-def _write_table(rules: RuleSet, key: str, plan: DuelPlan, f: BinaryIO, progress: Callable[[int], None] | None
-                 ) -> None:
-    """Magic, header length and header, the layers from the last to the first as they are solved, and the SHA-256 of
-    those layers."""
-    header = _header(rules, key, plan)
-    f.write(MAGIC)
-    f.write(len(header).to_bytes(8, "little"))
-    f.write(header)
-    h = hashlib.sha256()
-
-    def emit(t: int, layer: np.ndarray) -> None:
-        h.update(layer.data)
-        f.write(layer.data)
-
-    sweep(rules, emit, progress)
-    f.write(h.digest())
+def _fill(rules: RuleSet, progress: Callable[[int], None] | None) -> Callable[[Callable[[np.ndarray], None]], None]:
+    """The table's values for :func:`~yacht_solver.table_cache.save_in_pieces`: the layers from the last to the
+    first, each written as soon as the sweep has solved it."""
+    return lambda write: sweep(rules, lambda t, layer: write(layer), progress)
 
 
 def _load(rules: RuleSet, key: str, plan: DuelPlan) -> list[np.ndarray] | None:
     """The layers of the cached table, memory-mapped, or ``None`` if it is missing or anything about it is off
-    (header, size, checksum, a value that is not a probability)."""
-    path = duel_path(rules, key)
-    remove_stale_temporaries(path.parent)
-    header = _header(rules, key, plan)
-    start = len(MAGIC) + 8 + len(header)
-    payload = plan.table_bytes
-    try:
-        f = open_regular(path)
-    except ValueError:
-        return None
-    try:
-        with f:
-            if os.fstat(f.fileno()).st_size != start + payload + 32:
-                return None
-            if f.read(start) != MAGIC + len(header).to_bytes(8, "little") + header:
-                return None
-            h = hashlib.sha256()
-            buf = bytearray(min(_CHUNK, max(payload, 1)))
-            left = payload
-            while left:
-                view = memoryview(buf)[: min(len(buf), left)]
-                if f.readinto(view) != len(view):
-                    return None
-                h.update(view)
-                vals = np.frombuffer(view, dtype=DTYPE)
-                if not ((vals >= 0) & (vals <= 1)).all():  # NaN fails both
-                    return None
-                left -= len(view)
-                view.release()
-            if f.read(32) != h.digest():
-                return None
-        flat = np.memmap(path, dtype=DTYPE, mode="r", offset=start, shape=(sum(plan.cells),)).view(np.ndarray)
-    except (OSError, ValueError):
+    (header, size, checksum, a value that is not a probability: the table reader checks each)."""
+    flat = _cache.load(rules, (sum(plan.cells),), key=key, value_range=(0.0, 1.0), dtype=DTYPE.str, mapped=True)
+    if flat is None:
         return None
     layers: list[np.ndarray] = [np.empty(0, DTYPE)] * len(plan.cells)
     pos = 0
@@ -419,7 +362,7 @@ def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[
                          "YACHT_ENV_CACHE_DIR to another folder")
     path.parent.mkdir(parents=True, exist_ok=True)
     with _announce(rs, plan, cache=True):
-        write_atomic(path, lambda f: _write_table(rs, key, plan, f, progress))
+        _cache.save_in_pieces(rs, key, (sum(plan.cells),), DTYPE.str, _fill(rs, progress))
     seconds = time.perf_counter() - t0
     got = _load(rs, key, plan)
     if got is None:

@@ -96,19 +96,20 @@ def cache_path(rules: R.RuleSet, key: str | None = None) -> Path:
     return cache_dir() / f"{safe}-{key[:16]}-v{SOLVER_VERSION}.table"
 
 
-def _header(rules: R.RuleSet, key: str, values: np.ndarray, align: int = 1) -> dict[str, object]:
+def _header(rules: R.RuleSet, key: str, shape: tuple[int, ...], dtype: np.dtype, sha256: str, align: int = 1) -> bytes:
+    """The JSON header of a table: what :func:`load` checks before it reads the payload."""
     head: dict[str, object] = {
         "solver_version": SOLVER_VERSION,
         "rules": rules.name,
         "key": key,
-        "shape": list(values.shape),
-        "dtype": values.dtype.str,
-        "nbytes": int(values.nbytes),
-        "sha256": hashlib.sha256(values).hexdigest(),  # the buffer itself: no copy
+        "shape": list(shape),
+        "dtype": dtype.str,
+        "nbytes": int(np.prod(shape)) * dtype.itemsize,
+        "sha256": sha256,
     }
     if align > 1:
         head["align"] = align
-    return head
+    return json.dumps(head, sort_keys=True).encode()
 
 
 def _start(header_end: int, align: int) -> int:
@@ -233,23 +234,47 @@ def save(rules: R.RuleSet, values: np.ndarray, key: str | None = None, mapped: b
     replaced); ``mapped``: its payload aligned for :func:`load`'s ``mapped`` (any type, float32 for the large
     objective tables; else float64). Returns the path, or ``None`` with a warning if the cache directory is not
     writable (or the disk is full): the cache is an optimisation, never a requirement."""
-    key = key or rules_key(rules)
-    path = cache_path(rules, key)
     values = np.ascontiguousarray(values if mapped else np.asarray(values, dtype="<f8"))
+    try:
+        return save_in_pieces(rules, key or rules_key(rules), values.shape, values.dtype.str,
+                              lambda write: write(values), mapped=mapped)
+    except OSError as e:
+        warnings.warn(f"could not write the solver cache {cache_path(rules, key)}: {e}", RuntimeWarning, stacklevel=2)
+        return None
+
+
+def save_in_pieces(rules: R.RuleSet, key: str, shape: tuple[int, ...], dtype: str,
+                   fill: Callable[[Callable[[np.ndarray], None]], None], mapped: bool = True) -> Path:
+    """Write a table whose values come in pieces, in file order: ``fill(write)`` calls ``write(piece)`` until the
+    ``prod(shape)`` values are written, so a table of many GB (the game of two players) is never whole in memory.
+    The header's checksum goes in last, over a placeholder of the same length. Atomic: what ``fill`` or the disk
+    raises (Ctrl-C included) leaves no file."""
+    dt = np.dtype(dtype)
     align = ALIGN if mapped else 1
-    header = json.dumps(_header(rules, key, values, align), sort_keys=True).encode()
-    end = len(MAGIC) + _HEADER_LEN_BYTES + len(header)
+    expected = int(np.prod(shape)) * dt.itemsize
+    placeholder = _header(rules, key, shape, dt, "0" * 64, align)
+    end = len(MAGIC) + _HEADER_LEN_BYTES + len(placeholder)
 
     def write(f: BinaryIO) -> None:
         f.write(MAGIC)
-        f.write(len(header).to_bytes(_HEADER_LEN_BYTES, "little"))
-        f.write(header)
+        f.write(len(placeholder).to_bytes(_HEADER_LEN_BYTES, "little"))
+        f.write(placeholder)
         f.write(bytes(_start(end, align) - end))
-        f.write(values.data)  # no copy of a table of many GB
+        h, written = hashlib.sha256(), 0
 
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return write_atomic(path, write)
-    except OSError as e:
-        warnings.warn(f"could not write the solver cache {path}: {e}", RuntimeWarning, stacklevel=2)
-        return None
+        def piece(values: np.ndarray) -> None:
+            nonlocal written
+            data = np.ascontiguousarray(values, dtype=dt).data  # no copy of a table of many GB
+            h.update(data)
+            f.write(data)
+            written += data.nbytes
+
+        fill(piece)
+        if written != expected:
+            raise ValueError(f"a table of shape {tuple(shape)} holds {expected:,} bytes; {written:,} were written")
+        f.seek(len(MAGIC) + _HEADER_LEN_BYTES)
+        f.write(_header(rules, key, shape, dt, h.hexdigest(), align))  # the placeholder's length: hex digests
+
+    path = cache_path(rules, key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_atomic(path, write)
