@@ -104,11 +104,16 @@ def test_illegal_in_space_action_is_a_noop_by_default() -> None:
     assert info["illegal_action"] and r == 0 and env.state == filled_state
 
 
-def test_illegal_actions_alone_end_in_truncation() -> None:
-    env = YachtEnv("yacht", max_steps=40)
-    env.reset(seed=0)
-    results = [env.step(31)[2:4] for _ in range(40)]
-    assert results[-1] == (False, True) and all(r == (False, False) for r in results[:-1])
+def test_illegal_actions_alone_end_in_truncation_by_the_time_limit() -> None:
+    """Truncation is Gymnasium's ``TimeLimit`` alone: ``gym.make`` adds it at the longest legal game (36 steps of
+    Yacht) or at ``max_episode_steps``; the class by itself never truncates."""
+    for env, limit in ((gym.make("Yacht-v0"), 36), (gym.make("Yacht-v0", max_episode_steps=40), 40)):
+        env.reset(seed=0)
+        results = [env.step(31)[2:4] for _ in range(limit)]
+        assert results[-1] == (False, True) and all(r == (False, False) for r in results[:-1])
+    bare = YachtEnv("yacht")
+    bare.reset(seed=0)
+    assert not any(bare.step(31)[3] for _ in range(1000))
 
 
 def test_strict_mode_names_the_action_and_why() -> None:

@@ -4,6 +4,7 @@ errors, states, the legal-action sampler and the SB3 adapter."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -85,12 +86,17 @@ def _hunt(state: GameState, mask: np.ndarray, pick: np.random.Generator) -> int:
     return 32 + int(legal[int(pick.integers(len(legal)))])
 
 
-def _run_differential(rules: str, n: int, episodes: int, seed0: int, illegal_p: float, max_steps: int,
+def _run_differential(rules: str, n: int, episodes: int, seed0: int, illegal_p: float, limit: int | None,
                       unique_keeps: bool = True, hunt: bool = False) -> dict[str, int]:
     """Play n games side by side in the vector env and in n YachtEnv's (same seeds, same actions) until every game
-    finished ``episodes`` episodes; compare everything at every step. Returns counts of what happened."""
-    vec = YachtVectorEnv(n, rules=rules, max_steps=max_steps, unique_keeps=unique_keeps, autoreset_mode="same_step")
-    singles = [YachtEnv(rules, max_steps=max_steps, unique_keeps=unique_keeps, engine="python") for _ in range(n)]
+    finished ``episodes`` episodes; compare everything at every step. ``limit``: the vector env's
+    ``max_episode_steps`` and the singles' Gymnasium ``TimeLimit`` (one truncation, the same in both). Returns counts
+    of what happened."""
+    vec = YachtVectorEnv(n, rules=rules, max_episode_steps=limit, unique_keeps=unique_keeps,
+                         autoreset_mode="same_step")
+    singles: list[Any] = [YachtEnv(rules, unique_keeps=unique_keeps, engine="python") for _ in range(n)]
+    if limit is not None:
+        singles = [gym.wrappers.TimeLimit(e, max_episode_steps=limit) for e in singles]
     seeds = [seed0 + 7919 * i for i in range(n)]
     obs, info = vec.reset(seed=seeds)
     first = [e.reset(seed=s) for e, s in zip(singles, seeds)]
@@ -106,7 +112,7 @@ def _run_differential(rules: str, n: int, episodes: int, seed0: int, illegal_p: 
         masks = vec.action_masks()
         actions = sampler(masks)
         if hunt:
-            actions = np.array([_hunt(e.state, masks[i], pick) for i, e in enumerate(singles)])
+            actions = np.array([_hunt(e.unwrapped.state, masks[i], pick) for i, e in enumerate(singles)])
         wild = pick.random(n) < wild_p
         actions[wild] = pick.integers(0, vec.num_actions, size=int(wild.sum()))
         obs, reward, term, trunc, info = vec.step(actions)
@@ -114,7 +120,7 @@ def _run_differential(rules: str, n: int, episodes: int, seed0: int, illegal_p: 
         s_obs = np.empty_like(obs)
         s_mask = np.empty_like(info["action_mask"])
         for i, env in enumerate(singles):
-            st = env.state
+            st = env.unwrapped.state
             if st.dice[0] == st.dice[-1] and st.yahtzee_box is not None and actions[i] >= 32:
                 stats["jokers"] += 1
             o, r, te, tr, inf = env.step(int(actions[i]))
@@ -146,7 +152,7 @@ def _run_differential(rules: str, n: int, episodes: int, seed0: int, illegal_p: 
         if "final_obs" not in info:
             assert not (term | trunc).any()
     for i in range(0, n, max(1, n // 50)):
-        assert vec.state(i) == singles[i].state
+        assert vec.state(i) == singles[i].unwrapped.state
         assert vec.generator(i).bit_generator.random_raw() == singles[i].np_random.bit_generator.random_raw()
     return stats
 
@@ -154,10 +160,10 @@ def _run_differential(rules: str, n: int, episodes: int, seed0: int, illegal_p: 
 @pytest.mark.parametrize("rules", RULE_NAMES)
 def test_differential_against_single_env(rules: str) -> None:
     """Thousands of games per rule set: random legal actions, random (mostly illegal, non-strict no-op) actions
-    (5%, 30% in every 8th game), autoreset over several episodes, a tight max_steps so that some games truncate."""
+    (5%, 30% in every 8th game), autoreset over several episodes, a tight time limit so that some games truncate."""
     c = get_rules(rules).num_categories
-    n = 700 if c <= 13 else 1400  # a 15-turn game truncates less often at max_steps = 3 C: twice the games
-    stats = _run_differential(rules, n=n, episodes=3, seed0=2024, illegal_p=0.05, max_steps=3 * c,
+    n = 700 if c <= 13 else 1400  # a 15-turn game truncates less often at 3 C steps: twice the games
+    stats = _run_differential(rules, n=n, episodes=3, seed0=2024, illegal_p=0.05, limit=3 * c,
                               unique_keeps=rules != "yahtzee-free-joker")
     assert stats["finished"] >= 2100
     assert 50 < stats["truncated"] < stats["finished"] // 4
@@ -166,7 +172,7 @@ def test_differential_against_single_env(rules: str) -> None:
 @pytest.mark.parametrize("rules", ["yahtzee", "yahtzee-free-joker"])
 def test_differential_joker_and_bonus(rules: str) -> None:
     """A policy that chases five of a kind, so that the Joker rule and the Yahtzee bonus occur many times."""
-    stats = _run_differential(rules, n=300, episodes=2, seed0=99, illegal_p=0.02, max_steps=256,
+    stats = _run_differential(rules, n=300, episodes=2, seed0=99, illegal_p=0.02, limit=None,
                               unique_keeps=False, hunt=True)
     assert stats["jokers"] >= 150 and stats["bonuses"] >= 25, stats
 
@@ -283,9 +289,9 @@ def test_make_vec(rules: str) -> None:
     assert envs.observation_space.contains(obs)
     envs.close()
     # the default mode picks the vector entry point; the env's options pass through
-    envs = gym.make_vec(IDS[rules], num_envs=3, strict=True, unique_keeps=False, max_steps=100)
+    envs = gym.make_vec(IDS[rules], num_envs=3, strict=True, unique_keeps=False, max_episode_steps=100)
     assert isinstance(envs, YachtVectorEnv)
-    assert envs.strict and not envs.unique_keeps and envs.max_steps == 100
+    assert envs.strict and not envs.unique_keeps and envs.max_episode_steps == 100
     # the sync mode still builds single envs
     sync = gym.make_vec(IDS[rules], num_envs=2, vectorization_mode="sync")
     assert not isinstance(sync, YachtVectorEnv)
@@ -330,8 +336,8 @@ def test_bad_constructor_args_and_options() -> None:
         YachtVectorEnv(0)
     with pytest.raises(ValueError, match="rules"):
         YachtVectorEnv(2, rules="poker")
-    with pytest.raises(ValueError, match="max_steps"):
-        YachtVectorEnv(2, max_steps=10)
+    with pytest.raises(ValueError, match="max_episode_steps"):
+        YachtVectorEnv(2, max_episode_steps=0)
     with pytest.raises(ValueError, match="render_mode"):
         YachtVectorEnv(2, render_mode="rgb")
     env = YachtVectorEnv(2)

@@ -23,7 +23,6 @@ from gymnasium import spaces
 
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask, check_action, describe_action, illegal_reason
-from yacht_env.engine.batch import check_max_steps
 from yacht_env.frames import check_pillow, draw_frame
 from yacht_env.i18n import check_lang
 from yacht_env.objective import objective_of
@@ -105,8 +104,9 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     <yacht_env.vector.YachtVectorEnv.generator>` hands a game over to this environment).
 
     ## Episode End
-    Terminated when every category is filled. Truncated after ``max_steps`` steps, which only illegal actions can
-    reach (a legal game takes at most 3 steps a turn).
+    Terminated when every category is filled. Truncated by Gymnasium's ``TimeLimit``, which ``gym.make`` adds at
+    the length of the longest legal game (:func:`yacht_env.state.longest_game`: 3 steps a turn), so only illegal
+    actions reach it; ``gym.make(id, max_episode_steps=N)`` sets another length. The class alone never truncates.
 
     ## Information
     ``info["action_mask"]`` (int8) after reset and every step; ``info["illegal_action"]`` (bool) on every step;
@@ -121,8 +121,6 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     - ``strict``: an in-space action the mask forbids raises ``ValueError``. Otherwise (default) it is a no-op:
       the state is unchanged, the reward is 0 and ``info["illegal_action"]`` is True.
     - ``unique_keeps``: one keep action per distinct kept multiset (default True).
-    - ``max_steps``: truncation limit, only reached through illegal actions (an int, at least 3 steps a turn, at
-      most 2**31 - 1).
     - ``lang``: language of the text rendering (:data:`yacht_env.i18n.LANGUAGES`).
     - ``engine``: ``"auto"`` (default), ``"python"`` or ``"compiled"`` (see Engine and randomness).
     - ``objective``: ``"points"`` (default: the rewards above) or ``"reach"`` with ``target=T``: reward 1 at the
@@ -136,7 +134,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(self, rules: str = "yacht", render_mode: str | None = None, strict: bool = False,
-                 unique_keeps: bool = True, max_steps: int = 256, lang: str = "en", objective: str = "points",
+                 unique_keeps: bool = True, lang: str = "en", objective: str = "points",
                  target: int | None = None, engine: str = "auto") -> None:
         self.rules = get_rules(rules)
         self._auto = engine_of(engine) == "auto"
@@ -151,7 +149,6 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         self.render_mode = render_mode
         self.strict = bool(strict)
         self.unique_keeps = bool(unique_keeps)
-        self.max_steps = check_max_steps(max_steps, self.rules.num_categories)
         self.lang = check_lang(lang)
         self.action_space = spaces.Discrete(NUM_KEEP_ACTIONS + self.rules.num_categories)
         self.observation_space = spaces.Box(0.0, O.high(self.rules), dtype=np.float32)
@@ -161,7 +158,6 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         self._status = _NOT_STARTED
         self._state: GameState | None = None
         self._mask = np.zeros(self._n_actions, dtype=np.bool_)
-        self._steps = 0  # steps of this episode, for max_steps
         self._last: LastAction | None = None  # the last action, for the text and the frames
         self._game: Any = None  # the compiled path's OneGame (yacht_env.engine.one_game)
         self._rng_in_row = False  # the compiled path: the dice stream is in the game's row, not in np_random
@@ -205,7 +201,6 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
                     self._game.load(st, O.encode(st), action_mask(st, self.unique_keeps))
                 self._state = st
                 obs = self._game.out.obs[0].copy()
-            self._steps = 0
             self._status = _PLAYING
             self._last = None
             if self.objective is not None:
@@ -247,7 +242,6 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         """The step by the transitions of :mod:`yacht_env.state`."""
         st = self._state
         assert st is not None
-        self._steps += 1
         self._python_steps += 1
         reward = 0
         if legal:
@@ -258,13 +252,12 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             self._state = st
             self._mask = action_mask(st, self.unique_keeps)
         terminated = st.is_over
-        truncated = not terminated and self._steps >= self.max_steps
         info: dict[str, Any] = {"action_mask": self._mask.view(np.int8).copy(), "illegal_action": not legal}
         if terminated:
             self._status = _OVER
             info["final_score"] = st.total
             info["scorecard"] = scorecard(st)
-        return O.encode(st), reward, terminated, truncated, info
+        return O.encode(st), reward, terminated, False, info
 
     def _step_compiled(self, a: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """The step by the vector engine's kernel on the one-game batch (the same rules, encoder and dice)."""
@@ -273,7 +266,6 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             self._sync_rng()
         game.step(a)
         self._state = None  # built from the arrays when asked for
-        self._steps += 1
         out = game.out
         terminated = bool(out.terminated[0])
         info: dict[str, Any] = {"action_mask": self._mask8.copy(), "illegal_action": bool(out.illegal[0])}
@@ -282,7 +274,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             card = game.scorecard(self.rules)
             info["final_score"] = card["total"]
             info["scorecard"] = card
-        return self._obs_row.copy(), float(out.reward[0]), terminated, bool(out.truncated[0]), info
+        return self._obs_row.copy(), float(out.reward[0]), terminated, False, info
 
     def _busy_error(self) -> None:
         raise RuntimeError("this YachtEnv is being reset or stepped by another thread: one env is used from one "
@@ -359,10 +351,9 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
         if self.engine == "compiled":
             from yacht_env.engine.one_game import OneGame
 
-            game = OneGame(self.rules, self.unique_keeps, self.max_steps, O.size(self.rules))
+            game = OneGame(self.rules, self.unique_keeps, O.size(self.rules))
             if self._state is not None:
                 game.load(self._state, O.encode(self._state), self._mask)
-                game.batch.steps[0] = self._steps
             self._use_compiled(game)
 
     def _use_compiled(self, game: Any = None) -> None:
@@ -371,7 +362,7 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
 
         self.engine = "compiled"
         self._lean = not self.strict and self.render_mode is None and self.objective is None
-        self._bind_game(game or OneGame(self.rules, self.unique_keeps, self.max_steps, O.size(self.rules)))
+        self._bind_game(game or OneGame(self.rules, self.unique_keeps, O.size(self.rules)))
 
     def _bind_game(self, game: Any) -> None:
         """The compiled path's game, and views of its rows that the step reads."""

@@ -4,7 +4,7 @@ sb3-contrib's MaskablePPO gets masks from a VecEnv through ``env.has_attr("actio
 ``np.stack(env.env_method("action_masks"))`` (``sb3_contrib.common.maskable.utils``); both are answered here from
 the engine's (N, A) mask array, without a loop over sub-environments. Episode ends follow SB3's convention: the
 returned observation is the new game's, ``infos[i]["terminal_observation"]`` the last one of the ended game, and
-``infos[i]["TimeLimit.truncated"]`` says a ``max_steps`` truncation.
+``infos[i]["TimeLimit.truncated"]`` says a ``max_episode_steps`` truncation.
 
 This module imports SB3 (and so torch); :mod:`yacht_env` itself never does.
 """
@@ -32,7 +32,7 @@ class YachtSB3VecEnv(VecEnv):
       always holds the unscaled final score of a game that terminated.
     - ``seed``: as SB3's ``VecEnv.seed``, game i gets ``seed + i`` at the next reset.
     - the other keyword arguments go to :class:`~yacht_env.vector.env.YachtVectorEnv` (``strict``,
-      ``unique_keeps``, ``max_steps``, ...).
+      ``unique_keeps``, ``max_episode_steps``, ...).
     """
 
     def __init__(self, num_envs: int = 8, rules: str | RuleSet = "yacht", reward_scale: float = 1.0,

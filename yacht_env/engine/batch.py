@@ -20,24 +20,12 @@ from yacht_env import dice as D
 from yacht_env import observation as O
 from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.rules import RuleSet, ScoringTables
-from yacht_env.state import ROLLS_PER_TURN, GameState
+from yacht_env.state import GameState
 
 # cfg: integer configuration of a batch (one int64 array, so the kernels take few arguments)
-C_NUM_CAT, C_YCAT, C_MAX_STEPS, C_AUTORESET, C_TIME_LIMIT = range(5)
+C_NUM_CAT, C_YCAT, C_AUTORESET, C_TIME_LIMIT = range(4)
 MAX_STEPS_LIMIT = 2**31 - 1
-"""The largest ``max_steps``: a batch counts the steps of an episode in int32."""
-
-
-def check_max_steps(max_steps: object, num_categories: int) -> int:
-    """``max_steps`` as an int if it is one in ``ROLLS_PER_TURN * num_categories .. MAX_STEPS_LIMIT`` (the longest
-    legal game, :func:`~yacht_env.state.longest_game`; the steps are counted in int32), else ``ValueError`` saying
-    what is accepted."""
-    least = ROLLS_PER_TURN * num_categories
-    if (isinstance(max_steps, (bool, np.bool_)) or not isinstance(max_steps, (int, np.integer))
-            or not least <= max_steps <= MAX_STEPS_LIMIT):
-        raise ValueError(f"max_steps must be an int in {least}..{MAX_STEPS_LIMIT} (a legal game takes at most "
-                         f"{least} steps), got {max_steps!r}")
-    return int(max_steps)
+"""The largest ``max_episode_steps``: a batch counts the steps of an episode in int32."""
 
 
 def check_time_limit(max_episode_steps: object) -> int | None:
@@ -82,7 +70,7 @@ class StepOutputs(NamedTuple):
 
 
 class Tables(NamedTuple):
-    """Read-only tables the kernels read (``tb``), built once per (rules, unique_keeps, max_steps, autoreset,
+    """Read-only tables the kernels read (``tb``), built once per (rules, unique_keeps, autoreset,
     time_limit) by :func:`make_tables`: the rule set's :class:`~yacht_env.rules.ScoringTables`, the dice model's
     :class:`~yacht_env.dice.DiceTables`, the env's configuration and legal keep patterns, and the observation
     encoder's tables."""
@@ -95,16 +83,14 @@ class Tables(NamedTuple):
 
 
 @functools.cache
-def make_tables(rules: RuleSet, unique_keeps: bool, max_steps: int, autoreset: bool = True,
-                time_limit: int | None = None) -> Tables:
+def make_tables(rules: RuleSet, unique_keeps: bool, autoreset: bool = True, time_limit: int | None = None) -> Tables:
     """The kernels' tables and configuration for a rule set and the env's options (built once per combination and
     shared: every array is read-only). ``autoreset``: a game that ends starts over in the same step (``SAME_STEP``);
     else it stays over until it is sent :data:`~yacht_env.engine.game.RESET_ACTION`. ``time_limit``: Gymnasium's
     ``TimeLimit`` (truncated after that many steps even where the game also terminated), None for none."""
-    cfg = np.zeros(5, dtype=np.int64)
+    cfg = np.zeros(4, dtype=np.int64)
     cfg[C_NUM_CAT] = rules.num_categories
     cfg[C_YCAT] = rules.five_kind_category
-    cfg[C_MAX_STEPS] = max_steps
     cfg[C_AUTORESET] = int(autoreset)
     cfg[C_TIME_LIMIT] = 0 if time_limit is None else time_limit
     cfg.setflags(write=False)

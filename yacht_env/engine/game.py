@@ -22,7 +22,6 @@ from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.engine import pcg64 as P
 from yacht_env.engine.batch import (
     C_AUTORESET,
-    C_MAX_STEPS,
     C_NUM_CAT,
     C_TIME_LIMIT,
     C_YCAT,
@@ -169,11 +168,11 @@ def step_game(i: int, a: int, st: Batch, tb: Tables, out: StepOutputs) -> int:
     :data:`SKIP_ACTION` leaves it and its output rows as they are), then, with autoreset, restart it if it ended;
     writes row i of ``out``. Returns 1 if it ended.
 
-    Truncation: after ``max_steps`` steps of a game that did not terminate (the env's own limit), or after the
-    ``TimeLimit`` steps whether or not it terminated (Gymnasium's wrapper, which ``make_vec`` adds for
-    ``max_episode_steps``). Each helper has one call site (an inlined function is compiled again at every site, which
-    is what a cold start waits for): a game that ends under autoreset goes round the loop twice, its final
-    observation and mask first; the roll after an action or a new game is made in the loop."""
+    Truncation, the one mechanism: after the ``TimeLimit`` steps (``max_episode_steps``, which ``make_vec`` passes)
+    whether or not the game also terminated, as Gymnasium's wrapper does; none without it. Each helper has one call
+    site (an inlined function is compiled again at every site, which is what a cold start waits for): a game that
+    ends under autoreset goes round the loop twice, its final observation and mask first; the roll after an action
+    or a new game is made in the loop."""
     if a == SKIP_ACTION:
         return 0
     obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask, final_card = out
@@ -195,7 +194,7 @@ def step_game(i: int, a: int, st: Batch, tb: Tables, out: StepOutputs) -> int:
         illegal[i] = bad
         term = np.int64(filled[i]) == (np.int64(1) << c) - 1
         limit = cfg[C_TIME_LIMIT]
-        trunc = ((not term) and steps[i] >= cfg[C_MAX_STEPS]) or (limit > 0 and steps[i] >= limit)
+        trunc = limit > 0 and steps[i] >= limit
         terminated[i] = term
         truncated[i] = trunc
         if term or trunc:

@@ -34,12 +34,12 @@ class OneGame:
     """The arrays of one game and its step; after each call ``out.obs[0]`` and ``out.mask[0]`` are its observation
     and legal-action mask, ``out.reward[0]``, ``out.terminated[0]``, ... what the step did."""
 
-    def __init__(self, rules: RuleSet, unique_keeps: bool, max_steps: int, obs_size: int) -> None:
+    def __init__(self, rules: RuleSet, unique_keeps: bool, obs_size: int) -> None:
         self.batch = Batch.empty(1, rules.num_categories)
         self.actions = np.zeros(1, dtype=np.int64)
         self.out = StepOutputs.empty(np.zeros((1, NUM_KEEP_ACTIONS + rules.num_categories), dtype=np.bool_),
                                      obs_size)
-        self._tables = make_tables(rules, unique_keeps, max_steps, False)
+        self._tables = make_tables(rules, unique_keeps, False)
         self._step = compiled(K.step_games, self.actions, self.batch, self._tables, self.out)
 
     def step(self, action: int) -> None:

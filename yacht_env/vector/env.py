@@ -26,7 +26,7 @@ from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, describe_action, illegal_reason
 from yacht_env.engine import batch_kernels as K
 from yacht_env.engine import pcg64 as P
-from yacht_env.engine.batch import Batch, StepOutputs, check_max_steps, check_time_limit, make_tables
+from yacht_env.engine.batch import Batch, StepOutputs, check_time_limit, make_tables
 from yacht_env.engine.game import RESET_ACTION, SKIP_ACTION
 from yacht_env.frames import check_pillow, draw_frame
 from yacht_env.i18n import check_lang
@@ -82,19 +82,19 @@ class YachtVectorEnv(VectorEnv):
     ## Arguments
     ``num_envs``, ``autoreset_mode``, and the options of :class:`yacht_env.env.YachtEnv`: ``rules``, ``strict``
     (an illegal action raises ``ValueError`` naming the game, before any game moves), ``unique_keeps``,
-    ``max_steps``, ``lang``, ``objective``, ``target`` and ``render_mode`` (``None``, ``"ansi"``: ``render()``
+    ``lang``, ``objective``, ``target`` and ``render_mode`` (``None``, ``"ansi"``: ``render()``
     returns one text per game, ``"human"``: every reset and step prints them, or ``"rgb_array"``: one picture per
     game, :mod:`yacht_env.frames`). ``max_episode_steps`` (which ``make_vec`` passes when given) is Gymnasium's
-    ``TimeLimit``: any positive length; a game is truncated once it has taken that many steps, also where it
-    terminated at that step. One thread steps the games; one env is not to be stepped from two threads at once
-    (that raises ``RuntimeError``).
+    ``TimeLimit`` and the one truncation: any positive length; a game is truncated once it has taken that many steps,
+    also where it terminated at that step; ``None`` (default): never. One thread steps the games; one env is not to
+    be stepped from two threads at once (that raises ``RuntimeError``).
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4,
                 "autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, num_envs: int = 1, rules: str | RuleSet = "yacht", render_mode: str | None = None,
-                 strict: bool = False, unique_keeps: bool = True, max_steps: int = 256, lang: str = "en",
+                 strict: bool = False, unique_keeps: bool = True, lang: str = "en",
                  max_episode_steps: int | None = None, objective: str = "points",
                  target: int | None = None, autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP) -> None:
         if (isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1
@@ -104,7 +104,6 @@ class YachtVectorEnv(VectorEnv):
         self.autoreset_mode = autoreset_mode_of(autoreset_mode)
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         c = self.rules.num_categories
-        max_steps = check_max_steps(max_steps, c)
         self.max_episode_steps = check_time_limit(max_episode_steps)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; accepted: None, 'ansi', 'human', 'rgb_array'")
@@ -115,7 +114,6 @@ class YachtVectorEnv(VectorEnv):
         self.render_mode = render_mode
         self.strict = bool(strict)
         self.unique_keeps = bool(unique_keeps)
-        self.max_steps = int(max_steps)
         self.lang = check_lang(lang)
         self.num_actions = NUM_KEEP_ACTIONS + c
         self.obs_size = O.size(self.rules)
@@ -127,7 +125,7 @@ class YachtVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
-        self._t = make_tables(self.rules, self.unique_keeps, self.max_steps, self._same_step, self.max_episode_steps)
+        self._t = make_tables(self.rules, self.unique_keeps, self._same_step, self.max_episode_steps)
         self._b = Batch.empty(self.num_envs, c)
         self._mask = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)  # games that ended at the last step (not restarted)
@@ -352,7 +350,7 @@ class YachtVectorEnv(VectorEnv):
         return P.to_generator(self._b.rng[self._check_index(i)])
 
     def episode_steps(self) -> np.ndarray:
-        """(N,) steps taken in each current episode (truncation happens at ``max_steps``)."""
+        """(N,) steps taken in each current episode (with ``max_episode_steps``, a game is truncated at that count)."""
         return self._b.steps.astype(np.int64)
 
     def memory_per_game(self) -> dict[str, float]:
