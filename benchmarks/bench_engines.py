@@ -39,8 +39,9 @@ import gymnasium as gym
 import numpy as np
 
 import yacht_env  # noqa: F401  (registers the ids)
-from yacht_env.env import AUTO_SWITCH_STEPS, YachtEnv
+from yacht_env.env import YachtEnv
 from yacht_env.files import write_text_atomic
+from yacht_env.single_engine import AUTO_SWITCH_STEPS
 from yacht_env.vector import LegalActionSampler, YachtVectorEnv
 
 RULE_IDS = yacht_env.ENV_IDS  # every rule set's Gymnasium id

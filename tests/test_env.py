@@ -14,10 +14,10 @@ from gymnasium.utils import seeding
 from yacht_env import ENV_IDS, RULESETS, get_rules
 from yacht_env.actions import action_mask
 from yacht_env.engine.batch import Batch
-from yacht_env.env import YachtEnv, scorecard
+from yacht_env.env import YachtEnv
 from yacht_env.observation import decode, encode, layout
 from yacht_env.randomness import roll
-from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category
+from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_category, scorecard
 
 RULE_NAMES = list(RULESETS)
 IDS = ENV_IDS

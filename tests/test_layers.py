@@ -22,7 +22,7 @@ OURS = tuple(PACKAGES)
 ALLOWED = {
     ("agents/turn_policy.py", "yacht_agents.turn_policy"),
     ("agents/model_free.py", "yacht_agents.model_free"),
-    ("yacht_env/env.py", "yacht_env.engine.batch_kernels"),  # whether it is loaded (sys.modules), not an import
+    ("yacht_env/single_engine.py", "yacht_env.engine.batch_kernels"),  # whether it is loaded, not an import
 }
 
 

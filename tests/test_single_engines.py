@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import yacht_env
-from yacht_env.env import YachtEnv, engine_of
+from yacht_env.env import YachtEnv
 
 
 def _same_step(a: tuple, b: tuple) -> None:
@@ -61,7 +61,6 @@ def test_compiled_engine_starts_from_a_given_state_and_pickles() -> None:
 def test_engine_argument() -> None:
     with pytest.raises(ValueError, match="engine must be one of 'auto', 'python', 'compiled'"):
         YachtEnv(engine="fast")
-    assert engine_of("python") == "python"
     assert gym.make("Yacht-v0", engine="compiled").unwrapped.engine == "compiled"
 
 
@@ -70,7 +69,7 @@ def test_auto_moves_to_the_compiled_kernel_at_a_reset_after_its_first_steps(monk
     AUTO_SWITCH_STEPS steps moves it to the compiled kernel where that is cached; the games go on unchanged."""
     import sys
 
-    from yacht_env import env as E
+    from yacht_env import single_engine as E
 
     monkeypatch.delitem(sys.modules, "yacht_env.engine.batch_kernels", raising=False)
     monkeypatch.setattr(E, "compiled_step_ready", lambda: True)
@@ -90,3 +89,35 @@ def test_auto_moves_to_the_compiled_kernel_at_a_reset_after_its_first_steps(monk
             o2, _ = ref.reset()
             assert o1.tobytes() == o2.tobytes()
     assert auto.engine == "compiled" and ref.engine == "python"
+
+
+@pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
+def test_every_engine_behind_one_interface(rules: str) -> None:
+    """The three engines, used directly through their one interface (use, start, step, mask, state, scorecard,
+    release), play the same games from generators seeded alike, and hand back the same dice stream."""
+    from yacht_env.single_engine import ENGINES, make_engine
+
+    rs = yacht_env.get_rules(rules)
+    engines = [make_engine(name, rs, True) for name in ENGINES]
+    gens = [np.random.Generator(np.random.PCG64(11)) for _ in engines]
+    for e, g in zip(engines, gens):
+        e.use(g)
+    pick = np.random.default_rng(3)
+    for _ in range(5):
+        first = [e.start(None) for e in engines]
+        assert all(o.tobytes() == first[0].tobytes() for o in first)
+        over = False
+        while not over:
+            legal = np.flatnonzero(engines[0].mask())
+            a = int(pick.integers(32 + rs.num_categories)) if pick.random() < 0.1 else int(pick.choice(legal))
+            steps = [e.step(a) for e in engines]
+            assert all(s[0].tobytes() == steps[0][0].tobytes() and s[1:] == steps[0][1:] for s in steps)
+            assert all(np.array_equal(e.mask(), engines[0].mask()) and e.state() == engines[0].state()
+                       for e in engines)
+            over = steps[0][2]
+        assert all(e.scorecard() == engines[0].scorecard() for e in engines)
+    for e in engines:
+        e.release()
+    assert len({g.bit_generator.random_raw() for g in gens}) == 1
+    with pytest.raises(ValueError, match="engine must be one of 'auto', 'python', 'compiled', got 'gpu'"):
+        make_engine("gpu", rs, True)

@@ -1,10 +1,13 @@
-"""One game stepped by the vector engine's own kernel: the compiled path of the single environment.
+"""One game stepped by the vector engine's own kernel: the compiled engine of the single environment.
 
-:class:`yacht_env.env.YachtEnv` takes this path where numba's cache already holds the step kernel (its ``engine``
-argument, ``"auto"`` by default): a one-game batch stepped by :func:`~yacht_env.engine.batch_kernels.step_games`, the
-kernel the vector engine runs, without autoreset. The call skips numba's matching of argument types (``Dispatcher``
-looks up the compiled overload by the types of the 30-odd arrays of a step, which costs more than the step itself):
-:func:`compiled` finds the overload once, and the buffers it was found for are the only ones it is called with.
+:class:`CompiledEngine` is a :class:`~yacht_env.single_engine.GameEngine`: a one-game batch stepped by
+:func:`~yacht_env.engine.batch_kernels.step_games`, the kernel the vector engine runs, without autoreset. The dice
+stream lives in the batch's generator row while the game is stepped (the kernel reproduces numpy's PCG64,
+:mod:`yacht_env.engine.pcg64`): it is taken from the generator given to :meth:`~CompiledEngine.use` at the first step
+and written back into it by :meth:`~CompiledEngine.release`, so the dice are the Python engine's die for die.
+The call skips numba's matching of argument types (``Dispatcher`` looks up the compiled overload by the types of
+the 30-odd arrays of a step, which costs more than the step itself): :func:`compiled` finds the overload once, and
+the buffers it was found for are the only ones it is called with.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from yacht_env.actions import NUM_KEEP_ACTIONS
+from yacht_env import observation as O
+from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask
 from yacht_env.engine import batch_kernels as K
 from yacht_env.engine import pcg64 as P
 from yacht_env.engine.batch import Batch, StepOutputs, make_tables
@@ -30,49 +34,68 @@ def compiled(kernel: Any, *args: Any) -> Callable[..., Any]:
     return kernel.compile(tuple(numba.typeof(a) for a in args))
 
 
-class OneGame:
-    """The arrays of one game and its step; after each call ``out.obs[0]`` and ``out.mask[0]`` are its observation
-    and legal-action mask, ``out.reward[0]``, ``out.terminated[0]``, ... what the step did."""
+class CompiledEngine:
+    """The arrays of one game and the kernel's step over them (see the module docstring)."""
 
-    def __init__(self, rules: RuleSet, unique_keeps: bool, obs_size: int) -> None:
+    name = "compiled"
+
+    def __init__(self, rules: RuleSet, unique_keeps: bool) -> None:
+        self.rules, self.unique_keeps = rules, unique_keeps
+        self.rng: np.random.Generator | None = None
         self.batch = Batch.empty(1, rules.num_categories)
         self.actions = np.zeros(1, dtype=np.int64)
         self.out = StepOutputs.empty(np.zeros((1, NUM_KEEP_ACTIONS + rules.num_categories), dtype=np.bool_),
-                                     obs_size)
+                                     O.size(rules))
         self._tables = make_tables(rules, unique_keeps, False)
         self._step = compiled(K.step_games, self.actions, self.batch, self._tables, self.out)
+        self._obs, self._mask = self.out.obs[0], self.out.mask[0]  # views of the rows the kernel writes
+        self._in_row = False  # whether the dice stream is in the batch's row (else in self.rng)
+        self._state: GameState | None = None  # built from the arrays when asked for
 
-    def step(self, action: int) -> None:
-        """Take ``action`` (checked to be in the action space; an illegal one is a no-op), or
-        :data:`~yacht_env.engine.game.RESET_ACTION` for a new game from the game's generator row."""
+    def use(self, rng: np.random.Generator) -> None:
+        if rng is not self.rng:
+            self.rng, self._in_row = rng, False
+
+    def release(self) -> None:
+        if self._in_row:
+            P.write_state(self.batch.rng[0], self.rng.bit_generator)  # type: ignore[union-attr]
+            self._in_row = False
+
+    def _run(self, action: int) -> None:
+        if not self._in_row:
+            self.batch.rng[0] = P.state_row(self.rng.bit_generator)  # type: ignore[union-attr]
+            self._in_row = True
         self.actions[0] = action
         self._step(self.actions, self.batch, self._tables, self.out)
+        self._state = None
 
-    def reset(self) -> None:
-        self.step(RESET_ACTION)
+    def start(self, state: GameState | None) -> np.ndarray:
+        if state is None:
+            self._run(RESET_ACTION)
+        else:  # the game becomes ``state``, its generator row kept
+            self.batch.load_state(0, state)
+            self._obs[:] = O.encode(state)
+            self._mask[:] = action_mask(state, self.unique_keeps)
+            self._state = state
+        return self._obs.copy()
 
-    def load(self, state: GameState, obs: np.ndarray, mask: np.ndarray) -> None:
-        """The game becomes ``state`` (its generator row kept), showing ``obs`` and ``mask`` (the encoder's, made by
-        the caller)."""
-        self.batch.load_state(0, state)
-        self.out.obs[0] = obs
-        self.out.mask[0] = mask
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool]:
+        self._run(action)
+        out = self.out
+        return self._obs.copy(), float(out.reward[0]), bool(out.terminated[0]), bool(out.illegal[0])
 
-    def seed_from(self, bit_generator: np.random.PCG64) -> None:
-        """The game's dice continue ``bit_generator``'s stream."""
-        self.batch.rng[0] = P.state_row(bit_generator)
+    def mask(self) -> np.ndarray:
+        return self._mask
 
-    def seed_into(self, bit_generator: np.random.PCG64) -> None:
-        """``bit_generator`` continues the game's dice stream (set in place)."""
-        P.write_state(self.batch.rng[0], bit_generator)
+    def state(self) -> GameState:
+        if self._state is None:
+            self._state = self.batch.game_state(0, self.rules)
+        return self._state
 
-    def state(self, rules: RuleSet) -> GameState:
-        return self.batch.game_state(0, rules)
-
-    def scorecard(self, rules: RuleSet) -> dict[str, int]:
-        """The final scorecard the step wrote (the game terminated): every box, the bonuses and the total."""
+    def scorecard(self) -> dict[str, int]:
+        """The final scorecard the kernel wrote in the step that ended the game."""
         card = self.out.final_card[0].tolist()
-        c = rules.num_categories
-        out = dict(zip(rules.category_ids, card[:c]))
+        c = self.rules.num_categories
+        out = dict(zip(self.rules.category_ids, card[:c]))
         out.update(upper_bonus=card[c], yahtzee_bonus=card[c + 1], total=card[c + 2])
         return out
