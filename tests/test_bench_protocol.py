@@ -52,7 +52,8 @@ def test_evaluate_measures_what_yacht_eval_measures(greedy_records: Path) -> Non
                                                        / (refs["optimal"] - refs["random"]))
 
 
-@pytest.mark.parametrize("learner", ["td=yacht_td.yaml", "ppo=yacht_model_free.yaml"])
+@pytest.mark.parametrize("learner", ["td=yacht_td.yaml",
+                                     pytest.param("ppo=yacht_model_free.yaml", marks=pytest.mark.slow)])
 def test_a_short_run_of_each_learner_writes_a_record_the_report_reads(learner: str, tiny_budget: str,
                                                                       tmp_path: Path) -> None:
     name, config = learner.split("=")

@@ -79,6 +79,7 @@ def test_a_second_run_of_every_command_compiles_nothing(tmp_path: Path) -> None:
     assert "compiling" not in second_err, second_err[-3000:]
 
 
+@pytest.mark.slow
 def test_a_cold_cache_announces_compiling_once_per_command(tmp_path: Path) -> None:
     """``yacht eval`` on an empty numba cache compiles the turn search, the solver's and the vector engine's kernels:
     one announcement (what, and that it is once per machine, where the cache is), then only "still" lines."""

@@ -67,7 +67,8 @@ def python_pages() -> list[Path]:
     return [p for p in PAGES if any(b.lang == "python" for b in blocks(p))]
 
 
-@pytest.mark.parametrize("page", python_pages(), ids=rel)
+@pytest.mark.parametrize("page", [pytest.param(p, marks=pytest.mark.slow) if p.name == "integrations.md" else p
+                                  for p in python_pages()], ids=rel)  # the recipes train: 20 s, in --full only
 def test_python_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     changes = SMALLER.get(rel(page), [])

@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from test_replay_page import browser  # noqa: F401 - the fixture, shared
 
+pytestmark = pytest.mark.slow  # the site's build takes about 17 s: in --full (the test command, CI) only
+
 pytest.importorskip("mkdocs")
 
 ROOT = Path(__file__).resolve().parents[1]

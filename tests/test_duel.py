@@ -258,6 +258,7 @@ def _mapped(a: np.ndarray) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_the_duel_table_is_cached_memory_mapped_and_a_bad_file_is_solved_again(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
     rs = registered(UPPER6)
@@ -468,6 +469,7 @@ def test_the_pettingzoo_environment_reports_the_exact_win_regret(tmp_path, monke
         evaluate_policies([random_policy, 7], rs.name, 2)
 
 
+@pytest.mark.slow
 def test_yacht_solve_objective_duel_prints_and_writes_json(tmp_path, monkeypatch, capsys) -> None:
     import json
 

@@ -153,3 +153,27 @@ def test_the_experiment_log_record_is_what_its_pages_quote() -> None:
         assert f" {entry['section']}\n" in text, entry
         body = text.split(f" {entry['section']}\n", 1)[1]
         assert all(f"{v}%" in body for v in entry["percent_of_optimal"]), entry
+
+
+def test_the_version_floors_quoted_are_pyprojects() -> None:
+    """The environments page's compatibility line quotes each library's lowest accepted version as pyproject.toml
+    requires it (numba, torch, stable-baselines3 / sb3-contrib, Ray)."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    requirements = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values()
+                                               for r in extra)]
+
+    def floor(name: str) -> str:
+        found = {m.group(1) for r in requirements if (m := re.fullmatch(rf"{re.escape(name)}(?:\[\w+\])?>=([\d.]+).*",
+                                                                        r.split(";")[0].strip()))}
+        assert len(found) == 1, (name, found)
+        return found.pop()
+
+    page = " ".join((REPO / "docs" / "environments.md").read_text(encoding="utf-8").split())
+    for quoted, name in (("numba {}+", "numba"), ("torch {}–2.x", "torch"),
+                         ("stable-baselines3 / sb3-contrib {}+", "stable-baselines3"),
+                         ("stable-baselines3 / sb3-contrib {}+", "sb3-contrib"), ("Ray {}+", "ray")):
+        assert quoted.format(floor(name)) in page, f"docs/environments.md should quote {quoted.format(floor(name))!r}"

@@ -335,6 +335,7 @@ def test_cli_rejects_bad_objective_flags(argv: list[str], words: str, capsys: py
     assert words in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_tables_beyond_the_memory_limit_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     from yacht_solver.reach import MEMORY_ENV
 
