@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +46,13 @@ def child_env(**extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
     env.update(extra)
     return env
+
+
+def sigint_default() -> None:
+    """``preexec_fn`` of a child that is sent SIGINT: SIGINT back to its default before Python starts. A suite
+    started by a shell's ``cmd &`` without job control runs with SIGINT ignored; a child inherits that, and Python
+    then installs no KeyboardInterrupt handler (the Ctrl-C tests failed every time so)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, child_env
+from conftest import REPO, child_env, sigint_default
 
 # ==== yacht eval checks its outputs before any game ========================================================
 
@@ -133,18 +133,11 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch: pytest.MonkeyPatch, capsys
     assert capsys.readouterr().err == "\nyacht eval: interrupted\n"
 
 
-def _sigint_default() -> None:
-    """In the child before it starts Python: SIGINT back to its default. A suite started by a shell's ``cmd &``
-    without job control runs with SIGINT ignored; a child inherits that, and Python then installs no
-    KeyboardInterrupt handler (the test failed 2 times of 2 so)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def test_ctrl_c_from_the_shell(tmp_path: Path) -> None:
     """A real SIGINT during yacht eval: one line, exit 130."""
     p = subprocess.Popen([sys.executable, "-m", "yacht_cli", "eval", "--agent", "random", "--episodes",
                           "10000000", "--no-regret", "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, env=child_env(), cwd=str(tmp_path), preexec_fn=_sigint_default)
+                         text=True, env=child_env(), cwd=str(tmp_path), preexec_fn=sigint_default)
     assert p.stderr is not None
     seen = ""
     while "game" not in seen:  # the progress bar: the games have started

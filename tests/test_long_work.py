@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import child_env
+from conftest import child_env, sigint_default
 
 TWENTY = """
 import sys
@@ -31,7 +31,7 @@ def test_a_twenty_box_table_is_announced_and_ctrl_c_stops_it(call: str, tmp_path
     sizing sweep, first) and no table or temporary file is left in the cache."""
     env = child_env(YACHT_ENV_CACHE_DIR=str(tmp_path / "cache"), PYTHONUNBUFFERED="1")
     proc = subprocess.Popen([sys.executable, "-c", TWENTY.replace("{call}", call)], stderr=subprocess.PIPE, text=True,
-                            env=env)
+                            env=env, preexec_fn=sigint_default)
     assert proc.stderr is not None
     lines = []
     warm = False
