@@ -22,9 +22,12 @@ from yacht_tools.replay import format_replay, replay_game
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``yacht replay ARGV``: exit code, stdout, and stderr without the one-time notices of long work (numba's
+    compile, the first solve), which depend on what this worker process did before."""
     code = main(["replay", *argv])
     out = capsys.readouterr()
-    return code, out.out, out.err
+    err = "".join(line for line in out.err.splitlines(keepends=True) if not line.startswith("yacht-env: "))
+    return code, out.out, err
 
 
 def check_record(rec: dict[str, Any], rules: str, seed: int) -> None:

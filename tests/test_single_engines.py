@@ -111,7 +111,8 @@ def test_every_engine_behind_one_interface(rules: str) -> None:
             legal = np.flatnonzero(engines[0].mask())
             a = int(pick.integers(32 + rs.num_categories)) if pick.random() < 0.1 else int(pick.choice(legal))
             steps = [e.step(a) for e in engines]
-            assert all(s[0].tobytes() == steps[0][0].tobytes() and s[1:] == steps[0][1:] for s in steps)
+            assert all(s[0].tobytes() == steps[0][0].tobytes() and s[1:4] == steps[0][1:4] for s in steps)
+            assert all(s[4].dtype == np.int8 and np.array_equal(s[4], engines[0].mask()) for s in steps)
             assert all(np.array_equal(e.mask(), engines[0].mask()) and e.state() == engines[0].state()
                        for e in engines)
             over = steps[0][2]

@@ -174,8 +174,8 @@ class YachtEnv(gym.Env[np.ndarray, np.int64]):
             engine = self._engine
             if self._watched:
                 self._check_and_record(a)
-            obs, reward, terminated, illegal = engine.step(a)
-            info: dict[str, Any] = {"action_mask": engine.mask().view(np.int8).copy(), "illegal_action": illegal}
+            obs, reward, terminated, illegal, mask = engine.step(a)
+            info: dict[str, Any] = {"action_mask": mask, "illegal_action": illegal}
             if terminated:
                 self._status = _OVER
                 card = engine.scorecard()

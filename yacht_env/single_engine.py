@@ -34,9 +34,10 @@ AUTO_SWITCH_STEPS = 2000
 """:class:`AutoEngine`: the steps after which the next new game is played by the compiled kernel (where it is in
 numba's cache): short scripts never wait for numba's import, long runs step faster."""
 
-StepResult = tuple[np.ndarray, float, bool, bool]
-"""What :meth:`GameEngine.step` returns: the observation (a new array), the reward, whether the game is over, and
-whether the action was illegal (then nothing changed)."""
+StepResult = tuple[np.ndarray, float, bool, bool, np.ndarray]
+"""What :meth:`GameEngine.step` returns: the observation (a new array), the reward, whether the game is over,
+whether the action was illegal (then nothing changed), and the legal actions now as a new int8 array (what
+``info["action_mask"]`` holds)."""
 
 
 class GameEngine(Protocol):
@@ -104,7 +105,7 @@ class PythonEngine:
                 st, reward = score_category(st, action - NUM_KEEP_ACTIONS, self.rng)
             self._state = st
             self._mask = action_mask(st, self.unique_keeps)
-        return O.encode(st), float(reward), st.is_over, not legal
+        return O.encode(st), float(reward), st.is_over, not legal, self._mask.view(np.int8).copy()
 
     def mask(self) -> np.ndarray:
         return self._mask

@@ -49,6 +49,7 @@ class CompiledEngine:
         self._tables = make_tables(rules, unique_keeps, False)
         self._step = compiled(K.step_games, self.actions, self.batch, self._tables, self.out)
         self._obs, self._mask = self.out.obs[0], self.out.mask[0]  # views of the rows the kernel writes
+        self._mask8 = self._mask.view(np.int8)
         self._in_row = False  # whether the dice stream is in the batch's row (else in self.rng)
         self._state: GameState | None = None  # built from the arrays when asked for
 
@@ -79,10 +80,16 @@ class CompiledEngine:
             self._state = state
         return self._obs.copy()
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool]:
-        self._run(action)
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, np.ndarray]:
+        if not self._in_row:
+            self.batch.rng[0] = P.state_row(self.rng.bit_generator)  # type: ignore[union-attr]
+            self._in_row = True
+        self.actions[0] = action
         out = self.out
-        return self._obs.copy(), float(out.reward[0]), bool(out.terminated[0]), bool(out.illegal[0])
+        self._step(self.actions, self.batch, self._tables, out)
+        self._state = None
+        return (self._obs.copy(), float(out.reward[0]), bool(out.terminated[0]), bool(out.illegal[0]),
+                self._mask8.copy())
 
     def mask(self) -> np.ndarray:
         return self._mask
