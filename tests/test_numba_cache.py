@@ -103,6 +103,38 @@ def test_the_cache_folder_follows_numba_cache_dir(tmp_path: Path, monkeypatch: p
     assert folder.parent == tmp_path and folder.name.startswith("jit_")
 
 
+@pytest.mark.parametrize("custom", [False, True])
+def test_the_folder_found_without_numba_is_numbas_own(custom: bool, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """cache_manifest.numba_cache_folder (no numba import: the single env's engine="auto" looks there) names the
+    folder numba's own locators give, with NUMBA_CACHE_DIR set and without."""
+    from numba.core import config
+
+    from yacht_env.jit.cache_manifest import numba_cache_folder
+
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path) if custom else "")
+    if custom:
+        monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    else:
+        monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    kernels = str(Path(numba_cache.__file__).parents[1] / "engine" / "batch_kernels.py")
+    assert numba_cache_folder(kernels) == numba_cache._numba_cache_dir(kernels)
+    assert (numba_cache_folder(kernels).parent == tmp_path) is custom
+
+
+@pytest.mark.slow
+def test_a_kernel_in_the_numba_cache_dir_counts_as_cached(tmp_path: Path) -> None:
+    """With NUMBA_CACHE_DIR set, a child that finds the vector engine's kernel cached there takes the compiled engine
+    at once (it counted as never cached there, so engine="auto" stayed in Python)."""
+    env = child_env(NUMBA_CACHE_DIR=str(tmp_path))
+    subprocess.run([sys.executable, "-c", _ENV_STEP], env=env, check=True, capture_output=True, timeout=600)
+    code = ("import sys\nfrom yacht_env.single_engine import compiled_step_ready\n"
+            "print(compiled_step_ready(), 'yacht_env.engine.batch_kernels' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True,
+                         timeout=120).stdout
+    assert out.split() == ["True", "False"]
+
+
 # ==== several processes compile into one cache at once ==============================================================
 
 _SEARCH = {  # two kernels of one module, each compiled by its own process

@@ -62,14 +62,27 @@ def _current_digest() -> str:
     return source_digest()
 
 
+def numba_cache_folder(module_file: str) -> Path:
+    """The folder where numba caches the kernels of ``module_file``, found as numba's own locators find it, without
+    importing numba: ``$NUMBA_CACHE_DIR/<folder name>_<SHA-1 of the folder's path>`` where that is set, else
+    ``__pycache__`` beside the module. (Where that is not writable numba uses a user-wide folder, not looked up
+    here: then nothing counts as cached.)"""
+    folder = os.path.dirname(os.path.abspath(module_file))
+    custom = os.environ.get("NUMBA_CACHE_DIR")
+    if custom:
+        digest = hashlib.sha1(folder.encode(), usedforsecurity=False).hexdigest()
+        return Path(custom) / f"{os.path.basename(folder)}_{digest}"
+    return Path(folder) / "__pycache__"
+
+
 def kernel_cached(module_file: str, kernel: str) -> bool:
-    """Whether numba's cache beside ``module_file`` holds ``kernel`` (its index and data files, vouched for by the
-    module's manifest for the package's current sources): checked without importing numba, so that a caller can
-    choose the compiled path only where it loads at once. False where numba caches elsewhere (``NUMBA_CACHE_DIR``)
-    or compiles nothing (``NUMBA_DISABLE_JIT``)."""
-    if os.environ.get("NUMBA_CACHE_DIR") or os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+    """Whether numba's cache of ``module_file`` (:func:`numba_cache_folder`) holds ``kernel`` (its index and data
+    files, vouched for by the module's manifest for the package's current sources): checked without importing
+    numba, so that a caller can choose the compiled path only where it loads at once. False where numba compiles
+    nothing (``NUMBA_DISABLE_JIT``)."""
+    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
         return False
-    folder, stem = Path(module_file).parent / "__pycache__", Path(module_file).stem
+    folder, stem = numba_cache_folder(module_file), Path(module_file).stem
     manifest = _read_manifest(folder / f"{stem}{MANIFEST_SUFFIX}")
     if manifest is None or manifest["sources"] != _current_digest():
         return False
