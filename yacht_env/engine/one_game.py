@@ -62,22 +62,13 @@ class CompiledEngine:
             P.write_state(self.batch.rng[0], self.rng.bit_generator)  # type: ignore[union-attr]
             self._in_row = False
 
-    def _run(self, action: int) -> None:
-        if not self._in_row:
-            self.batch.rng[0] = P.state_row(self.rng.bit_generator)  # type: ignore[union-attr]
-            self._in_row = True
-        self.actions[0] = action
-        self._step(self.actions, self.batch, self._tables, self.out)
-        self._state = None
-
     def start(self, state: GameState | None) -> np.ndarray:
-        if state is None:
-            self._run(RESET_ACTION)
-        else:  # the game becomes ``state``, its generator row kept
-            self.batch.load_state(0, state)
-            self._obs[:] = O.encode(state)
-            self._mask[:] = action_mask(state, self.unique_keeps)
-            self._state = state
+        if state is None:  # the kernel's own new game, from the dice stream
+            return self.step(RESET_ACTION)[0]
+        self.batch.load_state(0, state)  # the game becomes ``state``, its generator row kept
+        self._obs[:] = O.encode(state)
+        self._mask[:] = action_mask(state, self.unique_keeps)
+        self._state = state
         return self._obs.copy()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, np.ndarray]:
