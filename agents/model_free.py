@@ -31,6 +31,7 @@ from torch import nn
 
 from yacht_agents.sb3_policies import _COMMON_KWARGS, PolicySpec, _int_list, _optimizer_kwargs, _str, register_policy
 from yacht_env import dice as D
+from yacht_env import multiplayer as MP
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.rules import RuleSet, get_rules
@@ -52,7 +53,7 @@ class ModelFreeNet(nn.Module):
 
     def __init__(self, rules: str | RuleSet, net_arch: list[int], activation_fn: type[nn.Module],
                  keep_head: str = "pattern", keep_hidden: int = 64, vf_arch: list[int] | None = None,
-                 ignore_observation: list[str] | None = None) -> None:
+                 ignore_observation: list[str] | None = None, players: int = 1) -> None:
         super().__init__()
         rs = get_rules(rules)
         if keep_head not in KEEP_HEADS:
@@ -62,7 +63,9 @@ class ModelFreeNet(nn.Module):
         lay = O.layout(rs)
         self.onehot = lay["dice_onehot"]
         self.rolls = lay["rolls_left"]
-        n_in = O.size(rs)
+        n_in = observation_width(rs, players)  # heads-up: the table's observation, the player's own first
+        if ignore_observation and players != 1:
+            raise ValueError("ignore_observation applies to the one-player observation only")
         visible = O.visible_columns(rs, ignore_observation) if ignore_observation else None
         self.register_buffer("visible", None if visible is None else th.as_tensor(visible), persistent=False)
         self.trunk, width = _trunk(n_in, list(net_arch), activation_fn)
@@ -154,15 +157,16 @@ class ModelFreePolicy(MaskableActorCriticPolicy):
     def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, lr_schedule: Any,
                  rules: str = "yacht", keep_head: str = "pattern", keep_hidden: int = 64,
                  vf_arch: list[int] | None = None, ignore_observation: list[str] | None = None,
-                 net_arch: list[int] | None = None,
-                 activation_fn: type[nn.Module] = nn.SiLU, **kwargs: Any) -> None:
+                 net_arch: list[int] | None = None, activation_fn: type[nn.Module] = nn.SiLU, players: int = 1,
+                 **kwargs: Any) -> None:
         self.rules_name = get_rules(rules).name
         self.keep_head = keep_head
         self.keep_hidden = int(keep_hidden)
         self.vf_arch = list(vf_arch or [])
         self.ignore_observation = list(ignore_observation or [])
+        self.players = int(players)
         kwargs["ortho_init"] = False
-        want = O.size(self.rules_name)
+        want = observation_width(get_rules(rules), self.players)
         if observation_space.shape != (want,):
             raise ValueError(f"ModelFreePolicy for rules {self.rules_name!r} needs observations of shape ({want},), "
                              f"got {observation_space.shape}")
@@ -172,7 +176,7 @@ class ModelFreePolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = ModelFreeNet(self.rules_name, list(self.net_arch), self.activation_fn, self.keep_head,
-                                          self.keep_hidden, self.vf_arch, self.ignore_observation)
+                                          self.keep_hidden, self.vf_arch, self.ignore_observation, self.players)
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
@@ -200,8 +204,21 @@ class ModelFreePolicy(MaskableActorCriticPolicy):
                     vf_arch=self.vf_arch)
         if self.ignore_observation:
             data.update(ignore_observation=self.ignore_observation)
+        if self.players != 1:  # only then: one-player models keep the kwargs they always had
+            data.update(players=self.players)
         data.pop("ortho_init", None)
         return data
+
+
+def observation_width(rules: RuleSet, players: int) -> int:
+    """Columns of the observation the policy reads: the one-player observation, or the table's of ``players``."""
+    return O.size(rules) if players == 1 else MP.size(rules, players)
+
+
+def _players(value: Any, key: str) -> int:
+    if type(value) is not int or value not in (1, 2):
+        raise ValueError(f"policy_kwargs[{key!r}] must be 1 or 2, got {value!r}")
+    return value
 
 
 def _keep_head(value: Any, key: str) -> str:
@@ -226,7 +243,7 @@ def _width(value: Any, key: str) -> int:
 MODEL_FREE_KWARGS = {"net_arch": _int_list, "activation_fn": _COMMON_KWARGS["activation_fn"],
                      "optimizer_class": _COMMON_KWARGS["optimizer_class"], "optimizer_kwargs": _optimizer_kwargs,
                      "rules": _str, "keep_head": _keep_head, "keep_hidden": _width, "vf_arch": _int_list,
-                     "ignore_observation": _str_list}
+                     "ignore_observation": _str_list, "players": _players}
 _SPEC = PolicySpec("ModelFreePolicy", "maskable", lambda: ModelFreePolicy, MODEL_FREE_KWARGS, shared_trunk=True)
 register_policy("yacht_agents.model_free", "ModelFreePolicy", _SPEC)
 

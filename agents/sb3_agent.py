@@ -25,6 +25,7 @@ import numpy as np
 
 from yacht_agents.base import Agent
 from yacht_env import dice as D
+from yacht_env import multiplayer as MP
 from yacht_env import observation as O
 from yacht_env.actions import KEEP_ALL, NUM_KEEP_ACTIONS, num_actions
 from yacht_env.rules import RuleSet, get_rules
@@ -34,18 +35,36 @@ META_KEY = "yacht_env_meta"
 META_VERSION = 1
 
 
-def model_meta(rules: str | RuleSet, unique_keeps: bool = True) -> dict[str, Any]:
+def model_meta(rules: str | RuleSet, unique_keeps: bool = True, players: int = 1) -> dict[str, Any]:
     """The metadata a model needs to be used safely: what it was trained on (``obs_layout``: the observation layout
-    version, :data:`yacht_env.observation.LAYOUT_VERSION`)."""
+    version, :data:`yacht_env.observation.LAYOUT_VERSION`; ``players``: 2 for a heads-up model, which reads the
+    observation of :mod:`yacht_env.multiplayer`)."""
     rs = get_rules(rules)
-    return {
+    meta = {
         "version": META_VERSION,
         "rules": rs.name,
         "obs_layout": O.LAYOUT_VERSION,
-        "observation_layout": {k: [s.start, s.stop] for k, s in O.layout(rs).items()},
+        "observation_layout": {k: [s.start, s.stop] for k, s in _layout(rs, players).items()},
         "num_actions": num_actions(rs),
         "unique_keeps": bool(unique_keeps),
     }
+    if players != 1:  # only then: the metadata of one-player models stays as it was
+        meta["players"] = players
+    return meta
+
+
+def _layout(rules: RuleSet, players: int, version: int = O.LAYOUT_VERSION) -> dict[str, slice]:
+    """The observation layout a model of ``players`` reads: the single-player one, or the multiplayer one."""
+    return O.layout(rules, version) if players == 1 else MP.layout(rules, players)
+
+
+def model_players(meta: dict[str, Any] | None, source: str) -> int:
+    """The seats a model plays at: its metadata's ``players`` (1 where absent), 1 or 2, else ``ValueError``."""
+    players = (meta or {}).get("players", 1)
+    if type(players) is not int or players not in (1, 2):
+        raise ValueError(f"{source} says it plays at tables of {players!r} players; this version of yacht-env reads "
+                         "models of 1 or 2")
+    return players
 
 
 def check_meta(meta: dict[str, Any] | None, rules: RuleSet, source: str) -> int:
@@ -58,6 +77,13 @@ def check_meta(meta: dict[str, Any] | None, rules: RuleSet, source: str) -> int:
     if meta.get("rules") != rules.name:
         raise ValueError(f"{source} was trained for rules {meta.get('rules')!r}, not {rules.name!r}")
     listed = meta.get("observation_layout")
+    players = model_players(meta, source)
+    if players != 1:
+        want = {k: [s.start, s.stop] for k, s in _layout(rules, players).items()}
+        if listed != want or meta.get("num_actions") != num_actions(rules):
+            raise ValueError(f"{source} was trained with another observation layout or action space than the "
+                             f"{players}-player game of yacht-env ({listed} vs {want})")
+        return O.LAYOUT_VERSION
     version = meta.get("obs_layout", next(
         (v for v in O.LAYOUT_VERSIONS if listed == {k: [s.start, s.stop] for k, s in O.layout(rules, v).items()}), 1))
     if type(version) is not int or version not in O.LAYOUT_VERSIONS:
@@ -233,13 +259,19 @@ class SB3Agent(Agent):
     batched = True
 
     def __init__(self, policy: Any, rules: str | RuleSet, name: str = "sb3", unique_keeps: bool = True,
-                 obs_layout: int = O.LAYOUT_VERSION) -> None:
+                 obs_layout: int = O.LAYOUT_VERSION, players: int = 1) -> None:
         super().__init__(rules)
         self.policy = policy
         self.name = name
         self.unique_keeps = unique_keeps
         self.obs_layout = obs_layout
-        self.obs_columns = O.size(self.rules, obs_layout)
+        self.players = players
+        if players == 1:
+            self.obs_columns = O.size(self.rules, obs_layout)
+        else:  # a heads-up model: it reads the table's observation and plays only at a table of its size
+            self.obs_columns = MP.size(self.rules, players)
+            self.multiplayer_obs = True
+            self.max_players = players
 
     def act(self, obs: np.ndarray, mask: np.ndarray, state: GameState | None = None) -> int:
         return int(self.act_batch(np.asarray(obs)[None], np.asarray(mask)[None])[0])
@@ -252,6 +284,10 @@ class SB3Agent(Agent):
                   ) -> np.ndarray:
         obs = np.asarray(obs, dtype=np.float32)
         masks = np.asarray(masks, dtype=bool)
+        if self.players != 1 and obs.shape[-1] != self.obs_columns:
+            raise ValueError(f"{self.name} plays at tables of {self.players} players (it reads the multiplayer "
+                             f"observation, {self.obs_columns} columns), not a game alone: put it in a tournament "
+                             "or yacht bench evaluate --tasks yacht-heads-up")
         if not self.unique_keeps:  # the model knows every pattern: offer them all, then map back
             masks = masks.copy()
             rolling = masks[:, :KEEP_ALL].any(axis=1)
@@ -278,19 +314,24 @@ def load_sb3_agent(path: str | Path, rules: str | RuleSet, seed: int | None = No
     except ValueError as e:
         raise ValueError(f"cannot load {source} as a stable-baselines3 model: {str(e).removeprefix(source + ': ')}") \
             from None
+    players = model_players(info.yacht_env_meta, source)
     if info.yacht_env_meta is not None:
         version = check_meta(info.yacht_env_meta, rs, source)
     else:  # anyone's model: its observation width says the layout
         version = layout_of_width(info.observation_shape[0], rs) if len(info.observation_shape) == 1 else None
         version = O.LAYOUT_VERSION if version is None else version  # the space check below then says what is wrong
     env = YachtEnv(rs.name)
+    space = model_observation_space(env.observation_space, rs, version)
+    if players != 1:
+        from gymnasium import spaces
+
+        space = spaces.Box(*MP.bounds(rs, players), dtype=np.float32)
     try:
-        policy, _ = load_sb3_policy(path, model_observation_space(env.observation_space, rs, version),
-                                    env.action_space)
+        policy, _ = load_sb3_policy(path, space, env.action_space)
     except ValueError as e:
         raise ValueError(f"cannot load {source} as a stable-baselines3 model for rules {rs.name!r}: "
                          f"{str(e).removeprefix(source + ': ')}") from None
     unique = bool((info.yacht_env_meta or {}).get("unique_keeps", True))
-    agent = SB3Agent(policy, rs, name=path.stem, unique_keeps=unique, obs_layout=version)
+    agent = SB3Agent(policy, rs, name=path.stem, unique_keeps=unique, obs_layout=version, players=players)
     agent.seed(seed)  # the agent acts deterministically (the policy's best legal action): no global RNG to seed
     return agent

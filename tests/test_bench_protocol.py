@@ -167,15 +167,28 @@ def test_the_protocol_page_states_the_protocol_the_code_runs() -> None:
 
 
 def test_the_committed_baselines_are_whole() -> None:
-    """The baseline records the benchmark page reports: masked PPO and the TD learner on every task at the primary
-    budget, five seeds each, and the three reference agents on every task, all of this protocol."""
+    """The baseline records the benchmark page reports: masked PPO and the TD learner on every one-player task at the
+    primary budget, five seeds each, and masked PPO by self-play on the heads-up task; the three reference agents on
+    every one-player task, and five on the heads-up one (the two players to win, optimal-win and optimal-duel, among
+    them); all of this protocol."""
     records = P.read_records([Path(__file__).resolve().parents[1] / "docs" / "records" / "bench-v1"])
     runs = {(r["task"], r["learner"], r["seed"]) for r in records if r["kind"] == "run"}
-    assert runs == {(t, n, s) for t in P.TASKS for n in ("ppo", "td") for s in P.DEFAULT_SEEDS}
+    heads_up = [t for t in P.ALL_TASKS if P.task_players(t) == 2]
+    assert runs == ({(t, n, s) for t in P.TASKS for n in ("ppo", "td") for s in P.DEFAULT_SEEDS}
+                    | {(t, "ppo", s) for t in heads_up for s in P.DEFAULT_SEEDS})
     assert all(r["budget"] == "primary" for r in records if r["kind"] == "run")
     refs = {(r["task"], r["learner"]) for r in records if r["kind"] == "agent"}
-    assert refs == {(t, a) for t in P.TASKS for a in ("random", "greedy", "optimal")}
+    two = ("random", "greedy", "optimal", "optimal-win", "optimal-duel")
+    assert refs == ({(t, a) for t in P.TASKS for a in ("random", "greedy", "optimal")}
+                    | {(t, a) for t in heads_up for a in two})
     for r in records:  # the ends of the normalised scale are what this code computes
-        assert r["references"] == P.references(r["task"]), r["task"]
+        if P.task_players(r["task"]) == 1:
+            assert r["references"] == P.references(r["task"]), r["task"]
+    by = {(r["task"], r["learner"]): r for r in records if r["kind"] == "agent"}
+    for t in heads_up:  # without the two-player table here: the random player's record is the scale's zero
+        assert all(r["references"] == {"random": by[t, "random"]["final"]["mean"], "optimal": 0.5}
+                   for r in records if r["task"] == t)
+        assert by[t, "optimal-duel"]["final"]["mean"] == 0.5 and by[t, "optimal-duel"]["final"]["mean_regret"] == 0
     report = aggregate_records(records)
-    assert set(report["budgets"]) == {"primary"} and set(report["budgets"]["primary"]["tasks"]) == set(P.TASKS)
+    assert set(report["budgets"]) == {"primary"} and set(report["budgets"]["primary"]["tasks"]) == set(P.ALL_TASKS)
+    assert set(report["budgets"]["primary"]["aggregate"]["ppo"]["tasks"]) == set(P.TASKS)

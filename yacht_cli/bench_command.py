@@ -28,7 +28,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                     "several training seeds, measured on fixed evaluation games against exact optimal play, "
                     "reported as interquartile means with stratified bootstrap intervals.")
     sub = p.add_subparsers(dest="bench_command", metavar="COMMAND")
-    tasks_help = f"tasks (rule sets): {', '.join(P.TASKS)} (default: all)"
+    tasks_help = (f"tasks: the one-player rule sets {', '.join(P.TASKS)} (the default: all of them), and the "
+                  f"two-player {', '.join(P.HEADS_UP)} (heads-up: the chance to win against optimal-duel)")
 
     r = sub.add_parser("run", help="train learners on tasks over seeds; one record per run (resumable)",
                        description="Train each learner on each task for the budget from each seed, then evaluate "
@@ -136,6 +137,11 @@ def _evaluate(args: argparse.Namespace) -> int:
             record = P.make_record("agent", task, name, seed, final, budget=budget,
                                    wall_s=round(time.perf_counter() - t0, 1))
             path = P.write_record(record, f"{args.out}/records")
+            if P.task_players(task) == 2:
+                print(f"{task}: {name} (seed {seed}) wins {final['mean']:.4f} against optimal-duel (win-regret "
+                      f"{final['mean_regret']:.5f} per decision), {final['against_optimal']['win_rate']:.4f} against "
+                      f"optimal -> {path}")
+                continue
             print(f"{task}: {name} (seed {seed}) {final['mean']:.2f} = {final['percent_of_optimal']:.2f}% of "
                   f"optimal, normalised {final['normalised']:.4f}, regret {final['mean_regret']:.4f} per decision "
                   f"-> {path}")

@@ -26,6 +26,7 @@ from yacht_agents.loader import check_seats
 from yacht_env.files import read_regular, write_text_atomic
 from yacht_env.rules import RULESETS, get_rules
 from yacht_solver import solve
+from yacht_tools import heads_up_eval
 from yacht_tools.evaluation import evaluate
 
 PROTOCOL = "yacht-bench v1"
@@ -33,6 +34,9 @@ PROTOCOL = "yacht-bench v1"
 
 TASKS: tuple[str, ...] = tuple(RULESETS)
 """One-player tasks: every built-in rule set, maximise the expected final score."""
+HEADS_UP: dict[str, str] = {"yacht-heads-up": "yacht"}
+"""Two-player tasks and their rule sets: heads-up, maximise the chance to win (:mod:`yacht_tools.heads_up_eval`)."""
+ALL_TASKS: tuple[str, ...] = TASKS + tuple(HEADS_UP)
 
 BUDGETS = {"primary": 500_000, "short": 100_000}
 """Training budgets in environment steps (decisions): the baseline table is at ``primary``."""
@@ -62,9 +66,19 @@ RECORD_KEYS = ("protocol", "kind", "task", "learner", "budget", "budget_steps", 
 
 def check_task(task: Any) -> str:
     """``task`` if it is a task of the protocol, else ``ValueError`` naming the tasks."""
-    if task not in TASKS:
-        raise ValueError(f"unknown task {task!r}; the tasks of {PROTOCOL}: {', '.join(TASKS)}")
+    if task not in ALL_TASKS:
+        raise ValueError(f"unknown task {task!r}; the tasks of {PROTOCOL}: {', '.join(ALL_TASKS)}")
     return task
+
+
+def task_rules(task: str) -> str:
+    """The rule set a task is played with."""
+    return HEADS_UP.get(check_task(task), task)
+
+
+def task_players(task: str) -> int:
+    """The seats of a task's games: 2 for heads-up, else 1."""
+    return 2 if check_task(task) in HEADS_UP else 1
 
 
 def check_budget(budget: Any) -> str:
@@ -78,7 +92,11 @@ def check_budget(budget: Any) -> str:
 @cache
 def references(task: str) -> dict[str, float]:
     """The two ends of the normalised scale: ``random``, the random player's mean on the evaluation games (its own
-    draws seeded with :data:`EVAL_SEED`), and ``optimal``, the solver's exact expected score."""
+    draws seeded with :data:`EVAL_SEED`), and ``optimal``, the solver's exact expected score. Heads-up: the random
+    player's chance to win against ``optimal-duel`` on the evaluation games, and optimal play's, 1/2."""
+    if task_players(task) == 2:
+        rand = heads_up_eval.chance_against_optimal_duel("random", task_rules(task), EVAL_GAMES, EVAL_SEED)
+        return {"random": rand["chance"], "optimal": 0.5}
     rs = get_rules(check_task(task))
     rand = evaluate("random", rs, EVAL_GAMES, EVAL_SEED, regret=False, compare=False)["mean"]
     return {"random": float(rand), "optimal": float(solve(rs).start_value)}
@@ -92,7 +110,9 @@ def normalised(mean: float, refs: dict[str, float]) -> float:
 def final_evaluation(agent: Any, task: str, seed: int = 0, progress: bool = False) -> dict[str, Any]:
     """The protocol's evaluation of ``agent`` (an agent, or a spec :func:`~yacht_agents.loader.load_agent` reads,
     whose own random draws are seeded by ``seed``): its ``final`` section."""
-    check_seats(agent, 1)
+    check_seats(agent, task_players(task))
+    if task_players(task) == 2:
+        return heads_up_final(agent, task, progress)
     refs = references(task)
     res = evaluate(agent, task, EVAL_GAMES, EVAL_SEED, regret=True, compare=False, progress=progress,
                    agent_seed=seed)
@@ -100,6 +120,23 @@ def final_evaluation(agent: Any, task: str, seed: int = 0, progress: bool = Fals
             "percent_of_optimal": res["percent_of_optimal"], "normalised": normalised(res["mean"], refs),
             "mean_regret": res.get("mean_regret"), "regret_per_game": res.get("regret_per_game"),
             "agent": res["agent"]}
+
+
+def heads_up_final(agent: Any, task: str, progress: bool = False) -> dict[str, Any]:
+    """The ``final`` section of a heads-up record: the chance to win against ``optimal-duel`` (``mean``, with the
+    win-regret per decision as ``mean_regret``), in percent of optimal play's 1/2, normalised, and the win rate
+    against the expected-score player ``optimal`` (``against_optimal``), each on the :data:`EVAL_GAMES` evaluation
+    games (seats alternating)."""
+    rules, games = task_rules(task), EVAL_GAMES
+    duel = heads_up_eval.chance_against_optimal_duel(agent, rules, games, EVAL_SEED, progress=progress)
+    versus = heads_up_eval.against(agent, "optimal", rules, games, EVAL_SEED, progress=progress)
+    refs = references(task)
+    return {"mean": duel["chance"], "ci95": duel["chance_ci95"], "episodes": games,
+            "percent_of_optimal": 100.0 * duel["chance"] / refs["optimal"],
+            "normalised": normalised(duel["chance"], refs), "mean_regret": duel["mean_regret"],
+            "regret_per_game": duel["regret_per_game"], "win_rate": duel["win_rate"],
+            "win_rate_ci95": duel["win_rate_ci95"], "against_optimal": versus,
+            "agent": agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)}
 
 
 def versions() -> dict[str, str | None]:

@@ -4,7 +4,9 @@ Per budget: each task's table (a row per learner or agent: runs, interquartile m
 optimal and of the normalised score with 95% stratified bootstrap intervals, mean regret per decision), the
 normalised score over all tasks (interquartile mean, mean and median, each with its interval), the probability of
 improvement between every two learners, and the learning curves (mean normalised score at each checkpoint with its
-interval). An agent record without a budget (a reference row: random, greedy, optimal) joins every budget's tables.
+interval). A heads-up task's table gives the chance to win against ``optimal-duel`` instead of the score, and the
+win rate against ``optimal``; the aggregate is of the one-player tasks, whose normalised scores share one scale. An
+agent record without a budget (a reference row: random, greedy, optimal) joins every budget's tables.
 Intervals need two runs or more; a single run shows its value alone.
 """
 
@@ -58,6 +60,8 @@ def _row(learner: str, recs: list[dict[str, Any]]) -> dict[str, Any]:
     for key in ("mean", "percent_of_optimal", "normalised"):
         row[key] = _estimate({"task": [f[key] for f in finals]}, "iqm")
     row["mean_regret"] = float(np.mean([f["mean_regret"] for f in finals]))
+    if all("against_optimal" in f for f in finals):  # heads-up: the win rate against the expected-score player
+        row["against_optimal"] = _estimate({"task": [f["against_optimal"]["win_rate"] for f in finals]}, "iqm")
     walls = [r["wall_s"] for r in recs if isinstance(r.get("wall_s"), (int, float))]
     row["wall_s"] = float(np.sum(walls)) if walls else None
     return row
@@ -80,7 +84,7 @@ def aggregate_records(records: list[dict[str, Any]]) -> dict[str, Any]:
     for budget, tasks in _groups(records).items():
         section: dict[str, Any] = {"steps": P.BUDGETS.get(budget), "tasks": {}, "aggregate": {}, "improvement": []}
         by_learner: dict[str, dict[str, list[float]]] = defaultdict(dict)
-        for task in sorted(tasks, key=P.TASKS.index):
+        for task in sorted(tasks, key=P.ALL_TASKS.index):
             learners = tasks[task]
             refs = learners[next(iter(learners))][0]["references"]
             section["tasks"][task] = {"references": refs,
@@ -88,10 +92,11 @@ def aggregate_records(records: list[dict[str, Any]]) -> dict[str, Any]:
                                                      key=lambda row: -row["normalised"]["value"]),
                                       "curves": {n: _curve(rs) for n, rs in learners.items()
                                                  if any(r["curve"] for r in rs)}}
-            for name, recs in learners.items():
-                by_learner[name][task] = [r["final"]["normalised"] for r in recs]
+            if P.task_players(task) == 1:  # the aggregate is of the one-player tasks: one scale, the score's
+                for name, recs in learners.items():
+                    by_learner[name][task] = [r["final"]["normalised"] for r in recs]
         for name, runs in by_learner.items():
-            section["aggregate"][name] = {"tasks": sorted(runs, key=P.TASKS.index),
+            section["aggregate"][name] = {"tasks": sorted(runs, key=P.ALL_TASKS.index),
                                           **{s: _estimate(runs, s) for s in STATISTICS}}
         trained = sorted((n for n, runs in by_learner.items() if all(len(v) >= 2 for v in runs.values())),
                          key=lambda n: -section["aggregate"][n]["iqm"]["value"])  # X the stronger: P(X > Y)
@@ -121,6 +126,9 @@ def markdown_report(report: dict[str, Any], level: int = 2) -> str:
         lines += [f"{h2} Budget {budget}{steps}", ""]
         for task, t in sec["tasks"].items():
             refs = t["references"]
+            if P.task_players(task) == 2:
+                lines += [f"{h3} {task}", "", *_heads_up_table(t), ""]
+                continue
             lines += [f"{h3} {task}", "",
                       f"Optimal play {refs['optimal']:.2f}, the random player {refs['random']:.2f}. Interquartile "
                       "means over runs with 95% bootstrap intervals.", "",
@@ -131,7 +139,7 @@ def markdown_report(report: dict[str, Any], level: int = 2) -> str:
                              f"{_cell(row['percent_of_optimal'], 2)} | {_cell(row['normalised'], 3)} | "
                              f"{row['mean_regret']:.3f} |")
             lines.append("")
-        lines += [f"{h3} All tasks: the normalised score", "",
+        lines += [f"{h3} All one-player tasks: the normalised score", "",
                   "| learner | tasks | IQM | mean | median |", "|---|---:|---:|---:|---:|"]
         for name, a in sorted(sec["aggregate"].items(), key=lambda kv: -kv[1]["iqm"]["value"]):
             lines.append(f"| {name} | {len(a['tasks'])} | {_cell(a['iqm'], 3)} | {_cell(a['mean'], 3)} | "
@@ -141,6 +149,21 @@ def markdown_report(report: dict[str, Any], level: int = 2) -> str:
             lines += [f"| {_cell(p, 3)} | {p['x']} | {p['y']} |" for p in sec["improvement"]]
         lines.append("")
     return "\n".join(lines).rstrip()
+
+
+def _heads_up_table(t: dict[str, Any]) -> list[str]:
+    """The Markdown lines of a heads-up task's table."""
+    refs = t["references"]
+    lines = [f"The chance to win against optimal-duel: optimal play {refs['optimal']:.2f}, the random player "
+             f"{refs['random']:.4f}. Interquartile means over runs with 95% bootstrap intervals.", "",
+             "| learner | runs | chance to win vs optimal-duel | % of optimal | normalised | win-regret / decision "
+             "| win rate vs optimal |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for row in t["rows"]:
+        versus = _cell(row["against_optimal"], 4) if "against_optimal" in row else ""
+        lines.append(f"| {row['learner']} | {row['runs']} | {_cell(row['mean'], 4)} | "
+                     f"{_cell(row['percent_of_optimal'], 2)} | {_cell(row['normalised'], 3)} | "
+                     f"{row['mean_regret']:.5f} | {versus} |")
+    return lines
 
 
 def plot_curves(records: list[dict[str, Any]], path: str | Path, user_path: bool = True) -> None:
@@ -170,7 +193,8 @@ def curves_figure(records: list[dict[str, Any]]) -> Any:
                                 color=line.get_color())
         ax.set_title(task)
         ax.set_xlabel("environment steps")
-        ax.set_ylabel("normalised score (random 0, optimal 1)")
+        ax.set_ylabel("win rate against optimal" if P.task_players(task) == 2
+                      else "normalised score (random 0, optimal 1)")
         legend_below(ax, ncols=2)
     for ax in axes[len(tasks):]:
         ax.set_visible(False)

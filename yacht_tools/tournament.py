@@ -83,9 +83,10 @@ def _make_agents(agent_specs: Sequence[str | Agent], rules: str, seed: int) -> t
 class WinRegret:
     """The exact win-regret of every decision of a game of two, ``max_a W(a) - W(chosen)`` with ``W`` the mover's
     chance to win after each action when both play optimally from there (:func:`yacht_solver.solve_duel`),
-    tallied per agent slot like ``yacht eval``'s regret (:class:`~yacht_tools.regret.RegretTally`)."""
+    tallied per agent slot like ``yacht eval``'s regret (:class:`~yacht_tools.regret.RegretTally`); a slot whose
+    tally is None is not measured (``optimal-duel``'s own regret is 0: no need to search its decisions twice)."""
 
-    def __init__(self, rules: str, tallies: Sequence[RegretTally], offsets: Sequence[int]) -> None:
+    def __init__(self, rules: str, tallies: Sequence[RegretTally | None], offsets: Sequence[int]) -> None:
         from yacht_solver.duel import solve_duel
 
         self.duel = solve_duel(rules)
@@ -93,13 +94,15 @@ class WinRegret:
         self.rows: list[list[tuple[int, int, int, int, float]]] = [[] for _ in self.tallies]
 
     def decision(self, slot: int, game: int, state: Any, other: Any, action: int) -> None:
+        if self.tallies[slot] is None:
+            return
         q = self.duel.action_win_probabilities(state, other)
         self.rows[slot].append((self.offsets[slot] + game, state.turn, state.rolls_left, action,
                                 max(0.0, float(np.nanmax(q) - q[action]))))
 
     def flush(self) -> None:
         for tally, rows in zip(self.tallies, self.rows):
-            if rows:
+            if rows and tally is not None:
                 g, t, r, a, x = (np.array(c) for c in zip(*rows))
                 tally.add(g, t, r, a, x)
             rows.clear()

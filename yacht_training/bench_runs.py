@@ -62,23 +62,26 @@ def protocol_config(base: dict[str, Any], task: str, budget: str, seed: int) -> 
     learning-curve evaluations at each fifth of the budget on the curve's games."""
     steps = P.BUDGETS[P.check_budget(budget)]
     every = steps // P.CHECKPOINTS
-    change = {"rules": P.check_task(task), "total_timesteps": steps, "seed": seed, "max_learning_s": None,
+    change = {"rules": P.task_rules(task), "players": P.task_players(task), "total_timesteps": steps, "seed": seed,
+              "max_learning_s": None,
               "checkpoint_freq": every,
               "eval": {"freq": every, "episodes": P.CURVE_GAMES, "final_episodes": P.CURVE_GAMES,
                        "seed": P.CURVE_SEED}}
     return from_dict(merge(base, change))
 
 
-def curve(evals: list[dict[str, Any]], budget: str, refs: dict[str, float]) -> list[dict[str, Any]]:
+def curve(evals: list[dict[str, Any]], budget: str, refs: dict[str, float] | None) -> list[dict[str, Any]]:
     """The learning curve of a run: its periodic evaluation nearest each fifth of the budget (the learners
-    evaluate when a rollout passes the mark), normalised."""
+    evaluate when a rollout passes the mark), normalised; ``refs`` None (heads-up): the periodic evaluation's win
+    rate against ``optimal`` as it is."""
     every = P.BUDGETS[budget] // P.CHECKPOINTS
     points: dict[int, dict[str, Any]] = {}
     for e in evals:
         k = round(e["timesteps"] / every)
         if 1 <= k <= P.CHECKPOINTS:
             points[k] = {"checkpoint": k, "timesteps": e["timesteps"], "mean": e["mean"],
-                         "percent_of_optimal": e["percent_of_optimal"], "normalised": P.normalised(e["mean"], refs)}
+                         "percent_of_optimal": e["percent_of_optimal"],
+                         "normalised": e["mean"] if refs is None else P.normalised(e["mean"], refs)}
     return [points[k] for k in sorted(points)]
 
 
@@ -114,7 +117,7 @@ def run_one(spec: RunSpec, progress: bool = False) -> dict[str, Any] | None:
             status = train(cfg, run_dir, resume=resume and bool(rf.checkpoints(run_dir, cfg)), progress=progress)
             if status != 0:
                 return None
-        refs = P.references(spec.task)
+        refs = P.references(spec.task) if P.task_players(spec.task) == 1 else None
         final = P.final_evaluation(str(run_dir), spec.task, seed=spec.seed)
         evals = rf.load_evaluations(run_dir)
         trained = json.loads(read_regular(run_dir / "eval.json", rf.MAX_EVALS_BYTES).decode("utf-8"))

@@ -169,6 +169,9 @@ class TrainConfig:
     seed: Seed = 0  # seed of the training games and the networks
     device: StrictStr = "cpu"  # torch device: cpu, cuda, cuda:N, auto, mps
     n_envs: Games = 64  # games stepped together on the vector engine (maskable_ppo)
+    # 1: the game alone (maximise the score); 2: heads-up self-play (maximise the chance to win; maskable_ppo with
+    # policy.kind mlp or model_free: the learner against a snapshot of itself, yacht_training.heads_up)
+    players: Literal[1, 2] = 1
     reward_scale: Positive = 0.02  # rewards (points) are multiplied by this for learning (maskable_ppo, rllib_ppo)
     unique_keeps: StrictBool = True  # one keep action per distinct kept multiset (the environment's option)
     checkpoint_freq: Count = 250_000  # environment steps between checkpoints
@@ -231,6 +234,12 @@ def _check_setup(cfg: TrainConfig) -> None:
 
 def _check_policy(cfg: TrainConfig) -> None:
     """The keys that apply to one policy kind only."""
+    if cfg.players == 2 and (cfg.algo != "maskable_ppo" or cfg.policy.kind == "turn_expectimax"
+                             or cfg.policy.ignore_observation):
+        raise ValueError(f"config key 'players': 2 (heads-up self-play) needs algo maskable_ppo with policy.kind mlp "
+                         f"or model_free and no policy.ignore_observation (the policy reads the table's "
+                         f"observation), got algo {short_value(cfg.algo)} with policy.kind "
+                         f"{short_value(cfg.policy.kind)}")
     if cfg.ppo.autocast != "none" and cfg.policy.kind != "model_free":
         raise ValueError(f"config key 'ppo.autocast' needs policy.kind model_free (got {short_value(cfg.policy.kind)})")
     if cfg.policy.ignore_observation:

@@ -19,6 +19,7 @@ from yacht_solver import solve
 from yacht_tools.evaluation import evaluate
 from yacht_training import run_folder as rf
 from yacht_training.config import TrainConfig
+from yacht_training.heads_up import HeadsUpVecEnv, SnapshotOpponent, win_evaluation
 from yacht_training.sb3_resume import restore_into, save_sb3_atomic
 from yacht_training.sb3_vec_env import YachtSB3VecEnv
 from yacht_training.schedules import schedule_ends
@@ -49,6 +50,8 @@ def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:
         policy = ModelFreePolicy
         policy_kwargs.update(rules=cfg.rules, keep_head=cfg.policy.keep_head, keep_hidden=cfg.policy.keep_hidden,
                              vf_arch=list(cfg.policy.vf_arch))
+        if cfg.players != 1:  # only when set, as ignore_observation
+            policy_kwargs.update(players=cfg.players)
         if cfg.policy.ignore_observation:  # only when set: models saved without it keep their policy_kwargs
             policy_kwargs.update(ignore_observation=list(cfg.policy.ignore_observation))
     else:
@@ -100,17 +103,26 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
 
     from yacht_tools.progress import progress_bar
 
-    # ---- 1. environment: the vectorised engine, seeded per game ----------------------------------------------
-    env = YachtSB3VecEnv(num_envs=cfg.n_envs, rules=cfg.rules, seed=cfg.seed, unique_keeps=cfg.unique_keeps,
-                         reward_scale=cfg.reward_scale)
-    optimal = solve(cfg.rules).start_value
+    # ---- 1. environment: the vectorised engine, seeded per game; heads-up: tables of two against a snapshot ----
+    heads_up = cfg.players == 2
+    if heads_up:
+        env: Any = HeadsUpVecEnv(cfg.n_envs, cfg.rules, seed=cfg.seed, reward_scale=cfg.reward_scale,
+                                 unique_keeps=cfg.unique_keeps)
+        measure = win_evaluation
+    else:
+        env = YachtSB3VecEnv(num_envs=cfg.n_envs, rules=cfg.rules, seed=cfg.seed, unique_keeps=cfg.unique_keeps,
+                             reward_scale=cfg.reward_scale)
+        measure = evaluate
 
     # ---- 2. model: new, or rebuilt from the config and filled from the newest checkpoint that loads -----------
     model = build_model(cfg, env, run_dir)
     if resume:
         _, path = rf.load_newest(run_dir, cfg, lambda p: restore_into(model, p, include=[META_KEY]), on_resumed)
         print(f"resuming from {path.name} at step {model.num_timesteps:,} of {cfg.total_timesteps:,}")
-    setattr(model, META_KEY, model_meta(cfg.rules, cfg.unique_keeps))
+    setattr(model, META_KEY, model_meta(cfg.rules, cfg.unique_keeps, cfg.players))
+    opponent = SnapshotOpponent(model.policy, cfg.seed) if heads_up else None
+    if opponent is not None:
+        env.opponent = opponent
 
     def save(path: Path) -> None:
         save_sb3_atomic(model, path, include=[META_KEY])
@@ -124,8 +136,8 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
     def periodic_evaluation() -> None:
         nonlocal best
         with clock.paused():
-            agent = SB3Agent(model.policy, cfg.rules, unique_keeps=cfg.unique_keeps)
-            res = evaluate(agent, cfg.rules, cfg.eval.episodes, cfg.eval.seed, regret=False, progress=False)
+            agent = SB3Agent(model.policy, cfg.rules, unique_keeps=cfg.unique_keeps, players=cfg.players)
+            res = measure(agent, cfg.rules, cfg.eval.episodes, cfg.eval.seed, **({} if heads_up else {"regret": False}))
         rf.record_evaluation(run_dir, evals, model.num_timesteps, res, clock.seconds())
         model.logger.record("eval/mean_score", res["mean"])
         model.logger.record("eval/percent_of_optimal", res["percent_of_optimal"])
@@ -156,6 +168,8 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
             if snapshot is None:
                 raise _Diverged
             self.good = snapshot
+            if opponent is not None:  # self-play: the other seat plays the policy just trained
+                opponent.update(model.policy)
             if self.trained >= self.next_ckpt:
                 self.next_ckpt += cfg.checkpoint_freq
                 save(rf.checkpoint_path(run_dir, cfg, self.trained))
@@ -214,15 +228,21 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
             periodic_evaluation()
         chosen = f"{cfg.ppo.final_model}_model.zip"
         agent = load_sb3_agent(run_dir / chosen, cfg.rules)
-        result = evaluate(agent, cfg.rules, cfg.eval.final_episodes, cfg.eval.seed + 10_000_000, progress=progress)
+        result = measure(agent, cfg.rules, cfg.eval.final_episodes, cfg.eval.seed + 10_000_000, progress=progress)
     except KeyboardInterrupt:
         print(f"\ninterrupted during the final evaluation; the model is saved. Evaluate it with:\n"
               f"  python train.py --resume {run_dir}", file=sys.stderr)
         return 130
     result.update(agent=chosen, training_timesteps=model.num_timesteps, training_wall_s=rf.training_seconds(run_dir))
     rf.write_json(run_dir / "eval.json", result)
-    rf.plot_learning_curve(evals, run_dir / "learning_curve.png", f"MaskablePPO on {cfg.rules}", final=result,
+    title = f"MaskablePPO on {cfg.rules}" + (": win rate against optimal, % of an even share" if heads_up else "")
+    rf.plot_learning_curve(evals, run_dir / "learning_curve.png", title, final=result,
                            final_steps=model.num_timesteps, periodic_games=cfg.eval.episodes)
+    if heads_up:
+        print(f"{cfg.rules} heads-up: {chosen} wins {result['mean']:.4f} (95% {result['ci95'][0]:.4f} .. "
+              f"{result['ci95'][1]:.4f}) of {result['episodes']:,} games against optimal")
+        return 0
+    optimal = solve(cfg.rules).start_value
     print(f"{cfg.rules}: {chosen} scores {result['mean']:.2f} ± {result['ci95'][1] - result['mean']:.2f} over "
           f"{result['episodes']:,} games = {result['percent_of_optimal']:.2f}% of optimal ({optimal:.4f})")
     return 0

@@ -20,11 +20,20 @@ def bench_records(root: Path = ROOT) -> list[dict[str, Any]]:
 
 def _sentence(task: str, table: dict[str, Any]) -> str:
     """What a task's numbers mean, in one sentence: the best learner against optimal play and the greedy player."""
+    from yacht_tools.protocol import task_players
+
     rows = {r["learner"]: r for r in table["rows"]}
     runs = [r for r in table["rows"] if r["kind"] == "run"]
     if not runs:
         return ""
     best = runs[0]
+    if task_players(task) == 2:
+        greedy = rows.get("greedy")
+        versus = "" if greedy is None else f" (the one-turn greedy player: {greedy['mean']['value']:.4f})"
+        return (f"On {task}, {best['learner']} wins {best['mean']['value']:.4f} of its games against exact "
+                f"two-player play, where exact play itself wins 0.5{versus}, giving up "
+                f"{best['mean_regret']:.5f} of a win per decision; against the expected-score player optimal it "
+                f"wins {best['against_optimal']['value']:.4f}.")
     gap = best["percent_of_optimal"]["value"]
     greedy = rows.get("greedy")
     versus = ("" if greedy is None else
@@ -58,18 +67,23 @@ def bench_curves(root: Path = ROOT) -> Any:
 
 
 def bench_timing(root: Path = ROOT) -> str:
-    """How long the committed records took: the runs' own wall times added up, and the first start to the last
-    record (the runs went two side by side on two CPU cores)."""
+    """How long the committed records took: per group of tasks (the one-player tasks, the heads-up one), the runs'
+    own wall times added up, and the first start to the last record (two runs side by side on two CPU cores)."""
     import datetime
 
+    from yacht_tools.protocol import task_players
+
     records = bench_records(root)
-    runs = [r for r in records if r["kind"] == "run"]
-    if not runs:
-        return ""
-    ends = [datetime.datetime.fromisoformat(r["created"]).timestamp() for r in runs]
-    starts = [e - r["wall_s"] for e, r in zip(ends, runs)]
-    hours = (max(ends) - min(starts)) / 3600
-    cpu = sum(r["wall_s"] for r in runs) / 3600
-    return (f"The {len(runs)} runs took {cpu:.1f} hours of one core each added up, and {hours:.1f} hours from the "
-            f"first start to the last record, two side by side (`--workers 2`) on two CPU cores: the baseline table "
-            f"reproduces in about {hours:.1f} hours on two cores.")
+    lines = []
+    for players, what in ((1, "one-player"), (2, "heads-up")):
+        runs = [r for r in records if r["kind"] == "run" and task_players(r["task"]) == players]
+        if not runs:
+            continue
+        ends = [datetime.datetime.fromisoformat(r["created"]).timestamp() for r in runs]
+        starts = [e - r["wall_s"] for e, r in zip(ends, runs)]
+        hours = (max(ends) - min(starts)) / 3600
+        cpu = sum(r["wall_s"] for r in runs) / 3600
+        lines.append(f"The {len(runs)} {what} runs took {cpu:.1f} hours of one core each added up, and "
+                     f"{hours:.1f} hours from the first start to the last record, two side by side (`--workers 2`) "
+                     f"on two CPU cores.")
+    return " ".join(lines)

@@ -1,0 +1,154 @@
+"""Heads-up: the self-play env (its shaping leaves each game's return its result, seats alternate, seeds repeat), the
+chance to win against ``optimal-duel`` (exact for exact play, and in agreement with the win count), and the
+protocol's heads-up task end to end on a small rule set (a run's record and an agent's, read by the report)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from yacht_agents.loader import load_agent
+from yacht_cli import main
+from yacht_env import multiplayer as MP
+from yacht_env.rules import RULESETS, YACHT, RuleSet, register_rules
+from yacht_tools import heads_up_eval as H
+from yacht_tools import protocol as P
+from yacht_tools.evaluation import evaluate
+from yacht_tools.protocol_report import aggregate_records, markdown_report
+from yacht_tools.tournament import run_tournament
+
+pytest.importorskip("sb3_contrib")
+from yacht_training.heads_up import HeadsUpVecEnv  # noqa: E402 - needs SB3
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+UPPER6 = RuleSet("test-upper6", "Six upper boxes", YACHT.categories[:6])
+
+
+@pytest.fixture(scope="module")
+def small() -> str:
+    """A rule set of six boxes: its two-player table solves in seconds."""
+    return (RULESETS[UPPER6.name] if UPPER6.name in RULESETS else register_rules(UPPER6)).name
+
+
+def _play(env: HeadsUpVecEnv, steps: int, seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    seen, rewards = [env.reset()], []
+    for _ in range(steps):
+        masks = env.action_masks()
+        obs, r, done, _ = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        seen.append(obs)
+        rewards.append(r)
+    return seen, rewards
+
+
+def test_each_games_shaped_rewards_add_up_to_its_result(small: str) -> None:
+    env = HeadsUpVecEnv(6, small, seed=3, reward_scale=0.05)
+    env.seed(3)
+    env.reset()
+    rng = np.random.default_rng(0)
+    start = env.potential.copy()  # the potential at each game's first decision
+    total = np.zeros(6)
+    ended = 0
+    seats = [[int(s)] for s in env.seats]
+    while ended < 60:
+        _, r, done, infos = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
+        total += r
+        for i in np.flatnonzero(done):
+            assert total[i] + start[i] == pytest.approx(infos[i]["outcome"], abs=1e-5)
+            assert infos[i]["outcome"] in (-1, 0, 1)
+            assert infos[i]["terminal_observation"].shape == env.observation_space.shape
+            total[i], start[i] = 0.0, env.potential[i]
+            seats[i].append(int(env.seats[i]))
+            ended += 1
+    for i, s in enumerate(seats):  # slot i's game k has the learner in seat (i + k) mod 2
+        assert s == [(i + k) % 2 for k in range(len(s))]
+
+
+def test_the_same_seed_gives_the_same_games(small: str) -> None:
+    a, ra = _play(HeadsUpVecEnv(4, small, seed=11), 40, seed=1)
+    b, rb = _play(HeadsUpVecEnv(4, small, seed=11), 40, seed=1)
+    c, _ = _play(HeadsUpVecEnv(4, small, seed=12), 40, seed=1)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b)) and all(np.array_equal(x, y) for x, y in zip(ra, rb))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c))
+    assert a[0].shape == (4, MP.size(small, 2))
+
+
+def test_exact_play_has_exactly_half_the_chance_against_itself(small: str) -> None:
+    res = H.chance_against_optimal_duel("optimal-duel", small, 40, seed=5)
+    assert res["chance"] == pytest.approx(0.5, abs=1e-12) and res["mean_regret"] == 0.0
+    assert 0 < res["first_player_win"] < 1
+
+
+@pytest.mark.parametrize(("agent", "sharper"), [("greedy", True), ("random", False)])
+def test_the_chance_estimate_agrees_with_the_wins(agent: str, sharper: bool, small: str) -> None:
+    res = H.chance_against_optimal_duel(agent, small, 4_000, seed=7)
+    assert res["mean_regret"] > 0 and res["chance"] < 0.5
+    lo, hi = res["chance_ci95"]
+    wlo, whi = res["win_rate_ci95"]
+    assert lo <= res["chance"] <= hi and max(lo, wlo) <= min(hi, whi)  # the two intervals overlap
+    # a player close to exact play loses little per game: the estimate is the sharper; one that almost never wins
+    # has a win count near 0 with little spread, and its many regrets spread more
+    assert bool(hi - lo < whi - wlo) is sharper, (hi - lo, whi - wlo)
+    assert res["regret_per_game"] == pytest.approx(res["mean_regret"] * res["decisions"] / 4_000)
+
+
+def test_the_games_are_yacht_tournaments(small: str) -> None:
+    """The heads-up evaluation plays the games ``yacht tournament --agents A optimal-duel --seed S`` plays."""
+    res = H.chance_against_optimal_duel("greedy", small, 300, seed=21)
+    same = run_tournament(["greedy", "optimal-duel"], 300, seed=21, rules=small, win_regret=True)["agents"]["greedy"]
+    assert res["win_rate"] == same["win_rate"] and res["mean_score"] == same["mean_score"]
+    assert res["mean_regret"] == pytest.approx(same["win_regret"]["mean_regret"])
+    versus = H.against("greedy", "optimal", small, 300, seed=21)
+    assert versus["win_rate"] == run_tournament(["greedy", "optimal"], 300, seed=21, rules=small)["agents"][
+        "greedy"]["win_rate"]
+
+
+@pytest.fixture
+def heads_up_on_small(small: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The heads-up task played on the small rule set, a budget ``tiny`` and 200 evaluation games."""
+    monkeypatch.setitem(P.HEADS_UP, "yacht-heads-up", small)
+    monkeypatch.setattr(P, "EVAL_GAMES", 200)
+    monkeypatch.setitem(P.BUDGETS, "tiny", 16_384)
+    P.references.cache_clear()
+    yield "yacht-heads-up"
+    P.references.cache_clear()
+
+
+@pytest.mark.slow
+def test_a_heads_up_run_and_an_agent_write_records_the_report_reads(heads_up_on_small: str, tmp_path: Path) -> None:
+    task = heads_up_on_small
+    argv = ["bench", "run", "--learner", f"selfplay={CONFIGS / 'yacht_heads_up.yaml'}", "--tasks", task,
+            "--budget", "tiny", "--seeds", "0", "1", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 0
+    assert main(["bench", "evaluate", "--agent", "greedy", "--tasks", task, "--out", str(tmp_path),
+                 "--no-progress"]) == 0
+    records = P.read_records([tmp_path / "records"])
+    runs = [r for r in records if r["kind"] == "run"]
+    assert sorted(r["seed"] for r in runs) == [0, 1]
+    for r in runs:
+        assert r["config"]["players"] == 2 and r["config"]["rules"] == P.HEADS_UP[task]
+        assert r["final"]["episodes"] == 200 and 0 <= r["final"]["mean_regret"] and r["curve"]
+        assert 0 <= r["final"]["against_optimal"]["win_rate"] <= 1
+        assert r["references"]["optimal"] == 0.5
+    report = aggregate_records(records)
+    rows = {row["learner"]: row for row in report["budgets"]["tiny"]["tasks"][task]["rows"]}
+    assert set(rows) == {"selfplay", "greedy"} and rows["selfplay"]["runs"] == 2
+    assert "against_optimal" in rows["greedy"]
+    text = markdown_report(report)
+    assert "chance to win vs optimal-duel" in text and "| selfplay | 2 |" in text
+    agent = load_agent(
+        str(tmp_path / "runs" / "yacht-heads-up-selfplay-tiny-s0"), P.HEADS_UP[task])
+    assert agent.multiplayer_obs and agent.max_players == 2
+    with pytest.raises(ValueError, match="plays at tables of 2 players"):
+        evaluate(agent, P.HEADS_UP[task], 2)
+
+
+def test_a_learner_that_cannot_play_heads_up_is_refused_in_one_line(heads_up_on_small: str, tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["bench", "run", "--learner", f"td={CONFIGS / 'yacht_td.yaml'}", "--tasks", heads_up_on_small,
+            "--budget", "tiny", "--seeds", "0", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 1
+    assert "'players': 2 (heads-up self-play) needs algo maskable_ppo" in capsys.readouterr().err

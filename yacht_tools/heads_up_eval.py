@@ -1,0 +1,75 @@
+"""How well an agent plays the game of two: its chance to win against exact play, and its win rate against others.
+
+Against ``optimal-duel`` the chance to win is measured exactly up to the dice of the games played, not by counting
+wins. With the other seat playing the two-player table's optimal policy, the agent's chance to win from any position
+is the table's value minus what its own decisions give up: at each of its decisions the expected change of its
+chance is minus that decision's win-regret (``max_a W(a) - W(chosen)``), and at the other seat's decisions and the
+dice it is zero. So a game's *chance estimate* is ``W(start of its seat) - (sum of the agent's win-regrets in it)``,
+whose mean over games is an unbiased estimate of the agent's chance to win, with far less spread than the win count
+(a win is 0 or 1; the regret of a strong agent is a few hundredths). With seats alternating over an even number of
+games the start values average to exactly 1/2 (the first mover's chance and the second's sum to 1, ties counting
+half). Both numbers are reported: ``chance`` (the estimate, normal 95% interval) and ``win_rate`` (shares won,
+Wilson's interval), which must agree within their intervals.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from yacht_agents.base import Agent
+from yacht_agents.loader import load_agent
+from yacht_env.rules import RuleSet, get_rules
+from yacht_tools.progress import progress_bar
+from yacht_tools.regret import RegretTally
+from yacht_tools.seeds import agent_seed
+from yacht_tools.stats import wilson_interval
+from yacht_tools.tournament import WinRegret, match_results, play_match
+
+Z95 = 1.959963984540054
+"""The two-sided 95% quantile of the normal distribution."""
+
+
+def _agent(spec: Any, rules: RuleSet, seed: int, slot: int) -> Agent:
+    return spec if isinstance(spec, Agent) else load_agent(spec, rules.name, seed=agent_seed(seed, 1 << 32, slot))
+
+
+def _win(totals: np.ndarray) -> dict[str, Any]:
+    shares, _ = match_results(totals)
+    won, n = float(shares[:, 0].sum()), len(totals)
+    return {"win_rate": won / n, "win_rate_ci95": list(wilson_interval(won, n)), "games": n,
+            "mean_score": float(totals[:, 0].mean())}
+
+
+def against(agent: Any, opponent: Any, rules: str | RuleSet, games: int, seed: int, progress: bool = False
+            ) -> dict[str, Any]:
+    """``agent``'s win rate against ``opponent`` (agents or specs) over ``games`` games of two with seats
+    alternating (game ``g`` of :func:`yacht_tools.tournament.play_match`'s seeds)."""
+    rs = get_rules(rules)
+    players = [_agent(agent, rs, seed, 0), _agent(opponent, rs, seed, 1)]
+    with progress_bar(games, "heads-up games", "game", enabled=progress, leave=False) as bar:
+        totals = play_match(players, rs.name, games, seed, progress=bar)
+    return _win(totals)
+
+
+def chance_against_optimal_duel(agent: Any, rules: str | RuleSet, games: int, seed: int, progress: bool = False
+                                ) -> dict[str, Any]:
+    """``agent``'s chance to win against ``optimal-duel`` (module docstring): ``chance`` with ``chance_ci95``, the
+    mean win-regret per decision (``mean_regret``) and per game, and the plain ``win_rate`` with its interval, over
+    ``games`` games (an even number keeps the seats balanced)."""
+    rs = get_rules(rules)
+    players = [_agent(agent, rs, seed, 0), _agent("optimal-duel", rs, seed, 1)]
+    mine = RegretTally(rs, games)
+    regret = WinRegret(rs.name, [mine, None], [0, 0])
+    with progress_bar(games, "games against optimal-duel", "game", enabled=progress, leave=False) as bar:
+        totals = play_match(players, rs.name, games, seed, progress=bar, regret=regret)
+    first = regret.duel.first_player_win
+    start = np.where(np.arange(games) % 2 == 0, first, 1.0 - first)  # the agent sits first in even games
+    per_game = start - mine.per_game
+    half = Z95 * float(per_game.std(ddof=1)) / np.sqrt(games) if games > 1 else float("nan")
+    chance = float(per_game.mean())
+    summary = mine.summary()
+    return {"chance": chance, "chance_ci95": [chance - half, chance + half], "mean_regret": summary["mean_regret"],
+            "regret_per_game": summary["regret_per_game"], "decisions": summary["decisions"],
+            "first_player_win": first, **_win(totals)}

@@ -1,0 +1,210 @@
+"""Heads-up self-play: the game of two as an SB3 ``VecEnv`` whose other seat is played by a snapshot of the learner.
+
+Each of the ``num_envs`` games is a table of two (:mod:`yacht_env.multiplayer`: the same transitions, seat order and
+observation as the PettingZoo environment). The learner plays one seat, alternating game by game so that it moves
+first half the time; the other seat is played by :class:`SnapshotOpponent`, a frozen copy of the learner's policy
+that samples from its masked distribution and is refreshed every ``refresh`` rollouts (self-play against a recent
+self, as in AlphaStar's and OpenAI Five's "latest snapshot" opponents). The opponent's moves happen inside ``step``,
+batched over every game where it is to act, so the learner sees only its own decisions.
+
+Reward: the game's result at the end (+1 a win, 0 a draw, -1 a loss), plus potential-based shaping (Ng, Harada and
+Russell, ICML 1999) with the potential ``reward_scale * lead`` (own total minus the other's) at each of the
+learner's decisions and 0 once the game is over. With ``gamma = 1`` the shaping terms of a game sum to minus the
+potential of its first decision, which no decision changes, so the policy that maximises the shaped return is the
+one that maximises the chance to win; the shaping only gives the early updates a signal to follow.
+
+Seeds: game ``k`` of slot ``i`` rolls from ``default_rng(game_seed(seed, i, k))``; the opponent samples from its own
+generator seeded from ``seed``. This module imports SB3 and torch; :mod:`yacht_env` itself never does.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
+
+from yacht_env import multiplayer as MP
+from yacht_env.actions import action_mask, num_actions
+from yacht_env.rules import RuleSet, get_rules
+from yacht_env.state import GameState
+from yacht_tools.seeds import agent_seed, game_seed
+
+SEATS = 2
+Opponent = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""``opponent(obs (N, D) float32, masks (N, A) bool) -> (N,)`` legal actions of the other seat."""
+
+
+def random_opponent(rng: np.random.Generator) -> Opponent:
+    """An opponent that plays a legal action uniformly at random (the learner's first opponent)."""
+
+    def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.array([rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
+
+    return act
+
+
+class SnapshotOpponent:
+    """A frozen copy of a masked actor-critic policy that samples its actions (refreshed by :meth:`update`)."""
+
+    def __init__(self, policy: Any, seed: int) -> None:
+        import torch
+
+        self.policy = copy.deepcopy(policy).eval()
+        self.gen = torch.Generator(device="cpu").manual_seed(agent_seed(seed, 0))
+
+    def update(self, policy: Any) -> None:
+        """Copy ``policy``'s current weights into the snapshot."""
+        self.policy.load_state_dict(policy.state_dict())
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        import torch
+
+        with torch.no_grad():
+            x = torch.as_tensor(obs, device=self.policy.device)
+            logits = self.policy.get_distribution(x, None).distribution.logits.cpu()
+            logits = torch.where(torch.as_tensor(masks), logits, torch.full_like(logits, -torch.inf))
+            probs = torch.softmax(logits, dim=1)
+            return torch.multinomial(probs, 1, generator=self.gen).squeeze(1).numpy().astype(np.int64)
+
+
+class HeadsUpVecEnv(VecEnv):
+    """``num_envs`` games of two, the learner in one seat, ``opponent`` in the other (module docstring)."""
+
+    def __init__(self, num_envs: int, rules: str | RuleSet = "yacht", *, seed: int = 0, reward_scale: float = 0.02,
+                 unique_keeps: bool = True, opponent: Opponent | None = None) -> None:
+        self.rules = get_rules(rules)
+        self.base_seed = int(seed)
+        self.reward_scale = float(reward_scale)
+        self.unique_keeps = bool(unique_keeps)
+        self.render_mode = None  # SB3 reads it; the tables have no picture
+        self.opponent: Opponent = opponent or random_opponent(np.random.default_rng(agent_seed(seed, 1)))
+        low, high = MP.bounds(self.rules, SEATS)
+        super().__init__(num_envs, spaces.Box(low, high, dtype=np.float32), spaces.Discrete(num_actions(self.rules)))
+        self.tables: list[tuple[GameState, ...]] = []
+        self.rngs: list[np.random.Generator] = []
+        self.seats = np.zeros(num_envs, dtype=np.int64)
+        self.games = np.zeros(num_envs, dtype=np.int64)
+        self.potential = np.zeros(num_envs, dtype=np.float64)
+        self._actions: np.ndarray | None = None
+
+    # ---- one game ------------------------------------------------------------------------------------------
+    def _new_game(self, i: int) -> None:
+        """Slot ``i``'s next game, played to the learner's first decision."""
+        k = int(self.games[i])
+        rng = np.random.default_rng(game_seed(self.base_seed, i, k))
+        self.seats[i] = (i + k) % SEATS
+        self.games[i] = k + 1
+        if len(self.tables) <= i:
+            self.tables.append(MP.new_table(self.rules, SEATS, rng))
+            self.rngs.append(rng)
+        else:
+            self.tables[i], self.rngs[i] = MP.new_table(self.rules, SEATS, rng), rng
+        self._opponent_moves([i])
+        self.potential[i] = self._lead(i) * self.reward_scale
+
+    def _lead(self, i: int) -> int:
+        me = int(self.seats[i])
+        return self.tables[i][me].total - self.tables[i][1 - me].total
+
+    def _opponent_moves(self, slots: Sequence[int]) -> None:
+        """Let the opponent play in ``slots`` until the learner is to act or the game is over (batched)."""
+        todo = [i for i in slots if MP.seat_to_act(self.tables[i]) not in (None, self.seats[i])]
+        while todo:
+            obs = np.stack([MP.encode(self.tables[i], 1 - int(self.seats[i])) for i in todo])
+            masks = np.stack([action_mask(self.tables[i][1 - int(self.seats[i])], self.unique_keeps) for i in todo])
+            for i, a in zip(todo, self.opponent(obs, masks)):
+                self.tables[i] = MP.play(self.tables[i], int(a), self.rngs[i], self.unique_keeps)[0]
+            todo = [i for i in todo if MP.seat_to_act(self.tables[i]) not in (None, self.seats[i])]
+
+    def _obs(self) -> np.ndarray:
+        return np.stack([MP.encode(t, int(s)) for t, s in zip(self.tables, self.seats)])
+
+    # ---- VecEnv API ----------------------------------------------------------------------------------------
+    def reset(self) -> VecEnvObs:
+        seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
+        if seed is not None:
+            self.base_seed = int(seed)
+        self.games[:] = 0
+        self.tables, self.rngs = [], []
+        for i in range(self.num_envs):
+            self._new_game(i)
+        self._reset_seeds()
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        return self._obs()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions).reshape(self.num_envs)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        if self._actions is None:
+            raise RuntimeError("call step_async() before step_wait()")
+        for i, a in enumerate(self._actions.tolist()):
+            self.tables[i] = MP.play(self.tables[i], int(a), self.rngs[i], self.unique_keeps)[0]
+        self._actions = None
+        self._opponent_moves(range(self.num_envs))
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        dones = np.zeros(self.num_envs, dtype=bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for i in range(self.num_envs):
+            if MP.is_over(self.tables[i]):
+                me = int(self.seats[i])
+                totals = [s.total for s in self.tables[i]]
+                result = MP.outcome(totals)[me]
+                rewards[i] = result - self.potential[i]
+                dones[i] = True
+                infos[i] = {"terminal_observation": MP.encode(self.tables[i], me), "TimeLimit.truncated": False,
+                            "final_score": totals[me], "outcome": result}
+                self._new_game(i)
+            else:
+                now = self._lead(i) * self.reward_scale
+                rewards[i] = now - self.potential[i]
+                self.potential[i] = now
+        return self._obs(), rewards, dones, infos
+
+    def close(self) -> None:
+        pass
+
+    def action_masks(self) -> np.ndarray:
+        """(N, A) bool masks of the learner's legal actions."""
+        return np.stack([action_mask(t[int(s)], self.unique_keeps) for t, s in zip(self.tables, self.seats)])
+
+    def has_attr(self, attr_name: str) -> bool:
+        return hasattr(self, attr_name)
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
+                   **method_kwargs: Any) -> list[Any]:
+        """``action_masks`` gives row i per game (what MaskablePPO stacks); other methods are called per game."""
+        idx = list(self._get_indices(indices))
+        if method_name == "action_masks":
+            return list(self.action_masks()[idx])
+        fn = getattr(self, method_name)
+        return [fn(*method_args, **method_kwargs) for _ in idx]
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+
+def win_evaluation(agent: Any, rules: str | RuleSet, games: int, seed: int, progress: bool = False
+                   ) -> dict[str, Any]:
+    """A heads-up run's evaluation in the shape of :func:`yacht_tools.evaluation.evaluate`'s result: ``mean`` is
+    the win rate against the expected-score player ``optimal`` (ties half) with its Wilson interval, and
+    ``percent_of_optimal`` that rate in percent of an even share (1/2), so the run folder's curves read it as they
+    read a one-player run's."""
+    from yacht_tools.heads_up_eval import against
+
+    res = against(agent, "optimal", rules, games, seed, progress=progress)
+    even = 0.5
+    return {"mean": res["win_rate"], "ci95": res["win_rate_ci95"], "episodes": res["games"],
+            "percent_of_optimal": 100.0 * res["win_rate"] / even, "optimal_value": even,
+            "mean_score": res["mean_score"], "opponent": "optimal", "measure": "win rate"}
