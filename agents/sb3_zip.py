@@ -1,21 +1,19 @@
 """Read stable-baselines3 / sb3-contrib model zips without running anything from the file.
 
-SB3's ``load`` unpickles the ``:serialized:`` entries of the zip's ``data`` JSON, so a crafted file runs code. Here
-the weights come from SB3's own ``load_from_zip_file(..., load_data=False)`` (``torch.load(weights_only=True)``, the
-data never unpickled), after size checks against zip bombs; the spaces and ``policy_kwargs`` come from the readable
-fields SB3 writes beside each pickle; the policy class is a name from a whitelist (:data:`POLICY_REGISTRY`), read
-from the class pickle's disassembly (:mod:`pickletools` builds and imports nothing). The inference API is in
+SB3's ``load`` unpickles each ``:serialized:`` entry of the zip's ``data`` JSON that ``custom_objects`` does not give,
+so a crafted file runs code. Here every such entry is given: what the policy needs comes from the readable fields SB3
+writes beside each pickle (the policy class's module and name, ``policy_kwargs``, the spaces) mapped through whitelists
+(:data:`POLICY_REGISTRY`), the rest is our own objects or None; nothing is unpickled or disassembled. Before SB3's
+``load`` sees the file, its declared sizes, its JSON and its weights (``torch.load(weights_only=True)``) are checked,
+and the buffers ``_setup_model`` allocates are overridden to one step. The inference API is in
 :mod:`yacht_agents.sb3_agent`, resuming training in ``yacht_training.sb3_resume``.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import io
 import json
 import math
-import pickletools
 import re
 import zipfile
 from collections.abc import Mapping
@@ -25,6 +23,8 @@ from typing import Any, NamedTuple
 
 import torch as th
 from gymnasium import spaces
+from sb3_contrib import MaskablePPO
+from stable_baselines3 import A2C, DQN, PPO
 from stable_baselines3.common.policies import BasePolicy
 from stable_baselines3.common.save_util import load_from_zip_file
 
@@ -43,61 +43,38 @@ class ZipLimits:
     max_entry_bytes: int = 256 << 20
     max_total_bytes: int = 512 << 20
     max_data_bytes: int = 32 << 20  # the data JSON
-    max_pickle_ops: int = 2_000_000  # opcodes of one pickled data entry (scanned, never run)
     max_torch_entries: int = 100_000  # records inside one .pth (torch's own zip format)
 
 
 DEFAULT_LIMITS = ZipLimits()
 
+_SCHEDULES = {Ref("stable_baselines3.common.utils", n) for n in ("FloatSchedule", "LinearSchedule", "ConstantSchedule")}
+SB3_SERIALIZED: dict[str, set[Ref]] = {
+    "policy_class": {Ref("abc", "ABCMeta")}, "policy_kwargs": {Ref("builtins", "dict")},
+    "observation_space": {Ref("gymnasium.spaces.box", "Box")},
+    "action_space": {Ref("gymnasium.spaces.discrete", "Discrete")},
+    **dict.fromkeys(("learning_rate", "lr_schedule", "clip_range", "clip_range_vf", "exploration_schedule"),
+                    _SCHEDULES),
+    **dict.fromkeys(("_last_obs", "_last_episode_starts", "_last_original_obs"), {Ref("numpy", "ndarray")}),
+    **dict.fromkeys(("ep_info_buffer", "ep_success_buffer"), {Ref("collections", "deque")}),
+    **dict.fromkeys(("rollout_buffer_class", "replay_buffer_class"), {Ref("abc", "ABCMeta")}),
+    "train_freq": {Ref("stable_baselines3.common.type_aliases", "TrainFreq")}}
+"""The entries SB3 2.x pickles in ``data`` for PPO, A2C, DQN and MaskablePPO, with the types it records beside them
+(``:type:``). A strict read refuses any other pickled entry: a check of form, as the file writes the types itself."""
 
-DATA_REFERENCES = {Ref(m, n) for m, names in {
-    "numpy": "dtype ndarray", "numpy._core.numeric": "_frombuffer", "numpy.core.numeric": "_frombuffer",
-    "numpy._core.multiarray": "scalar _reconstruct", "numpy.core.multiarray": "scalar _reconstruct",
-    "numpy.random._pickle": "__generator_ctor __bit_generator_ctor __randomstate_ctor",
-    "numpy.random._pcg64": "PCG64", "numpy.random._mt19937": "MT19937",
-    "numpy.random.bit_generator": "__pyx_unpickle_SeedSequence SeedSequence", "collections": "deque OrderedDict",
-    "gymnasium.spaces.box": "Box", "gymnasium.spaces.discrete": "Discrete",
-    "gymnasium.spaces.multi_discrete": "MultiDiscrete", "gymnasium.spaces.multi_binary": "MultiBinary",
-    "stable_baselines3.common.utils": "FloatSchedule LinearSchedule ConstantSchedule",
-    "stable_baselines3.common.type_aliases": "TrainFreq TrainFrequencyUnit",
-    "stable_baselines3.common.buffers": "RolloutBuffer ReplayBuffer",
-    "sb3_contrib.common.maskable.buffers": "MaskableRolloutBuffer"}.items() for n in names.split()}
-"""Globals SB3 2.x pickles in ``data`` (arrays, spaces, schedules, buffer classes) besides policies and the classes
-above. A strict read refuses a file naming any other: this reader imports none, but SB3's loader would."""
+ALGORITHMS = {"PPO": PPO, "A2C": A2C, "DQN": DQN, "MaskablePPO": MaskablePPO}
+_WEIGHT_FILES = ("policy.pth", "policy.optimizer.pth", "pytorch_variables.pth")  # what SB3 writes for these
 
 # ==== reading a zip ==================================================================================================
 
-_CLASS_TEXT = re.compile(r"<class '([\w.]+)\.(\w+)'>")  # how SB3 writes a class in a readable field
-_STRINGS = {"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "STRING", "BINSTRING", "SHORT_BINSTRING"}
-_NAMING = _STRINGS | {"PROTO", "FRAME", "MEMOIZE", "PUT", "BINPUT", "LONG_BINPUT", "GLOBAL", "STACK_GLOBAL", "STOP"}
-_ODD = {"PERSID", "BINPERSID", "EXT1", "EXT2", "EXT4", "NEXT_BUFFER", "READONLY_BUFFER"}
+_CLASS_TEXT = re.compile(r"<class '(?:([\w.]+)\.)?(\w+)'>")  # how SB3 writes a class in a readable field
+_METHOD_TEXT = re.compile(r"(?:<(?:static|class)method\()?<function ([\w.<>]+)\.[\w<>]+ at 0x[0-9a-fA-F]+>\)?>?")
 
 
-def pickle_names(blob: bytes, max_ops: int) -> tuple[list[Ref], set[str]]:
-    """The globals a pickle names and its opcodes, from :func:`pickletools.genops` (nothing built or imported). A
-    ``STACK_GLOBAL`` whose operands are not the two strings pushed just before it names ``<computed>.?``."""
-    names: list[Ref] = []
-    ops: set[str] = set()
-    memo: dict[Any, Any] = {}
-    pushed: list[Any] = [None, None]  # what the last two stack operations pushed (a string, or None)
-    try:
-        for i, (op, arg, _) in enumerate(pickletools.genops(blob)):
-            if i >= max_ops:
-                raise ValueError(f"more than {max_ops:,} opcodes")
-            ops.add(op.name)
-            if op.name in ("MEMOIZE", "PUT", "BINPUT", "LONG_BINPUT"):
-                memo[len(memo) if op.name == "MEMOIZE" else arg] = pushed[-1]
-            elif op.name not in ("PROTO", "FRAME"):
-                if op.name in ("GLOBAL", "INST"):
-                    names.append(Ref(*str(arg).split(" ", 1)))
-                elif op.name == "STACK_GLOBAL":
-                    ok = all(isinstance(s, str) for s in pushed)
-                    names.append(Ref(*pushed) if ok else Ref("<computed>", "?"))
-                value = arg if op.name in _STRINGS else memo.get(arg) if op.name.endswith("GET") else None
-                pushed = [pushed[-1], value]
-    except Exception as e:  # noqa: BLE001 - pickletools raises ValueError, EOFError, ... on a damaged pickle
-        raise ValueError(f"not a readable pickle ({one_line(e, 120)})") from None
-    return names, ops
+def _class_ref(text: Any) -> Ref | None:
+    """The class a readable field names (``"<class 'mod.Name'>"``; a builtin without module), else None."""
+    match = _CLASS_TEXT.fullmatch(text) if isinstance(text, str) and len(text) <= 300 else None
+    return Ref(match.group(1) or "builtins", match.group(2)) if match else None
 
 
 class _Zip(NamedTuple):
@@ -152,8 +129,12 @@ def _open(path: str | Path, limits: ZipLimits) -> _Zip:
 
 def _weights(arc: _Zip, limits: ZipLimits) -> dict[str, dict[str, Any]]:
     """The ``.pth`` state dicts by SB3's ``load_from_zip_file(load_data=False)``, each first checked to be torch's
-    zip format within the limits, the policy's checked to be finite tensors."""
+    zip format within the limits, the policy's checked to be finite tensors. SB3's ``load`` sets the attributes that
+    other ``.pth`` names and ``pytorch_variables`` name: none is accepted (these algorithms save none)."""
     for info in (i for i in arc.zf.infolist() if i.filename.endswith(".pth")):
+        if info.filename not in _WEIGHT_FILES:
+            raise ValueError(f"{arc.source} has an entry {info.filename!r}; accepted weights: "
+                             f"{', '.join(_WEIGHT_FILES)}")
         blob = arc.read(info.filename, limits.max_entry_bytes)
         try:
             inner = zipfile.ZipFile(io.BytesIO(blob)).infolist()
@@ -163,10 +144,14 @@ def _weights(arc: _Zip, limits: ZipLimits) -> dict[str, dict[str, Any]]:
         if len(inner) > limits.max_torch_entries or sum(i.file_size for i in inner) > limits.max_total_bytes:
             raise ValueError(f"{arc.source}: {info.filename} declares more records or bytes than the limits allow")
     try:
-        _, params, _ = load_from_zip_file(io.BytesIO(arc.blob), load_data=False, device="cpu")
+        _, params, variables = load_from_zip_file(io.BytesIO(arc.blob), load_data=False, device="cpu")
     except Exception as e:  # noqa: BLE001 - torch raises UnpicklingError, RuntimeError, ...: all mean "refused"
         raise ValueError(f"{arc.source}: its weights were rejected by torch's weights-only loader: "
                          f"{torch_load_reason(e)}") from None
+    if variables is not None and (not isinstance(variables, dict) or variables):
+        held = short_repr.repr(list(variables)) if isinstance(variables, dict) else f"a {type(variables).__name__}"
+        raise ValueError(f"{arc.source}: pytorch_variables.pth holds {held}; accepted: nothing (PPO, A2C, DQN and "
+                         "MaskablePPO save no such variables)")
     sd = params.get("policy")
     if sd is None:
         raise ValueError(f"{arc.source} has no 'policy.pth' entry: not a stable-baselines3 model zip")
@@ -176,36 +161,61 @@ def _weights(arc: _Zip, limits: ZipLimits) -> dict[str, dict[str, Any]]:
     return params
 
 
-def _pickle(data: dict[str, Any], key: str, source: str, limits: ZipLimits) -> tuple[list[Ref], set[str]]:
-    try:
-        return pickle_names(base64.b64decode(data[key][":serialized:"], validate=True), limits.max_pickle_ops)
-    except (TypeError, ValueError, binascii.Error) as e:
-        raise ValueError(f"{source}: data[{key!r}] is not a base64 pickle SB3 wrote: {one_line(e)}") from None
-
-
 def _serialized(data: dict[str, Any], key: str) -> bool:
+    """Whether SB3's ``load`` would unpickle ``data[key]`` (its own test, in ``json_to_data``)."""
     return isinstance(data.get(key), dict) and ":serialized:" in data[key]
 
 
-def _policy_kwargs(data: dict[str, Any], source: str, limits: ZipLimits) -> dict[str, Any]:
-    """``policy_kwargs`` from its readable fields; a class there counts only if the pickle beside it names it."""
+def _recorded_types(data: dict[str, Any], source: str, strict: bool) -> dict[str, tuple[Ref, ...]]:
+    """The type each pickled entry records (never unpickled); strict: only those of :data:`SB3_SERIALIZED`."""
+    out = {}
+    for key in (k for k in data if _serialized(data, k)):
+        ref = _class_ref(data[key].get(":type:"))
+        out[key] = (ref,) if ref else ()
+        if strict and ref not in SB3_SERIALIZED.get(key, ()):
+            accepted = ", ".join(sorted(map(str, SB3_SERIALIZED.get(key, ())))) or "no pickle under this name"
+            raise ValueError(f"{source}: data[{key!r}] is a pickled {ref or short_repr.repr(data[key].get(':type:'))}"
+                             f", which stable-baselines3 does not write there (accepted: {accepted}); this reader "
+                             "never unpickles it, SB3's own loader would. Pass strict=False to ignore it")
+    return out
+
+
+def _policy_class(data: dict[str, Any], source: str) -> Ref:
+    """The policy class the readable fields of ``policy_class`` name: its ``__module__`` and the class part of the
+    qualified names of its methods (``"<function Name.method at 0x..>"``); ``ValueError`` unless registered."""
+    entry = data.get("policy_class")
+    fields = entry if isinstance(entry, dict) else {}
+    module = fields.get("__module__")
+    owners = {m.group(1) for v in fields.values() if isinstance(v, str) and len(v) <= 300
+              for m in [_METHOD_TEXT.fullmatch(v)] if m}
+    ref = Ref(module, owners.pop()) if isinstance(module, str) and len(module) <= 200 and len(owners) == 1 else None
+    if ref not in POLICY_REGISTRY:
+        what = ref or ("missing" if entry is None else "a class whose readable fields do not name it (its __module__ "
+                                                       "and the class of its methods)")
+        raise ValueError(f"{source}: policy_class is {what}, not an accepted policy; accepted: "
+                         f"{', '.join(map(str, POLICY_REGISTRY))}")
+    return ref
+
+
+def _policy_kwargs(data: dict[str, Any], source: str) -> dict[str, Any]:
+    """``policy_kwargs`` from its readable fields, classes (``"<class 'mod.Name'>"``) as :class:`Ref` of the
+    whitelists; a plain JSON dict as it is (its strings are strings)."""
     entry = data.get("policy_kwargs") or {}
     if not isinstance(entry, dict):
         raise ValueError(f"{source}: policy_kwargs is not a dict ({short_repr.repr(entry)})")
     if not _serialized(data, "policy_kwargs"):
         return dict(entry)
-    named, _ = _pickle(data, "policy_kwargs", source, limits)
-    classes = {**ACTIVATIONS, **OPTIMIZERS, **FEATURE_EXTRACTORS}
-    for ref in (r for r in named if r not in classes):
-        raise ValueError(f"{source}: policy_kwargs names {ref}: not an accepted activation, optimizer or features "
-                         f"extractor; accepted: {', '.join(sorted(map(str, classes)))}")
     kwargs = {k: v for k, v in entry.items() if k not in (":type:", ":serialized:")}
+    if _class_ref(entry.get(":type:")) != Ref("builtins", "dict") or not kwargs:
+        raise ValueError(f"{source}: policy_kwargs is a pickled {short_repr.repr(entry.get(':type:'))} without "
+                         "readable fields; accepted: a dict, as stable-baselines3 writes it")
+    classes = {**ACTIVATIONS, **OPTIMIZERS, **FEATURE_EXTRACTORS}
     for k, v in kwargs.items():
-        text = _CLASS_TEXT.fullmatch(v) if isinstance(v, str) else None
-        kwargs[k] = Ref(*text.groups()) if text and Ref(*text.groups()) in named else v
-    if set(named) != {v for v in kwargs.values() if isinstance(v, Ref)}:
-        raise ValueError(f"{source}: the readable fields of policy_kwargs do not name the classes of its pickle "
-                         f"({', '.join(map(str, named))})")
+        ref = _class_ref(v)
+        if ref is not None and ref not in classes:
+            raise ValueError(f"{source}: policy_kwargs names {ref}: not an accepted activation, optimizer or features "
+                             f"extractor; accepted: {', '.join(sorted(map(str, classes)))}")
+        kwargs[k] = ref or v
     return kwargs
 
 
@@ -248,7 +258,7 @@ def _counters(data: dict[str, Any], source: str) -> dict[str, int | float]:
 class Sb3ZipInfo:
     """What a model zip says about itself, read without running anything from it: ``policy_kwargs`` as recorded
     (classes as :class:`Ref`), ``constructor_kwargs`` mapped to our classes, the plain numbers SB3 keeps for
-    resuming (``counters``), and each pickled ``data`` entry's global names (``serialized``)."""
+    resuming (``counters``), and the type each pickled ``data`` entry records beside its pickle (``serialized``)."""
 
     source: str
     algorithm: str
@@ -297,8 +307,8 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
-def read_zip(path: str | Path, strict: bool = True, limits: ZipLimits = DEFAULT_LIMITS) -> ZipContents:
-    """Read a model zip as data (see the module docstring); ``ValueError`` with what was found and accepted."""
+def _read(path: str | Path, strict: bool, limits: ZipLimits) -> tuple[ZipContents, bytes]:
+    """:func:`read_zip`'s contents and the zip's bytes (what SB3's ``load`` then reads: the same bytes checked)."""
     arc = _open(path, limits)
     source, version = arc.source, arc.read("_stable_baselines3_version", 64).decode("ascii", "replace").strip()
     if not version.startswith("2."):
@@ -312,29 +322,10 @@ def read_zip(path: str | Path, strict: bool = True, limits: ZipLimits = DEFAULT_
         raise ValueError(f"{source}: the data entry {e}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{source}: the data entry is not a JSON object")
-    accepted = DATA_REFERENCES | set(POLICY_REGISTRY) | set(ACTIVATIONS) | set(OPTIMIZERS) | set(FEATURE_EXTRACTORS)
-    serialized = {}
-    for key in (k for k in data if _serialized(data, k)):
-        try:
-            names, ops = _pickle(data, key, source, limits)
-        except ValueError:
-            if strict:
-                raise
-            continue
-        serialized[key] = tuple(dict.fromkeys(names))
-        bad = [str(r) for r in serialized[key] if r not in accepted] + sorted(ops & _ODD)
-        if strict and bad:
-            raise ValueError(f"{source}: data[{key!r}] names {', '.join(bad)}, which stable-baselines3 does not write "
-                             "in a model: the file may carry code that SB3's own loader would run (this reader runs "
-                             "none of it). Pass strict=False to ignore entries this reader does not need")
-
-    names, ops = _pickle(data, "policy_class", source, limits) if _serialized(data, "policy_class") else ([], set())
-    ref = names[0] if len(names) == 1 and ops <= _NAMING else None
-    if ref not in POLICY_REGISTRY:
-        raise ValueError(f"{source}: policy_class is {ref or ', '.join(map(str, names)) or 'missing'}, not an accepted "
-                         f"policy; accepted: {', '.join(map(str, POLICY_REGISTRY))}")
+    serialized = _recorded_types(data, source, strict)
+    ref = _policy_class(data, source)
     spec = POLICY_REGISTRY[ref]
-    kwargs = _policy_kwargs(data, source, limits)
+    kwargs = _policy_kwargs(data, source)
     unknown = sorted(set(kwargs) - set(spec.kwargs))
     if unknown:
         raise ValueError(f"{source}: policy_kwargs has {unknown}, not accepted for {spec.label}; accepted: "
@@ -354,13 +345,18 @@ def read_zip(path: str | Path, strict: bool = True, limits: ZipLimits = DEFAULT_
     info = Sb3ZipInfo(source, _algorithm(spec.kind, data, list(params["policy"]), source), spec.label, ref, spec.kind,
                       kwargs, constructor, shape, dtype, n, start, counters.get("num_timesteps"), counters, meta,
                       "policy.optimizer" in params, serialized)
-    return ZipContents(info, params, data)
+    return ZipContents(info, params, data), arc.blob
+
+
+def read_zip(path: str | Path, strict: bool = True, limits: ZipLimits = DEFAULT_LIMITS) -> ZipContents:
+    """Read a model zip as data (see the module docstring); ``ValueError`` with what was found and accepted."""
+    return _read(path, strict, limits)[0]
 
 
 def inspect_sb3_zip(path: str | Path, *, strict: bool = True, limits: ZipLimits = DEFAULT_LIMITS) -> Sb3ZipInfo:
     """What an SB3 model zip holds (algorithm, policy, kwargs, spaces, counters, ``yacht_env_meta``), read as data.
-    ``strict`` (default) refuses a file whose pickles name a global SB3 would not write, even in entries this reader
-    does not use; ``strict=False`` skips those entries (never decoded)."""
+    ``strict`` (default) refuses a file with a pickled entry SB3 would not write (:data:`SB3_SERIALIZED`), even one
+    this reader does not use; ``strict=False`` accepts them (never decoded)."""
     return read_zip(path, strict, limits).info
 
 
@@ -383,33 +379,52 @@ def check_spaces(info: Sb3ZipInfo, observation_space: spaces.Space, action_space
                          f"(Discrete({int(action_space.n)}, start={int(action_space.start)}))")
 
 
-def _zero_lr(_progress_remaining: float) -> float:
-    return 0.0
-
-
-def load_sb3_policy(path: str | Path, observation_space: spaces.Space, action_space: spaces.Space, *,
-                    strict: bool = True, limits: ZipLimits = DEFAULT_LIMITS) -> tuple[BasePolicy, Sb3ZipInfo]:
-    """``(policy, info)``: the model's policy rebuilt from our classes for the caller's spaces (which must be the
-    recorded ones), on CPU, in eval mode, its weights loaded with ``strict=True``. The caller still checks
-    ``info.yacht_env_meta`` (Yahtzee and Yahtzee with free Joker have the same spaces)."""
-    info, params, _ = read_zip(path, strict, limits)
-    check_spaces(info, observation_space, action_space)
-    spec, sd = POLICY_REGISTRY[info.policy_class], params["policy"]
+def _check_size(info: Sb3ZipInfo, sd: Mapping[str, th.Tensor], observation_space: spaces.Space) -> None:
+    """Refuse to build a huge network for a small file: ``net_arch`` against the weights policy.pth holds."""
+    spec = POLICY_REGISTRY[info.policy_class]
     arch = info.constructor_kwargs.get("net_arch") or []
     copies = 2 if spec.kind != "dqn" and spec.first_layer_from_obs and not spec.shared_trunk else 1
     first = int(math.prod(observation_space.shape)) if spec.first_layer_from_obs else 1
     wanted = sum(a * b for w in (arch.values() if isinstance(arch, dict) else [arch] * copies)
                  for a, b in zip([first, *w], w))
-    if wanted > sum(t.numel() for t in sd.values()):  # refuse to build a huge network for a small file
+    if wanted > sum(t.numel() for t in sd.values()):
         raise ValueError(f"{info.source}: policy_kwargs ask for at least {wanted:,} weights, policy.pth holds "
                          f"{sum(t.numel() for t in sd.values()):,}: the file does not describe its own network")
-    extra = {"use_sde": False} if spec.kind == "actor_critic" else {}
+
+
+def _overrides(algorithm: str) -> dict[str, Any]:
+    """What ``_setup_model`` reads, set after the file's entries (``load``'s kwargs): one-step buffers of SB3's own
+    classes whatever the file asks, constant schedules, no seeding of the global RNGs."""
+    common: dict[str, Any] = {"learning_rate": 0.0, "seed": None, "n_envs": 1, "n_steps": 1}
+    if algorithm == "DQN":
+        return {**common, "buffer_size": 1, "replay_buffer_class": None, "replay_buffer_kwargs": {},
+                "optimize_memory_usage": False, "train_freq": 1}
+    return {**common, "rollout_buffer_class": None, "rollout_buffer_kwargs": {}, "use_sde": False,
+            "clip_range": 0.0, "clip_range_vf": None}
+
+
+def load_sb3_policy(path: str | Path, observation_space: spaces.Space, action_space: spaces.Space, *,
+                    strict: bool = True, limits: ZipLimits = DEFAULT_LIMITS) -> tuple[BasePolicy, Sb3ZipInfo]:
+    """``(policy, info)``: the model loaded by SB3's own ``load`` for the caller's spaces (which must be the recorded
+    ones), every pickled entry given as ours (the whitelisted policy class and kwargs, the spaces, else None), on
+    CPU, in eval mode. The caller still checks ``info.yacht_env_meta`` (Yahtzee and Yahtzee with free Joker have the
+    same spaces)."""
+    (info, params, data), blob = _read(path, strict, limits)
+    check_spaces(info, observation_space, action_space)
+    _check_size(info, params["policy"], observation_space)
+    if not info.has_optimizer:
+        raise ValueError(f"{info.source} has no 'policy.optimizer.pth' entry: not a stable-baselines3 model zip")
+    spec = POLICY_REGISTRY[info.policy_class]
+    ours = {"policy_class": spec.load_class(), "policy_kwargs": dict(info.constructor_kwargs), "env": None,
+            "observation_space": observation_space, "action_space": action_space, "device": th.device("cpu")}
+    custom = {k: ours.get(k) for k in data if k in ours or _serialized(data, k)}  # then SB3 unpickles nothing
     try:
         with th.random.fork_rng(devices=[]):  # building initialises weights: leave the caller's RNG stream alone
-            policy = spec.load_class()(observation_space, action_space, _zero_lr, **extra, **info.constructor_kwargs)
-        policy.load_state_dict(sd, strict=True)
-    except (ValueError, KeyError, TypeError, RuntimeError) as e:
+            model = ALGORITHMS[info.algorithm].load(io.BytesIO(blob), device="cpu", custom_objects=custom,
+                                                    **_overrides(info.algorithm))
+    except Exception as e:  # noqa: BLE001 - torch and SB3 raise RuntimeError, ValueError, KeyError, AssertionError...
         raise ValueError(f"{info.source}: policy.pth does not fit a {spec.label} built from the file's policy_kwargs "
                          f"for these spaces: {one_line(e, 300)}") from None
+    policy = model.policy
     policy.set_training_mode(False)
     return policy, info

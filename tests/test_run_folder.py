@@ -3,11 +3,9 @@ a lock per folder, names picked atomically, --resume and its overrides."""
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -67,8 +65,8 @@ def ppo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Run]:
     return _interrupted_run(tmp_path_factory, "ppo", PPO)
 
 # ==== loading an SB3 zip runs no code =========================================================================
-# Covered in tests/test_sb3_zip.py: test_the_payloads_are_live, test_pickle_names_finds_globals_through_the_memo,
-# test_a_pickled_payload_is_refused_and_never_runs, test_the_refusal_names_the_entry_and_the_global,
+# Covered in tests/test_sb3_zip.py: test_the_payloads_are_live, test_sb3_load_is_given_every_pickled_entry,
+# test_a_pickled_payload_loads_as_data_or_is_refused_and_never_runs, test_the_refusal_names_the_entry_and_the_type,
 # test_a_torch_payload_is_refused_by_weights_only, test_a_legacy_pickle_as_weights_is_refused,
 # test_the_module_never_unpickles, test_zip_bombs_and_absurd_archives_are_refused,
 # test_files_that_are_not_model_zips. --resume reads PPO checkpoints through the same reader (restore_into ->
@@ -77,8 +75,11 @@ def ppo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Run]:
 
 def test_resume_refuses_a_ppo_checkpoint_with_a_pickled_payload(ppo_run: tuple[Path, Run],
                                                                       tmp_path: Path) -> None:
-    """A step_N.zip whose ``data`` carries a pickled object is refused on --resume (nothing runs) and the run goes
-    on from the older good checkpoint."""
+    """A step_N.zip whose ``data`` carries a pickled object in place of the observation space, as SB3 writes one
+    (its type and readable fields beside the pickle), is refused on --resume (nothing runs) and the run goes on
+    from the older good checkpoint."""
+    from stable_baselines3.common.save_util import data_to_json
+
     run = copy_run(ppo_run[0], tmp_path)
     good = steps_of(run, ".zip")[-1]
     marker = tmp_path / "ran"
@@ -89,7 +90,7 @@ def test_resume_refuses_a_ppo_checkpoint_with_a_pickled_payload(ppo_run: tuple[P
             data = src.read(item)
             if item.filename == "data":
                 d = json.loads(data)
-                d["observation_space"][":serialized:"] = base64.b64encode(pickle.dumps(payload)).decode()
+                d["observation_space"] = json.loads(data_to_json({"o": payload}))["o"]
                 data = json.dumps(d).encode()
             dst.writestr(item, data)
     r = run_train(["--resume", str(run)])

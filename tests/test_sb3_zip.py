@@ -50,7 +50,7 @@ from yacht_agents.sb3_policies import (
     Ref,
     register_policy,
 )
-from yacht_agents.sb3_zip import ZipLimits, inspect_sb3_zip, load_sb3_policy, pickle_names
+from yacht_agents.sb3_zip import ZipLimits, inspect_sb3_zip, load_sb3_policy
 from yacht_agents.turn_policy import TurnExpectimaxPolicy
 from yacht_env import observation as O
 from yacht_env.env import YachtEnv
@@ -158,46 +158,29 @@ def global_pickle(module: str, name: str) -> bytes:
     return b"\x80\x02c" + module.encode() + b"\n" + name.encode() + b"\n."
 
 
+def class_entry(module: str, name: str) -> dict[str, str]:
+    """A ``policy_class`` entry as SB3 writes one for class ``module.name``: its pickle (a reference, by hand) and the
+    readable fields of its ``__dict__`` (``__module__``, its methods)."""
+    return {**serialized(global_pickle(module, name), "<class 'abc.ABCMeta'>"), "__module__": module,
+            "__init__": f"<function {name}.__init__ at 0x7f00c0ffee00>",
+            "_build": f"<function {name}._build at 0x7f00c0ffee80>"}
+
+
+def as_sb3_writes(key: str, value: Any) -> Any:
+    """``value`` as SB3's ``data_to_json`` writes it under ``key`` (a pickle beside readable fields, if needed)."""
+    from stable_baselines3.common.save_util import data_to_json
+
+    return json.loads(data_to_json({key: value}))[key]
+
+
 def test_the_payloads_are_live(tmp_path: Path) -> None:
-    """The hostile fixtures are real: plain unpickling of the open() payload creates its marker."""
+    """The hostile fixtures are real: plain unpickling of either payload creates its marker."""
     marker = tmp_path / "live"
     pickle.loads(pickle.dumps(_OpenPayload(marker))).close()
     assert marker.exists()
-    names = pickle_names(pickle.dumps(_ShellPayload(marker)), 1000)[0]
-    assert Ref("posix", "system") in names or Ref("nt", "system") in names
-
-
-# ---- the pickle name scan ------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
-def test_pickle_names_finds_globals_through_the_memo(protocol: int, tmp_path: Path) -> None:
-    """Every global a pickle names is found, also where STACK_GLOBAL takes a module name from the memo; a call is
-    seen as an opcode; nothing runs."""
-    marker = tmp_path / "m"
-    blob = pickle.dumps([np.zeros(2), np.random.default_rng(0), th.nn.Tanh, _ShellPayload(marker)], protocol=protocol)
-    names, ops = pickle_names(blob, 10**6)
-    assert {Ref("numpy.random._pickle", "__generator_ctor"), Ref("numpy.random._pickle", "__bit_generator_ctor"),
-            Ref("torch.nn.modules.activation", "Tanh")} <= set(names)
-    assert Ref(os.system.__module__, "system") in names and "REDUCE" in ops and not marker.exists()
-
-
-def test_pickle_names_cannot_be_fooled_about_stack_global() -> None:
-    """Operands of STACK_GLOBAL that are not the two strings pushed just before it are named ``<computed>``: a
-    pickle that pushes 'posix' 'system', then other strings, then pops them, does not pass for those others."""
-    sneaky = b"\x80\x04\x8c\x05posix\x8c\x06system\x8c\x05numpy\x8c\x05dtype02\x93."  # 0 is POP
-    assert pickle_names(sneaky, 100)[0] == [Ref("<computed>", "?")]
-    via_memo = b"\x80\x04\x8c\x05posix\x94\x8c\x06system\x94\x85h\x00h\x01\x93."  # a tuple, then the memo
-    assert pickle_names(via_memo, 100)[0] == [Ref("posix", "system")]
-
-
-def test_pickle_names_on_malformed_input() -> None:
-    good = pickle.dumps({"a": [1, 2, 3]})
-    for bad in (good[: len(good) // 2], b"", b"\xff\xfe"):
-        with pytest.raises(ValueError, match="not a readable pickle"):
-            pickle_names(bad, 100)
-    with pytest.raises(ValueError, match="opcodes"):
-        pickle_names(pickle.dumps(list(range(100))), 50)
+    marker.unlink()
+    pickle.loads(pickle.dumps(_ShellPayload(marker)))  # runs `touch marker` through os.system
+    assert marker.exists()
 
 
 def test_the_class_maps_name_the_real_classes() -> None:
@@ -331,8 +314,8 @@ def test_meta_and_spaces_say_the_layout() -> None:
 
 
 def test_the_restructured_module_path_is_accepted(tmp_path: Path) -> None:
-    moved = rewrite_zip(SHIPPED["yacht"], tmp_path / "moved.zip", data=lambda d: d.update(policy_class=serialized(
-        global_pickle("yacht_agents.turn_policy", "TurnExpectimaxPolicy"), "<class 'abc.ABCMeta'>")))
+    moved = rewrite_zip(SHIPPED["yacht"], tmp_path / "moved.zip", data=lambda d: d.update(policy_class={
+        **d["policy_class"], **class_entry("yacht_agents.turn_policy", "TurnExpectimaxPolicy")}))
     obs, masks = env_batch("yacht", 100, seed=4)
     a, info = load_sb3_policy(moved, *yacht_spaces())
     b, _ = load_sb3_policy(SHIPPED["yacht"], *yacht_spaces())
@@ -341,8 +324,8 @@ def test_the_restructured_module_path_is_accepted(tmp_path: Path) -> None:
 
 
 def test_the_module_never_unpickles() -> None:
-    """Source check: no pickle/cloudpickle load, SB3's zip loader only with load_data=False, and every torch.load is
-    weights_only=True."""
+    """Source check: no pickle/cloudpickle load and no pickle disassembly, SB3's zip loader only with
+    load_data=False, SB3's ``load`` only with ``custom_objects``, and every torch.load is weights_only=True."""
     import ast
     import inspect as inspect_module
 
@@ -351,7 +334,7 @@ def test_the_module_never_unpickles() -> None:
     tree = ast.parse("\n".join(inspect_module.getsource(m) for m in (sb3_zip, sb3_policies, sb3_resume, nets)))
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
         n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    assert not names & {"cloudpickle", "Unpickler", "json_to_data", "load_from_pkl"}
+    assert not names & {"cloudpickle", "Unpickler", "json_to_data", "load_from_pkl", "pickletools", "genops"}
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     zip_loads = [n for n in calls if isinstance(n.func, ast.Name) and n.func.id == "load_from_zip_file"]
     assert zip_loads and all(any(k.arg == "load_data" and isinstance(k.value, ast.Constant) and k.value.value is False
@@ -360,12 +343,30 @@ def test_the_module_never_unpickles() -> None:
         if isinstance(node.func, ast.Attribute) and node.func.attr in ("load", "loads"):
             owner = node.func.value.id if isinstance(node.func.value, ast.Name) else None
             assert owner not in ("pickle", "marshal", "dill", "yaml"), ast.unparse(node)
+            kw = {k.arg: k.value for k in node.keywords}
             if owner in ("th", "torch"):
-                kw = {k.arg: k.value for k in node.keywords}
                 assert isinstance(kw.get("weights_only"), ast.Constant) and kw["weights_only"].value is True
+            elif node.func.attr == "load" and owner not in ("json",):  # an SB3 algorithm's load
+                assert "custom_objects" in kw, ast.unparse(node)
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names} | {
         n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert not imported & {"pickle", "cloudpickle", "dill", "marshal", "shelve", "joblib"}
+    assert not imported & {"pickle", "pickletools", "cloudpickle", "dill", "marshal", "shelve", "joblib"}
+
+
+def test_sb3_load_is_given_every_pickled_entry(trained: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """At run time: with cloudpickle's loads (what SB3's loader unpickles with) made to fail, every model still loads,
+    so SB3's loader was given each pickled entry (``custom_objects``) and unpickled none."""
+    import cloudpickle
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a model file was unpickled")
+
+    monkeypatch.setattr(cloudpickle, "loads", refuse)
+    for path in [*trained.values(), *SHIPPED.values()]:
+        rules = "yahtzee" if path == SHIPPED["yahtzee"] else "yacht"
+        obs_space = model_observation_space(yacht_spaces(rules)[0], get_rules(rules), 1)
+        policy, info = load_sb3_policy(path, obs_space, yacht_spaces(rules)[1])
+        assert type(policy) is POLICY_REGISTRY[info.policy_class].load_class()
 
 
 def test_inspect_reads_without_building(tmp_path: Path) -> None:
@@ -445,9 +446,13 @@ def test_a2c_optimizer_is_mapped(trained: dict[str, Path]) -> None:
 
 
 @pytest.mark.parametrize("protocol", [0, 2, 5])
-@pytest.mark.parametrize("key", ["policy_kwargs", "policy_class", "observation_space", "_last_obs", "extra"])
-def test_a_pickled_payload_is_refused_and_never_runs(key: str, protocol: int, trained: dict[str, Path],
-                                                     tmp_path: Path) -> None:
+@pytest.mark.parametrize("key", ["policy_kwargs", "policy_class", "observation_space", "_last_obs", "lr_schedule",
+                                 "extra"])
+def test_a_pickled_payload_loads_as_data_or_is_refused_and_never_runs(key: str, protocol: int,
+                                                                     trained: dict[str, Path], tmp_path: Path) -> None:
+    """A payload in place of SB3's pickle, its readable fields kept: the model loads with our own objects in place of
+    every pickle and acts as the clean file does; an entry SB3 does not pickle is refused by a strict read, one line,
+    and loads with strict=False. The payload never runs."""
     marker = tmp_path / "marker"
 
     def plant(d: dict[str, Any]) -> None:  # the readable fields stay: only the pickle is swapped
@@ -455,27 +460,52 @@ def test_a_pickled_payload_is_refused_and_never_runs(key: str, protocol: int, tr
         d[key] = {**serialized(pickle.dumps(_ShellPayload(marker), protocol=protocol)), **readable}
 
     bad = rewrite_zip(trained["MaskablePPO"], tmp_path / "bad.zip", data=plant)
-    for call in (lambda: inspect_sb3_zip(bad), lambda: load_sb3_policy(bad, *yacht_spaces())):
-        with pytest.raises(ValueError, match=r"(posix|nt)\.system"):
-            call()
-    if key in ("_last_obs", "extra", "observation_space"):
-        # not decoded by the reader (the space is read from its readable fields): strict=False skips the pickle
-        policy, _ = load_sb3_policy(bad, *yacht_spaces(), strict=False)
-        assert isinstance(policy, th.nn.Module)
-    else:  # the entries the reader needs: their pickle may name only whitelisted classes
-        with pytest.raises(ValueError, match=r"(posix|nt)\.system"):
-            load_sb3_policy(bad, *yacht_spaces(), strict=False)
+    clean, _ = load_sb3_policy(trained["MaskablePPO"], *yacht_spaces())
+    obs, masks = env_batch("yacht", 100, seed=8)
+    if key == "extra":
+        for call in (lambda: inspect_sb3_zip(bad), lambda: load_sb3_policy(bad, *yacht_spaces())):
+            with pytest.raises(ValueError, match=r"data\['extra'\] is a pickled builtins.dict, which "
+                                                 r"stable-baselines3 does not write there .*strict=False") as refused:
+                call()
+            assert "\n" not in str(refused.value)
+    else:
+        assert inspect_sb3_zip(bad).policy_class == Ref("sb3_contrib.common.maskable.policies",
+                                                        "MaskableActorCriticPolicy")
+    for strict in (True, False) if key != "extra" else (False,):
+        policy, _ = load_sb3_policy(bad, *yacht_spaces(), strict=strict)
+        np.testing.assert_array_equal(action_scores(policy, obs, masks), action_scores(clean, obs, masks))
     assert not marker.exists()
 
 
-def test_the_refusal_names_the_entry_and_the_global(trained: dict[str, Path], tmp_path: Path) -> None:
+def test_the_refusal_names_the_entry_and_the_type(trained: dict[str, Path], tmp_path: Path) -> None:
+    """A strict read names the pickled entry and the type it records when SB3 would not write that type there."""
     marker = tmp_path / "marker"
     bad = rewrite_zip(trained["PPO"], tmp_path / "bad.zip", data=lambda d: d.update(
-        lr_schedule=serialized(pickle.dumps(_OpenPayload(marker)))))
-    with pytest.raises(ValueError, match=r"data\['lr_schedule'\] names io.open, which .*strict=False"):
+        lr_schedule=as_sb3_writes("lr_schedule", _OpenPayload(marker))))
+    with pytest.raises(ValueError, match=r"data\['lr_schedule'\] is a pickled \S*_OpenPayload, which "
+                                         r"stable-baselines3 does not write there \(accepted: "
+                                         r"stable_baselines3.common.utils.ConstantSchedule, .*strict=False"):
         load_sb3_policy(bad, *yacht_spaces())
-    load_sb3_policy(bad, *yacht_spaces(), strict=False)  # not needed by the reader: skipped, never decoded
+    load_sb3_policy(bad, *yacht_spaces(), strict=False)  # not needed by the reader: replaced, never decoded
     assert not marker.exists()
+
+
+def test_an_entry_sb3_would_call_is_never_taken_from_the_file(trained: dict[str, Path], tmp_path: Path) -> None:
+    """What SB3's ``load`` would use from the plain JSON is ours: no environment made from an ``env`` id (gymnasium
+    imports ``module:`` ids), no ``device``, no seeding of the global RNGs, one-step buffers whatever the file asks."""
+    huge = {"n_steps": 10**9, "n_envs": 10**6, "batch_size": 10**9, "buffer_size": 10**12, "seed": 7,
+            "env": "yacht_env_no_such_module:Nope-v0", "device": "meta", "rollout_buffer_kwargs": {"n_envs": 3},
+            "replay_buffer_kwargs": {"n_envs": 3}, "learning_rate": "not a number", "train_freq": "x",
+            "clip_range_vf": -1.0}
+    for algo in ALGOS:
+        bad = rewrite_zip(trained[algo], tmp_path / f"{algo}.zip", data=lambda d: d.update(huge))
+        torch_state, np_state = th.random.get_rng_state(), np.random.get_state()[1].copy()
+        policy, _ = load_sb3_policy(bad, *yacht_spaces())
+        assert th.equal(torch_state, th.random.get_rng_state()) and (np.random.get_state()[1] == np_state).all()
+        assert policy.device.type == "cpu"
+        obs, masks = env_batch("yacht", 50, seed=9)
+        np.testing.assert_array_equal(action_scores(policy, obs, masks),
+                                      action_scores(load_sb3_policy(trained[algo], *yacht_spaces())[0], obs, masks))
 
 
 def test_closure_schedules_of_older_sb3_need_strict_false(tmp_path: Path) -> None:
@@ -492,7 +522,8 @@ def test_closure_schedules_of_older_sb3_need_strict_false(tmp_path: Path) -> Non
     model = MaskablePPO("MlpPolicy", gymnasium.make("Yacht-v0"), learning_rate=lr, n_steps=64, seed=0,
                         device="cpu", policy_kwargs=dict(net_arch=[16]))
     path = save_sb3_atomic(model, tmp_path / "closure.zip")
-    with pytest.raises(ValueError, match=r"data\['(learning_rate|lr_schedule)'\] names .*cloudpickle"):
+    with pytest.raises(ValueError, match=r"data\['(learning_rate|lr_schedule)'\] is a pickled builtins.function, "
+                                         r"which stable-baselines3 does not write there"):
         inspect_sb3_zip(path)
     policy, _ = load_sb3_policy(path, *yacht_spaces(), strict=False)
     obs, masks = env_batch("yacht", 50, seed=7)
@@ -521,6 +552,26 @@ def test_a_legacy_pickle_as_weights_is_refused(trained: dict[str, Path], tmp_pat
     with pytest.raises(ValueError, match="torch's zip format"):
         load_sb3_policy(bad, *yacht_spaces())
     assert not marker.exists()
+
+
+def test_weights_sb3_would_set_as_attributes_are_refused(trained: dict[str, Path], tmp_path: Path) -> None:
+    """SB3's ``load`` sets the attribute each ``.pth`` name and each ``pytorch_variables`` key names: only the files
+    SB3 writes for these algorithms are accepted, its variables empty; without the optimizer state SB3's ``load``
+    cannot load the policy."""
+    buf = io.BytesIO()
+    th.save({"policy.action_net.weight": th.full((44, 16), math.nan)}, buf)
+    variables = rewrite_zip(trained["PPO"], tmp_path / "vars.zip", entries={"pytorch_variables.pth": buf.getvalue()})
+    with pytest.raises(ValueError, match=r"pytorch_variables.pth holds .*; accepted: nothing"):
+        load_sb3_policy(variables, *yacht_spaces())
+    with zipfile.ZipFile(trained["PPO"]) as z:
+        policy_pth = z.read("policy.pth")
+    other = rewrite_zip(trained["PPO"], tmp_path / "other.zip", entries={"policy.mlp_extractor.pth": policy_pth})
+    with pytest.raises(ValueError, match=r"has an entry 'policy.mlp_extractor.pth'; accepted weights: policy.pth, "):
+        inspect_sb3_zip(other)
+    no_optimizer = rewrite_zip(trained["PPO"], tmp_path / "noopt.zip", entries={"policy.optimizer.pth": None})
+    assert not inspect_sb3_zip(no_optimizer).has_optimizer
+    with pytest.raises(ValueError, match="has no 'policy.optimizer.pth' entry"):
+        load_sb3_policy(no_optimizer, *yacht_spaces())
 
 
 def _patch_declared_size(src: Path, dst: Path, name: str, size: int) -> Path:
@@ -600,32 +651,43 @@ def test_files_that_are_not_model_zips(trained: dict[str, Path], tmp_path: Path)
 
 
 def test_unknown_policies_and_kwargs_are_refused(trained: dict[str, Path], tmp_path: Path) -> None:
-    def policy_class(module: str, name: str) -> Callable[[dict[str, Any]], None]:
-        return lambda d: d.update(policy_class=serialized(global_pickle(module, name), "<class 'abc.ABCMeta'>"))
+    from stable_baselines3.sac.policies import SACPolicy
 
-    other = rewrite_zip(trained["PPO"], tmp_path / "sac.zip",
-                        data=policy_class("stable_baselines3.sac.policies", "SACPolicy"))
+    def policy_class(entry: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+        return lambda d: d.update(policy_class=entry)
+
+    other = rewrite_zip(trained["PPO"], tmp_path / "sac.zip", data=policy_class(as_sb3_writes("p", SACPolicy)))
     with pytest.raises(ValueError, match=r"policy_class is stable_baselines3.sac.policies.SACPolicy, not an accepted "
                                          r"policy; accepted: .*ActorCriticPolicy"):
         load_sb3_policy(other, *yacht_spaces(), strict=False)
-    shell = rewrite_zip(trained["PPO"], tmp_path / "shell.zip", data=policy_class("posix", "system"))
-    with pytest.raises(ValueError, match=r"names posix.system"):
-        load_sb3_policy(shell, *yacht_spaces())
-    with pytest.raises(ValueError, match=r"policy_class is posix.system, not an accepted policy"):
-        load_sb3_policy(shell, *yacht_spaces(), strict=False)
+    shell = rewrite_zip(trained["PPO"], tmp_path / "shell.zip", data=policy_class(class_entry("posix", "system")))
+    for strict in (True, False):
+        with pytest.raises(ValueError, match=r"policy_class is posix.system, not an accepted policy"):
+            load_sb3_policy(shell, *yacht_spaces(), strict=strict)
+    untold = {**serialized(pickle.dumps(_ShellPayload(tmp_path / "marker"))), ":type:": "<class 'abc.ABCMeta'>"}
+    for name, entry in {"untold": untold, "two classes": {**class_entry("a.b", "C"), "_build": "<function D._build "
+                                                                                              "at 0x7f0000000000>"},
+                        "as text": "stable_baselines3.common.policies.ActorCriticPolicy"}.items():
+        bad = rewrite_zip(trained["PPO"], tmp_path / f"{name}.zip", data=policy_class(entry))
+        with pytest.raises(ValueError, match=r"policy_class is a class whose readable fields do not name it .*; "
+                                             r"accepted: .*ActorCriticPolicy"):
+            inspect_sb3_zip(bad)
+    assert not (tmp_path / "marker").exists()
     counter = rewrite_zip(trained["PPO"], tmp_path / "counter.zip", data=lambda d: d.update(num_timesteps=-5))
     with pytest.raises(ValueError, match=r"data\['num_timesteps'\] must be a count"):
         inspect_sb3_zip(counter)
 
-    def kwargs(value: dict[str, Any] | bytes) -> Callable[[dict[str, Any]], None]:
-        return lambda d: d.update(policy_kwargs=serialized(value) if isinstance(value, bytes) else value)
+    def kwargs(value: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+        return lambda d: d.update(policy_kwargs=value)
 
     cases = {
         "unknown key": ({"net_arch": [16], "lstm_hidden_size": 8}, r"\['lstm_hidden_size'\], not accepted for "
                                                                    r"ActorCriticPolicy; accepted: \["),
-        "activation": (pickle.dumps({"activation_fn": th.nn.Softmax}), r"Softmax: not an accepted activation, "
-                                                                         r"optimizer or features extractor; accepted: "
-                                                                         r".*torch.nn.modules.activation.ELU"),
+        "activation": (as_sb3_writes("policy_kwargs", {"activation_fn": th.nn.Softmax}),
+                       r"Softmax: not an accepted activation, optimizer or features extractor; accepted: "
+                       r".*torch.nn.modules.activation.ELU"),
+        "pickle only": (serialized(pickle.dumps({"activation_fn": th.nn.Tanh})), "pickled \"<class 'dict'>\" without "
+                                                                                 "readable fields"),
         "activation as text": ({"activation_fn": "<class 'torch.nn.modules.activation.Tanh'>"}, "not an accepted"),
         "net_arch": ({"net_arch": [16, "x"]}, "must be a list of at most 64 layer widths"),
         "huge net_arch": ({"net_arch": [60000, 60000]}, "does not describe its own network"),
@@ -645,7 +707,7 @@ def test_the_registry_accepts_new_policies(trained: dict[str, Path], tmp_path: P
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     renamed = rewrite_zip(trained["MaskablePPO"], tmp_path / "renamed.zip", data=lambda d: d.update(
-        policy_class=serialized(global_pickle("old_project.policies", "MyPolicy"), "<class 'abc.ABCMeta'>")))
+        policy_class=class_entry("old_project.policies", "MyPolicy")))
     with pytest.raises(ValueError, match="old_project.policies.MyPolicy"):
         inspect_sb3_zip(renamed)
     spec = PolicySpec("MyPolicy", "maskable", lambda: MaskableActorCriticPolicy, ACTOR_CRITIC_KWARGS)
