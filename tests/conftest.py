@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from yacht_env.rules import RULESETS, YACHT, RuleSet, register_rules
 from yacht_env.state import GameState
 
 # keep the solver's disk cache out of the user's home during tests
@@ -18,6 +19,19 @@ os.environ.setdefault("SB3_LOGDIR", os.path.join(os.path.dirname(__file__), ".."
 
 
 REPO = Path(__file__).resolve().parents[1]
+UPPER6 = RuleSet("test-upper6", "Six upper boxes", YACHT.categories[:6])
+"""A rule set of Yacht's six upper boxes: its two-player table solves in seconds."""
+
+
+def registered(rs: RuleSet) -> RuleSet:
+    """``rs`` registered once for the whole test session."""
+    return RULESETS[rs.name] if rs.name in RULESETS else register_rules(rs)
+
+
+@pytest.fixture
+def upper6() -> str:
+    """The name of :data:`UPPER6`, registered."""
+    return registered(UPPER6).name
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -10,6 +10,7 @@ from functools import cache
 
 import numpy as np
 import pytest
+from conftest import UPPER6, registered
 from test_solver import DENSE, HANDS, _dense_model
 
 from yacht_env.actions import NUM_KEEP_ACTIONS
@@ -17,17 +18,11 @@ from yacht_env.rules import RULESETS, YACHT, Category, RuleSet, get_rules, regis
 from yacht_env.state import GameState
 from yacht_solver import duel as DU
 
-UPPER6 = RuleSet("test-upper6", "Six upper boxes", YACHT.categories[:6])
 UPPER_YACHT = RuleSet("test-upper-yacht", "Upper boxes and Yacht", YACHT.categories[:6] + YACHT.categories[11:])
 SMALL = [UPPER6, pytest.param(UPPER_YACHT, marks=pytest.mark.slow)]
 FIRST_TURN = {UPPER6.name: 0, UPPER_YACHT.name: 8}
 """The first turn (0: the game's first) from which each game is compared: the six upper boxes whole; with Yacht,
 the last six turns (the middle turns make most of the plain solver's time)."""
-
-
-def registered(rs: RuleSet) -> RuleSet:
-    """``rs`` registered once for the whole test session."""
-    return RULESETS[rs.name] if rs.name in RULESETS else register_rules(rs)
 
 
 # ---- the plain two-player solver --------------------------------------------------------------------------------

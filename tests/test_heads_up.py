@@ -13,7 +13,6 @@ import pytest
 from yacht_agents.loader import load_agent
 from yacht_cli import main
 from yacht_env import multiplayer as MP
-from yacht_env.rules import RULESETS, YACHT, RuleSet, register_rules
 from yacht_tools import heads_up_eval as H
 from yacht_tools import protocol as P
 from yacht_tools.evaluation import evaluate
@@ -24,13 +23,12 @@ pytest.importorskip("sb3_contrib")
 from yacht_training.heads_up import HeadsUpVecEnv  # noqa: E402 - needs SB3
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
-UPPER6 = RuleSet("test-upper6", "Six upper boxes", YACHT.categories[:6])
 
 
-@pytest.fixture(scope="module")
-def small() -> str:
-    """A rule set of six boxes: its two-player table solves in seconds."""
-    return (RULESETS[UPPER6.name] if UPPER6.name in RULESETS else register_rules(UPPER6)).name
+@pytest.fixture
+def small(upper6: str) -> str:
+    """A rule set of six boxes (conftest's): its two-player table solves in seconds."""
+    return upper6
 
 
 def _play(env: HeadsUpVecEnv, steps: int, seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -78,13 +76,13 @@ def test_the_same_seed_gives_the_same_games(small: str) -> None:
 
 def test_exact_play_has_exactly_half_the_chance_against_itself(small: str) -> None:
     res = H.chance_against_optimal_duel("optimal-duel", small, 40, seed=5)
-    assert res["chance"] == pytest.approx(0.5, abs=1e-12) and res["mean_regret"] == 0.0
+    assert res["chance"] == pytest.approx(0.5, abs=1e-9) and res["mean_regret"] < 1e-9
     assert 0 < res["first_player_win"] < 1
 
 
 @pytest.mark.parametrize(("agent", "sharper"), [("greedy", True), ("random", False)])
 def test_the_chance_estimate_agrees_with_the_wins(agent: str, sharper: bool, small: str) -> None:
-    res = H.chance_against_optimal_duel(agent, small, 4_000, seed=7)
+    res = H.chance_against_optimal_duel(agent, small, 2_000, seed=7)
     assert res["mean_regret"] > 0 and res["chance"] < 0.5
     lo, hi = res["chance_ci95"]
     wlo, whi = res["win_rate_ci95"]
@@ -92,7 +90,7 @@ def test_the_chance_estimate_agrees_with_the_wins(agent: str, sharper: bool, sma
     # a player close to exact play loses little per game: the estimate is the sharper; one that almost never wins
     # has a win count near 0 with little spread, and its many regrets spread more
     assert bool(hi - lo < whi - wlo) is sharper, (hi - lo, whi - wlo)
-    assert res["regret_per_game"] == pytest.approx(res["mean_regret"] * res["decisions"] / 4_000)
+    assert res["regret_per_game"] == pytest.approx(res["mean_regret"] * res["decisions"] / 2_000)
 
 
 def test_the_games_are_yacht_tournaments(small: str) -> None:

@@ -139,8 +139,9 @@ def markdown_report(report: dict[str, Any], level: int = 2) -> str:
                              f"{_cell(row['percent_of_optimal'], 2)} | {_cell(row['normalised'], 3)} | "
                              f"{row['mean_regret']:.3f} |")
             lines.append("")
-        lines += [f"{h3} All one-player tasks: the normalised score", "",
-                  "| learner | tasks | IQM | mean | median |", "|---|---:|---:|---:|---:|"]
+        if sec["aggregate"]:
+            lines += [f"{h3} All one-player tasks: the normalised score", "",
+                      "| learner | tasks | IQM | mean | median |", "|---|---:|---:|---:|---:|"]
         for name, a in sorted(sec["aggregate"].items(), key=lambda kv: -kv[1]["iqm"]["value"]):
             lines.append(f"| {name} | {len(a['tasks'])} | {_cell(a['iqm'], 3)} | {_cell(a['mean'], 3)} | "
                          f"{_cell(a['median'], 3)} |")

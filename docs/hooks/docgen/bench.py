@@ -29,11 +29,11 @@ def _sentence(task: str, table: dict[str, Any]) -> str:
     best = runs[0]
     if task_players(task) == 2:
         greedy = rows.get("greedy")
-        versus = "" if greedy is None else f" (the one-turn greedy player: {greedy['mean']['value']:.4f})"
-        return (f"On {task}, {best['learner']} wins {best['mean']['value']:.4f} of its games against exact "
-                f"two-player play, where exact play itself wins 0.5{versus}, giving up "
+        versus = "" if greedy is None else f" and the one-turn greedy player's {greedy['mean']['value']:.4f}"
+        return (f"On {task}, {best['learner']}'s chance to win against exact two-player play is "
+                f"{best['mean']['value']:.4f}, where exact play's own is 0.5{versus}: it gives up "
                 f"{best['mean_regret']:.5f} of a win per decision; against the expected-score player optimal it "
-                f"wins {best['against_optimal']['value']:.4f}.")
+                f"wins {best['against_optimal']['value']:.4f} of its games.")
     gap = best["percent_of_optimal"]["value"]
     greedy = rows.get("greedy")
     versus = ("" if greedy is None else
