@@ -380,13 +380,15 @@ def check_spaces(info: Sb3ZipInfo, observation_space: spaces.Space, action_space
 
 
 def _check_size(info: Sb3ZipInfo, sd: Mapping[str, th.Tensor], observation_space: spaces.Space) -> None:
-    """Refuse to build a huge network for a small file: ``net_arch`` against the weights policy.pth holds."""
+    """Refuse to build a huge network for a small file: ``net_arch`` (and ``vf_arch``) against the weights
+    policy.pth holds."""
     spec = POLICY_REGISTRY[info.policy_class]
     arch = info.constructor_kwargs.get("net_arch") or []
     copies = 2 if spec.kind != "dqn" and spec.first_layer_from_obs and not spec.shared_trunk else 1
     first = int(math.prod(observation_space.shape)) if spec.first_layer_from_obs else 1
-    wanted = sum(a * b for w in (arch.values() if isinstance(arch, dict) else [arch] * copies)
-                 for a, b in zip([first, *w], w))
+    trunks = [*(arch.values() if isinstance(arch, dict) else [arch] * copies),
+              info.constructor_kwargs.get("vf_arch") or []]  # the model-free policy's own value trunk
+    wanted = sum(a * b for w in trunks for a, b in zip([first, *w], w))
     if wanted > sum(t.numel() for t in sd.values()):
         raise ValueError(f"{info.source}: policy_kwargs ask for at least {wanted:,} weights, policy.pth holds "
                          f"{sum(t.numel() for t in sd.values()):,}: the file does not describe its own network")

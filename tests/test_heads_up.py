@@ -4,8 +4,10 @@ protocol's heads-up task end to end on a small rule set (a run's record and an a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -150,3 +152,32 @@ def test_a_learner_that_cannot_play_heads_up_is_refused_in_one_line(heads_up_on_
             "--budget", "tiny", "--seeds", "0", "--out", str(tmp_path), "--no-progress"]
     assert main(argv) == 1
     assert "'players': 2 (heads-up self-play) needs algo maskable_ppo" in capsys.readouterr().err
+
+
+def test_heads_up_settings_that_cannot_work_are_refused_in_one_line(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from yacht_training.config import from_dict, load_config
+
+    base = load_config(CONFIGS / "yacht_heads_up.yaml").to_dict()
+    with pytest.raises(ValueError, match=r"'ppo.gamma' must be 1.0 with players: 2"):
+        from_dict({**base, "ppo": {**base["ppo"], "gamma": 0.99}})
+    argv = ["bench", "evaluate", "--agent", "greedy", "--tasks", "yacht-heads-up", "--seeds", "0", "1", "--out",
+            str(tmp_path), "--no-progress"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "every seed gives the same record: leave --seeds out" in err
+    assert not (tmp_path / "records").exists()
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    (lambda f, r: f.update(against_optimal=5), "needs against_optimal"),
+    (lambda f, r: f["against_optimal"].update(win_rate="x"), "against_optimal.win_rate must be a finite number"),
+    (lambda f, r: f.update(win_rate=1.5), "final.win_rate must be a share in 0..1"),
+    (lambda f, r: r.update(optimal=0.6), "references.optimal is exact play's chance to win, 0.5"),
+])
+def test_a_heads_up_record_with_bad_fields_is_refused(change: Any, match: str) -> None:
+    path = Path(__file__).resolve().parents[1] / "docs" / "records" / "bench-v1" / "yacht-heads-up-greedy-agent-s0.json"
+    record = json.loads(path.read_text())
+    change(record["final"], record["references"])
+    with pytest.raises(ValueError, match=match):
+        P.check_record(record, "the record")

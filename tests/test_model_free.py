@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -130,6 +131,17 @@ def test_saved_model_loads_through_the_safe_loader(rules: str, keep_head: str, v
     agent = load_sb3_agent(tmp_path / "mf.zip", rules)
     assert agent.obs_layout == O.LAYOUT_VERSION
     np.testing.assert_array_equal(agent.act_batch(obs, masks), want)
+    huge = tmp_path / "huge.zip"  # a file asking for a value trunk far beyond its weights is refused unbuilt
+    with zipfile.ZipFile(tmp_path / "mf.zip") as zin, zipfile.ZipFile(huge, "w") as zout:
+        for item in zin.infolist():
+            blob = zin.read(item)
+            if item.filename == "data":
+                data = json.loads(blob)
+                data["policy_kwargs"]["vf_arch"] = [60000, 60000]
+                blob = json.dumps(data).encode()
+            zout.writestr(item, blob)
+    with pytest.raises(ValueError, match="does not describe its own network"):
+        load_sb3_policy(huge, env.observation_space, env.action_space)
 
 
 def test_ignored_observation_slices_do_not_reach_the_network(tmp_path: Path) -> None:

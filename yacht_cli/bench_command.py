@@ -115,6 +115,9 @@ def _run(args: argparse.Namespace) -> int:
     if len(set(names)) != len(names):
         raise ValueError(f"two learners share a name: {', '.join(names)} (give NAME=CONFIG)")
     specs = [RunSpec(name, cfg, t, budget, s, args.out) for t in tasks for name, cfg in learners for s in seeds]
+    for rules in sorted({P.task_rules(t) for t in tasks if P.task_players(t) == 2}):
+        from yacht_solver.duel import solve_duel  # the heads-up evaluation's table: solved (or read) once, here,
+        solve_duel(rules)                         # not by each worker after its training
     t0 = time.perf_counter()
     records, problems = run_all(specs, workers, args.ray_address, options.progress(args))
     print(f"{len(records)} of {len(specs)} runs recorded in {args.out}/records "
@@ -128,6 +131,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     if not args.agent:
         raise ValueError("--agent is required: the agent to evaluate (any spec yacht eval --agent accepts)")
     tasks, seeds = _tasks(args.tasks), _seeds(args.seeds, default=(0,))
+    if seeds != [0] and any(P.task_players(t) == 2 for t in tasks):
+        raise ValueError("--seeds: on a heads-up task the agents' own draws are seeded from the evaluation games (as "
+                         "yacht tournament seeds them), so every seed gives the same record: leave --seeds out")
     budget = None if args.budget is None else P.check_budget(args.budget)
     name = args.name or args.agent.rstrip("/").split("/")[-1]
     for task in tasks:

@@ -24,15 +24,15 @@ from yacht_env.rules import RuleSet, get_rules
 from yacht_tools.progress import progress_bar
 from yacht_tools.regret import RegretTally
 from yacht_tools.seeds import agent_seed
-from yacht_tools.stats import wilson_interval
+from yacht_tools.stats import mean_interval, wilson_interval
 from yacht_tools.tournament import WinRegret, match_results, play_match
 
-Z95 = 1.959963984540054
-"""The two-sided 95% quantile of the normal distribution."""
 
-
-def _agent(spec: Any, rules: RuleSet, seed: int, slot: int) -> Agent:
-    return spec if isinstance(spec, Agent) else load_agent(spec, rules.name, seed=agent_seed(seed, 1 << 32, slot))
+def as_agent(spec: Any, rules: str | RuleSet, seed: int = 0, slot: int = 0) -> Agent:
+    """``spec`` as an agent: an :class:`Agent` as it is, else :func:`~yacht_agents.loader.load_agent`'s, seeded as
+    ``yacht tournament`` seeds the agent in ``slot`` (the games reseed it per match anyway)."""
+    rs = get_rules(rules)
+    return spec if isinstance(spec, Agent) else load_agent(spec, rs.name, seed=agent_seed(seed, 1 << 32, slot))
 
 
 def _win(totals: np.ndarray) -> dict[str, Any]:
@@ -47,7 +47,7 @@ def against(agent: Any, opponent: Any, rules: str | RuleSet, games: int, seed: i
     """``agent``'s win rate against ``opponent`` (agents or specs) over ``games`` games of two with seats
     alternating (game ``g`` of :func:`yacht_tools.tournament.play_match`'s seeds)."""
     rs = get_rules(rules)
-    players = [_agent(agent, rs, seed, 0), _agent(opponent, rs, seed, 1)]
+    players = [as_agent(agent, rs, seed, 0), as_agent(opponent, rs, seed, 1)]
     with progress_bar(games, "heads-up games", "game", enabled=progress, leave=False) as bar:
         totals = play_match(players, rs.name, games, seed, progress=bar)
     return _win(totals)
@@ -59,17 +59,15 @@ def chance_against_optimal_duel(agent: Any, rules: str | RuleSet, games: int, se
     mean win-regret per decision (``mean_regret``) and per game, and the plain ``win_rate`` with its interval, over
     ``games`` games (an even number keeps the seats balanced)."""
     rs = get_rules(rules)
-    players = [_agent(agent, rs, seed, 0), _agent("optimal-duel", rs, seed, 1)]
+    players = [as_agent(agent, rs, seed, 0), as_agent("optimal-duel", rs, seed, 1)]
     mine = RegretTally(rs, games)
     regret = WinRegret(rs.name, [mine, None], [0, 0])
     with progress_bar(games, "games against optimal-duel", "game", enabled=progress, leave=False) as bar:
         totals = play_match(players, rs.name, games, seed, progress=bar, regret=regret)
     first = regret.duel.first_player_win
     start = np.where(np.arange(games) % 2 == 0, first, 1.0 - first)  # the agent sits first in even games
-    per_game = start - mine.per_game
-    half = Z95 * float(per_game.std(ddof=1)) / np.sqrt(games) if games > 1 else float("nan")
-    chance = float(per_game.mean())
+    chance, _, low, high = mean_interval(start - mine.per_game)
     summary = mine.summary()
-    return {"chance": chance, "chance_ci95": [chance - half, chance + half], "mean_regret": summary["mean_regret"],
+    return {"chance": chance, "chance_ci95": [low, high], "mean_regret": summary["mean_regret"],
             "regret_per_game": summary["regret_per_game"], "decisions": summary["decisions"],
             "first_player_win": first, **_win(totals)}

@@ -128,15 +128,15 @@ def heads_up_final(agent: Any, task: str, progress: bool = False) -> dict[str, A
     against the expected-score player ``optimal`` (``against_optimal``), each on the :data:`EVAL_GAMES` evaluation
     games (seats alternating)."""
     rules, games = task_rules(task), EVAL_GAMES
-    duel = heads_up_eval.chance_against_optimal_duel(agent, rules, games, EVAL_SEED, progress=progress)
-    versus = heads_up_eval.against(agent, "optimal", rules, games, EVAL_SEED, progress=progress)
+    player = heads_up_eval.as_agent(agent, rules, EVAL_SEED)  # loaded once: both matches reseed it
+    duel = heads_up_eval.chance_against_optimal_duel(player, rules, games, EVAL_SEED, progress=progress)
+    versus = heads_up_eval.against(player, "optimal", rules, games, EVAL_SEED, progress=progress)
     refs = references(task)
     return {"mean": duel["chance"], "ci95": duel["chance_ci95"], "episodes": games,
             "percent_of_optimal": 100.0 * duel["chance"] / refs["optimal"],
             "normalised": normalised(duel["chance"], refs), "mean_regret": duel["mean_regret"],
             "regret_per_game": duel["regret_per_game"], "win_rate": duel["win_rate"],
-            "win_rate_ci95": duel["win_rate_ci95"], "against_optimal": versus,
-            "agent": agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)}
+            "win_rate_ci95": duel["win_rate_ci95"], "against_optimal": versus, "agent": player.name}
 
 
 def versions() -> dict[str, str | None]:
@@ -219,6 +219,8 @@ def check_record(record: Any, where: str) -> dict[str, Any]:
         raise ValueError(f"{where}: the protocol evaluates {EVAL_GAMES:,} games, the record {final['episodes']!r}")
     for k in ("mean", "percent_of_optimal", "normalised", "mean_regret"):
         _number(final[k], f"final.{k}", where)
+    if task_players(record["task"]) == 2:
+        _check_heads_up(final, record["references"], where)
     refs = record["references"]
     if not isinstance(refs, dict) or set(refs) != {"random", "optimal"}:
         raise ValueError(f"{where}: references must hold random and optimal")
@@ -232,6 +234,19 @@ def check_record(record: Any, where: str) -> dict[str, Any]:
         for k in ("timesteps", "mean", "normalised"):
             _number(p.get(k), f"curve.{k}", where)
     return record
+
+
+def _check_heads_up(final: dict[str, Any], refs: Any, where: str) -> None:
+    """The fields only a heads-up record has: the win rates (shares in 0..1) and exact play's chance, 1/2."""
+    versus = final.get("against_optimal")
+    if not isinstance(versus, dict):
+        raise ValueError(f"{where}: a heads-up record's final needs against_optimal (the win rate against optimal)")
+    for what, value in (("final.win_rate", final.get("win_rate")),
+                        ("final.against_optimal.win_rate", versus.get("win_rate"))):
+        if not 0 <= _number(value, what, where) <= 1:
+            raise ValueError(f"{where}: {what} must be a share in 0..1, got {value!r}")
+    if not isinstance(refs, dict) or refs.get("optimal") != 0.5:
+        raise ValueError(f"{where}: a heads-up record's references.optimal is exact play's chance to win, 0.5")
 
 
 def read_record(path: str | Path) -> dict[str, Any]:

@@ -234,6 +234,9 @@ def _check_setup(cfg: TrainConfig) -> None:
 
 def _check_policy(cfg: TrainConfig) -> None:
     """The keys that apply to one policy kind only."""
+    if cfg.players == 2 and cfg.ppo.gamma != 1.0:
+        raise ValueError(f"config key 'ppo.gamma' must be 1.0 with players: 2 (the shaping from the lead leaves the "
+                         f"policy that wins most the best one only undiscounted), got {short_value(cfg.ppo.gamma)}")
     if cfg.players == 2 and (cfg.algo != "maskable_ppo" or cfg.policy.kind == "turn_expectimax"
                              or cfg.policy.ignore_observation):
         raise ValueError(f"config key 'players': 2 (heads-up self-play) needs algo maskable_ppo with policy.kind mlp "

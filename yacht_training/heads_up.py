@@ -3,9 +3,10 @@
 Each of the ``num_envs`` games is a table of two (:mod:`yacht_env.multiplayer`: the same transitions, seat order and
 observation as the PettingZoo environment). The learner plays one seat, alternating game by game so that it moves
 first half the time; the other seat is played by :class:`SnapshotOpponent`, a frozen copy of the learner's policy
-that samples from its masked distribution and is refreshed every ``refresh`` rollouts (self-play against a recent
-self, as in AlphaStar's and OpenAI Five's "latest snapshot" opponents). The opponent's moves happen inside ``step``,
-batched over every game where it is to act, so the learner sees only its own decisions.
+that samples from its masked distribution; training copies the learner's weights into it at the start of every
+rollout, so the learner plays against itself as it was one update ago (``train.py`` with ``players: 2``). The
+opponent's moves happen inside ``step``, batched over every game where it is to act, so the learner sees only its own
+decisions.
 
 Reward: the game's result at the end (+1 a win, 0 a draw, -1 a loss), plus potential-based shaping (Ng, Harada and
 Russell, ICML 1999) with the potential ``reward_scale * lead`` (own total minus the other's) at each of the
@@ -40,7 +41,7 @@ Opponent = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 def random_opponent(rng: np.random.Generator) -> Opponent:
-    """An opponent that plays a legal action uniformly at random (the learner's first opponent)."""
+    """An opponent that plays a legal action uniformly at random (the env's opponent until another is set)."""
 
     def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return np.array([rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
@@ -126,6 +127,8 @@ class HeadsUpVecEnv(VecEnv):
 
     # ---- VecEnv API ----------------------------------------------------------------------------------------
     def reset(self) -> VecEnvObs:
+        """Start a new game in every slot (after ``seed(s)``, from seed ``s``), played to the learner's first
+        decision."""
         seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
         if seed is not None:
             self.base_seed = int(seed)
@@ -138,9 +141,12 @@ class HeadsUpVecEnv(VecEnv):
         return self._obs()
 
     def step_async(self, actions: np.ndarray) -> None:
+        """Keep the learner's actions for :meth:`step_wait`."""
         self._actions = np.asarray(actions).reshape(self.num_envs)
 
     def step_wait(self) -> VecEnvStepReturn:
+        """Play the learner's actions, then the opponent's until the learner is to act again; an ended game gives its
+        result (``infos[i]['outcome']``) and is replaced by the slot's next one."""
         if self._actions is None:
             raise RuntimeError("call step_async() before step_wait()")
         for i, a in enumerate(self._actions.tolist()):
@@ -167,6 +173,7 @@ class HeadsUpVecEnv(VecEnv):
         return self._obs(), rewards, dones, infos
 
     def close(self) -> None:
+        """Nothing to release: the tables are plain data."""
         pass
 
     def action_masks(self) -> np.ndarray:
@@ -174,12 +181,15 @@ class HeadsUpVecEnv(VecEnv):
         return np.stack([action_mask(t[int(s)], self.unique_keeps) for t, s in zip(self.tables, self.seats)])
 
     def has_attr(self, attr_name: str) -> bool:
+        """Whether the env has ``attr_name`` (one object serves every slot)."""
         return hasattr(self, attr_name)
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """The env's attribute, once per requested slot."""
         return [getattr(self, attr_name) for _ in self._get_indices(indices)]
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Set an attribute of the env (for every slot: they share it)."""
         setattr(self, attr_name, value)
 
     def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
@@ -192,6 +202,7 @@ class HeadsUpVecEnv(VecEnv):
         return [fn(*method_args, **method_kwargs) for _ in idx]
 
     def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
+        """No slot is wrapped."""
         return [False for _ in self._get_indices(indices)]
 
 

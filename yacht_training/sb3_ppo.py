@@ -139,7 +139,7 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
             agent = SB3Agent(model.policy, cfg.rules, unique_keeps=cfg.unique_keeps, players=cfg.players)
             res = measure(agent, cfg.rules, cfg.eval.episodes, cfg.eval.seed, **({} if heads_up else {"regret": False}))
         rf.record_evaluation(run_dir, evals, model.num_timesteps, res, clock.seconds())
-        model.logger.record("eval/mean_score", res["mean"])
+        model.logger.record("eval/win_rate" if heads_up else "eval/mean_score", res["mean"])
         model.logger.record("eval/percent_of_optimal", res["percent_of_optimal"])
         model.logger.dump(model.num_timesteps)
         if res["mean"] > best:

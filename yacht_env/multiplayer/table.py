@@ -129,6 +129,7 @@ def _layout(rs: RuleSet, n: int) -> dict[str, slice]:
 
 
 def size(rules: str | RuleSet, num_players: int) -> int:
+    """Columns of the multiplayer observation."""
     return max(s.stop for s in _layout(get_rules(rules), check_num_players(num_players)).values())
 
 
