@@ -34,14 +34,6 @@ def activation(name: str) -> type[torch.nn.Module]:
     return getattr(nn, _TORCH_NAMES[check_activation(name)])
 
 
-def activation_name(cls: type) -> str:
-    """The name of a torch activation class (the inverse of :func:`activation`)."""
-    for name, torch_name in _TORCH_NAMES.items():
-        if cls.__name__ == torch_name:
-            return name
-    raise ValueError(f"unknown activation class {cls!r}; accepted: {', '.join(_TORCH_NAMES.values())}")
-
-
 def mlp(in_dim: int, hidden: Sequence[int], activation_fn: str, out_dim: int) -> torch.nn.Sequential:
     """An MLP: ``hidden`` layers of the activation, then a linear output of ``out_dim``."""
     import torch.nn as nn
