@@ -304,8 +304,8 @@ def _load(rules: RuleSet, key: str, plan: DuelPlan) -> list[np.ndarray] | None:
 
 _MEMO: dict[str, DuelSolution] = {}
 
-CELLS_PER_SECOND = 445_000
-"""The sweep's speed on 2 threads: Yacht's 1,549,689,400 values in 3,484 s (the objectives page's timing of
+CELLS_PER_SECOND = 1_695_000
+"""The sweep's speed on 2 threads: Yacht's 1,549,689,400 values in 914 s (the objectives page's timing of
 ``benchmarks/bench_duel.py --rules yacht``), for the time a solve announces."""
 
 

@@ -172,7 +172,9 @@ class TrainConfig:
     # 1: the game alone (maximise the score); 2: heads-up self-play (maximise the chance to win; maskable_ppo with
     # policy.kind mlp or model_free: the learner against a snapshot of itself, yacht_training.heads_up)
     players: Literal[1, 2] = 1
-    reward_scale: Positive = 0.02  # rewards (points) are multiplied by this for learning (maskable_ppo, rllib_ppo)
+    # rewards (points) are multiplied by this for learning (maskable_ppo, rllib_ppo); with players: 2 the shaping
+    # potential per point of lead
+    reward_scale: Positive = 0.02
     unique_keeps: StrictBool = True  # one keep action per distinct kept multiset (the environment's option)
     checkpoint_freq: Count = 250_000  # environment steps between checkpoints
     torch_threads: Annotated[StrictInt, Field(ge=1, le=1024)] = 2  # torch.set_num_threads for the run
