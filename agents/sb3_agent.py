@@ -53,9 +53,9 @@ def model_meta(rules: str | RuleSet, unique_keeps: bool = True, players: int = 1
     return meta
 
 
-def _layout(rules: RuleSet, players: int, version: int = O.LAYOUT_VERSION) -> dict[str, slice]:
+def _layout(rules: RuleSet, players: int) -> dict[str, slice]:
     """The observation layout a model of ``players`` reads: the single-player one, or the multiplayer one."""
-    return O.layout(rules, version) if players == 1 else MP.layout(rules, players)
+    return O.layout(rules) if players == 1 else MP.layout(rules, players)
 
 
 def model_players(meta: dict[str, Any] | None, source: str) -> int:
@@ -321,8 +321,9 @@ def load_sb3_agent(path: str | Path, rules: str | RuleSet, seed: int | None = No
         version = layout_of_width(info.observation_shape[0], rs) if len(info.observation_shape) == 1 else None
         version = O.LAYOUT_VERSION if version is None else version  # the space check below then says what is wrong
     env = YachtEnv(rs.name)
-    space = model_observation_space(env.observation_space, rs, version)
-    if players != 1:
+    if players == 1:
+        space = model_observation_space(env.observation_space, rs, version)
+    else:  # the table's observation, as the PettingZoo env and the heads-up trainer give it
         from gymnasium import spaces
 
         space = spaces.Box(*MP.bounds(rs, players), dtype=np.float32)

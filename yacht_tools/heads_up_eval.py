@@ -24,8 +24,8 @@ from yacht_env.rules import RuleSet, get_rules
 from yacht_tools.progress import progress_bar
 from yacht_tools.regret import RegretTally
 from yacht_tools.seeds import agent_seed
-from yacht_tools.stats import mean_interval, wilson_interval
-from yacht_tools.tournament import WinRegret, match_results, play_match
+from yacht_tools.stats import mean_interval
+from yacht_tools.tournament import WinRegret, agent_stats, match_results, play_match
 
 
 def as_agent(spec: Any, rules: str | RuleSet, seed: int = 0, slot: int = 0) -> Agent:
@@ -36,10 +36,9 @@ def as_agent(spec: Any, rules: str | RuleSet, seed: int = 0, slot: int = 0) -> A
 
 
 def _win(totals: np.ndarray) -> dict[str, Any]:
-    shares, _ = match_results(totals)
-    won, n = float(shares[:, 0].sum()), len(totals)
-    return {"win_rate": won / n, "win_rate_ci95": list(wilson_interval(won, n)), "games": n,
-            "mean_score": float(totals[:, 0].mean())}
+    """The first agent's results in a match's ``totals`` (the tournament's figures for it)."""
+    shares, results = match_results(totals)
+    return agent_stats(shares[:, 0], results[:, 0], totals[:, 0])
 
 
 def against(agent: Any, opponent: Any, rules: str | RuleSet, games: int, seed: int, progress: bool = False

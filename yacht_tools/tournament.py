@@ -151,7 +151,9 @@ def match_results(totals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return shares, results
 
 
-def _stats(shares: np.ndarray, results: np.ndarray, scores: np.ndarray) -> dict[str, Any]:
+def agent_stats(shares: np.ndarray, results: np.ndarray, scores: np.ndarray) -> dict[str, Any]:
+    """One agent's games, wins, draws, losses, win rate (with Wilson's interval) and scores, from its column of
+    :func:`match_results` and of the totals."""
     n = int(scores.size)
     won = float(shares.sum())
     lo, hi = wilson_interval(won, n)
@@ -217,12 +219,12 @@ def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0
             for col, i in enumerate(group):
                 per_agent[i].append(np.stack([shares[:, col], results[:, col], totals[:, col]]))
             matches.append({"match": m, "agents": [names[i] for i in group], "games": games,
-                            "stats": {names[i]: _stats(shares[:, col], results[:, col], totals[:, col])
+                            "stats": {names[i]: agent_stats(shares[:, col], results[:, col], totals[:, col])
                                       for col, i in enumerate(group)}})
     stats = {}
     for i, name in enumerate(names):
         data = np.concatenate(per_agent[i], axis=1)
-        stats[name] = _stats(data[0], data[1], data[2])
+        stats[name] = agent_stats(data[0], data[1], data[2])
         if win_regret:
             stats[name]["win_regret"] = tallies[i].summary()
     played = len(groups) * games

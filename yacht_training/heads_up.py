@@ -29,6 +29,8 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
+from yacht_agents.random_agent import RandomAgent
+from yacht_agents.sb3_agent import action_scores
 from yacht_env import multiplayer as MP
 from yacht_env.actions import action_mask, num_actions
 from yacht_env.rules import RuleSet, get_rules
@@ -38,15 +40,6 @@ from yacht_tools.seeds import agent_seed, game_seed
 SEATS = 2
 Opponent = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """``opponent(obs (N, D) float32, masks (N, A) bool) -> (N,)`` legal actions of the other seat."""
-
-
-def random_opponent(rng: np.random.Generator) -> Opponent:
-    """An opponent that plays a legal action uniformly at random (the env's opponent until another is set)."""
-
-    def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return np.array([rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
-
-    return act
 
 
 class SnapshotOpponent:
@@ -65,12 +58,8 @@ class SnapshotOpponent:
     def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         import torch
 
-        with torch.no_grad():
-            x = torch.as_tensor(obs, device=self.policy.device)
-            logits = self.policy.get_distribution(x, None).distribution.logits.cpu()
-            logits = torch.where(torch.as_tensor(masks), logits, torch.full_like(logits, -torch.inf))
-            probs = torch.softmax(logits, dim=1)
-            return torch.multinomial(probs, 1, generator=self.gen).squeeze(1).numpy().astype(np.int64)
+        probs = torch.softmax(torch.as_tensor(action_scores(self.policy, obs, masks)), dim=1)  # 0 where illegal
+        return torch.multinomial(probs, 1, generator=self.gen).squeeze(1).numpy().astype(np.int64)
 
 
 class HeadsUpVecEnv(VecEnv):
@@ -83,7 +72,8 @@ class HeadsUpVecEnv(VecEnv):
         self.reward_scale = float(reward_scale)
         self.unique_keeps = bool(unique_keeps)
         self.render_mode = None  # SB3 reads it; the tables have no picture
-        self.opponent: Opponent = opponent or random_opponent(np.random.default_rng(agent_seed(seed, 1)))
+        # until another is set (training sets a snapshot of the learner), the other seat plays uniformly at random
+        self.opponent: Opponent = opponent or RandomAgent(self.rules, seed=agent_seed(seed, 1)).act_batch
         low, high = MP.bounds(self.rules, SEATS)
         super().__init__(num_envs, spaces.Box(low, high, dtype=np.float32), spaces.Discrete(num_actions(self.rules)))
         self.tables: list[tuple[GameState, ...]] = []

@@ -111,7 +111,7 @@ def layout(rules: str | RuleSet, num_players: int) -> dict[str, slice]:
 @cache
 def _layout(rs: RuleSet, n: int) -> dict[str, slice]:
     """:func:`layout`, computed once per rule set and table size (callers must not change it: every observation
-    reads it; 1.2x on the heads-up self-play env's steps)."""
+    reads it, the heads-up self-play env's each step)."""
     c = rs.num_categories
     out = dict(O.layout(rs))
     sizes: list[tuple[str, int]] = [("total", 1), ("lead", 1), ("rank", 1), ("seat", n)]
