@@ -27,7 +27,8 @@ KEYS = ("chance", "chance_ci95", "win_rate", "win_rate_ci95", "mean_regret", "re
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--agents", nargs="*", default=["optimal", "optimal-win"], help="agents to play (none: --merge only)")
+    p.add_argument("--agents", nargs="*", default=["optimal", "optimal-win"],
+                   help="agents to play (none: --merge only)")
     p.add_argument("--games", type=int, default=100_000)
     p.add_argument("--seed", type=int, default=EVAL_SEED)
     p.add_argument("--record", required=True, help="the JSON record to write (or, with --merge, to add to)")
