@@ -11,7 +11,8 @@ import pytest
 
 from yacht_env import rules as R
 from yacht_env.randomness import roll
-from yacht_env.state import GameState, new_game, parse, reroll, reroll_pattern, score_category
+from yacht_env.rules import get_rules
+from yacht_env.state import ROLLS_PER_TURN, GameState, new_game, parse, reroll, reroll_pattern, score_category
 
 
 def test_roll_is_the_documented_mapping_of_raw_outputs() -> None:
@@ -248,3 +249,55 @@ def test_a_state_that_could_lie_about_itself_cannot_be_made() -> None:
             @property
             def is_over(self) -> bool:
                 return False
+
+
+# ---- a seat between its turns: no dice until its own turn's first roll ---------------------------------------
+
+
+def test_end_turn_leaves_the_next_roll_to_come_and_deal_makes_it():
+    from yacht_env.actions import action_mask
+    from yacht_env.state import deal, deal_to, end_turn, score_category
+
+    st = parse("yacht | dice 2 2 3 3 3 | rolls 0")
+    waiting, pts = end_turn(st, "full_house")
+    assert pts == score_category(st, "full_house", np.random.default_rng(0))[1]
+    assert waiting.awaits_roll and waiting.dice == () and waiting.rolls_left == ROLLS_PER_TURN
+    assert waiting.scores == score_category(st, "full_house", np.random.default_rng(0))[0].scores
+    assert not action_mask(waiting).any()
+    with pytest.raises(ValueError, match="first roll is still to come"):
+        reroll(waiting, [], np.random.default_rng(0))
+    with pytest.raises(ValueError, match="first roll is still to come"):
+        end_turn(waiting, "choice")
+    with pytest.raises(ValueError, match="no dice yet"):
+        waiting.points(0)
+    dealt = deal_to(waiting, (6, 1, 1, 1, 1))
+    assert dealt.dice == (1, 1, 1, 1, 6) and dealt.rolls_left == ROLLS_PER_TURN - 1
+    assert dealt.scores == waiting.scores and not dealt.awaits_roll
+    with pytest.raises(ValueError, match="made already"):
+        deal_to(dealt, (1, 1, 1, 1, 1))
+    a, b = deal(waiting, np.random.default_rng(7)), deal(waiting, np.random.default_rng(7))
+    assert a == b and len(a.dice) == 5
+
+
+def test_a_state_between_turns_round_trips_and_is_checked():
+    from yacht_env.state import end_turn, unrolled_game
+
+    fresh = unrolled_game("yahtzee")
+    assert fresh.awaits_roll and fresh.turn == 0
+    waiting, _ = end_turn(parse("yacht | dice 1 1 1 1 1 | rolls 2"), "yacht")
+    for st in (fresh, waiting):
+        assert parse(st.notation()) == st
+        assert GameState.from_json(st.to_json()) == st
+        assert "dice -" in st.notation()
+    with pytest.raises(ValueError, match="rolls_left 3"):
+        GameState("yacht", (), 2, (None,) * 12)
+    with pytest.raises(ValueError, match="rolls_left must be 0, 1 or 2"):
+        GameState("yacht", (1, 2, 3, 4, 5), 3, (None,) * 12)
+    full = parse("yacht | dice 1 1 1 1 1 | rolls 0 | filled " + ",".join(
+        c for c in get_rules("yacht").category_ids))
+    with pytest.raises(ValueError, match="needs an open box"):
+        GameState("yacht", (), 3, full.scores)
+    last = parse("yacht | dice 1 1 1 1 1 | rolls 0 | filled " + ",".join(
+        c for c in get_rules("yacht").category_ids if c != "yacht"))
+    over, _ = end_turn(last, "yacht")
+    assert over.is_over and over.dice == (1, 1, 1, 1, 1) and not over.awaits_roll

@@ -9,6 +9,12 @@ It compares by value, converts to a dict / JSON and back, and has a one-line not
 Transitions take the random generator as an argument and return new states: :func:`new_game`, :func:`reroll`
 and :func:`score_category`; :func:`reroll_to` and :func:`score_to` are the same with the roll's outcome given
 instead of drawn (the outcomes and their chances: :mod:`yacht_env.chance`). They know nothing of gymnasium.
+
+At a table of several players each seat rolls at the start of its own turn, so a seat between its turns holds no
+dice: :func:`end_turn` fills a box and leaves the next turn's first roll to come (``dice ()``, ``rolls_left 3``,
+:attr:`GameState.awaits_roll`; notation ``dice -``), :func:`unrolled_game` is a new scorecard whose first roll is to
+come, and :func:`deal` (:func:`deal_to`, the outcome given) makes that roll when the seat's turn begins. Alone, a
+player's next turn begins at once, so :func:`score_category` rolls it with the score.
 """
 
 from __future__ import annotations
@@ -76,12 +82,23 @@ class GameState:
         """Check that the state is one a game can reach (the one place of validation: :func:`parse` and
         :meth:`from_dict` come here too), naming the field and what is accepted."""
         rs = get_rules(self.rules)
-        object.__setattr__(self, "dice", tuple(sorted(D.validate_dice(self.dice))))
-        if not is_int(self.rolls_left) or not 0 <= self.rolls_left < ROLLS_PER_TURN:
-            raise ValueError(f"rolls_left must be 0, 1 or 2 (an integer), got {self.rolls_left!r}")
+        unrolled = isinstance(self.dice, (tuple, list)) and len(self.dice) == 0
+        if unrolled:
+            if not is_int(self.rolls_left) or self.rolls_left != ROLLS_PER_TURN:
+                raise ValueError(f"a state without dice (its turn's first roll still to come) has rolls_left "
+                                 f"{ROLLS_PER_TURN}, got {self.rolls_left!r}")
+            object.__setattr__(self, "dice", ())
+        else:
+            object.__setattr__(self, "dice", tuple(sorted(D.validate_dice(self.dice))))
+            if not is_int(self.rolls_left) or not 0 <= self.rolls_left < ROLLS_PER_TURN:
+                raise ValueError(f"rolls_left must be 0, 1 or 2 (an integer), got {self.rolls_left!r} ("
+                                 f"{ROLLS_PER_TURN} goes with no dice, before the turn's first roll)")
         object.__setattr__(self, "rolls_left", int(self.rolls_left))
         object.__setattr__(self, "scores", check_scores(rs, self.scores))
         object.__setattr__(self, "bonus_count", check_bonus(rs, self.scores, self.bonus_count))
+        if unrolled and self.is_over:
+            raise ValueError("a finished game keeps the dice of its last box: dice () (a turn's first roll still to "
+                             "come) needs an open box")
 
     # ---- derived -------------------------------------------------------------------------------------------
     @cached_property
@@ -126,8 +143,16 @@ class GameState:
         c = self.ruleset.five_kind_category
         return self.scores[c] if c >= 0 else None
 
+    @property
+    def awaits_roll(self) -> bool:
+        """True between two turns at a table: the box of the last turn is filled and the next turn's first roll is
+        still to come (no dice; :func:`deal` makes the roll)."""
+        return not self.dice
+
     @cached_property
     def hand(self) -> int:
+        if not self.dice:
+            raise ValueError(f"no dice yet: the turn's first roll is still to come (deal it first) in {self}")
         return _HAND_OF_SORTED[self.dice]
 
     @property
@@ -228,7 +253,7 @@ class GameState:
         """One readable line that :func:`parse` turns back into this state."""
         ids = self.ruleset.category_ids
         filled = ",".join(f"{ids[i]}={s}" for i, s in enumerate(self.scores) if s is not None)
-        parts = [self.rules, "dice " + " ".join(map(str, self.dice)), f"rolls {self.rolls_left}",
+        parts = [self.rules, "dice " + (" ".join(map(str, self.dice)) or "-"), f"rolls {self.rolls_left}",
                  f"filled {filled or '-'}"]
         if self.bonus_count:
             parts.append(f"bonus {self.bonus_count}")
@@ -246,13 +271,15 @@ _HAND_OF_SORTED: dict[tuple[int, ...], int] = {tuple(int(f) for f in h): i for i
 def _made(rs: RuleSet, dice: tuple[int, ...], rolls_left: int, scores: tuple[int | None, ...], bonus_count: int,
           same_boxes: GameState | None = None) -> GameState:
     """A state the transitions made from a valid one, without the checks of ``__post_init__`` (which cost more than
-    the transition itself): ``dice`` five Python ints in 1..6 (sorted here), the rest valid by construction. The
+    the transition itself): ``dice`` five Python ints in 1..6 (sorted here) or ``()`` (the turn's first roll still
+    to come), the rest valid by construction. The
     derived values are filled in at once (``same_boxes``: a state with the same boxes to take them from)."""
     st = object.__new__(GameState)
     dice = tuple(sorted(dice))
     d = st.__dict__
-    d.update(rules=rs.name, dice=dice, rolls_left=rolls_left, scores=scores, bonus_count=bonus_count, ruleset=rs,
-             hand=_HAND_OF_SORTED[dice])
+    d.update(rules=rs.name, dice=dice, rolls_left=rolls_left, scores=scores, bonus_count=bonus_count, ruleset=rs)
+    if dice:
+        d["hand"] = _HAND_OF_SORTED[dice]
     if same_boxes is not None:
         d.update(filled_bits=same_boxes.filled_bits, is_over=same_boxes.is_over, upper_total=same_boxes.upper_total)
     return st
@@ -286,7 +313,8 @@ def parse(text: str, rules: str | None = None) -> GameState:
     rs = get_rules(rs_name)
     if "dice" not in values:
         raise ValueError(f"no 'dice' field in {text!r}")
-    numbers = [parse_digits(x) for x in (*values["dice"].split(), values.get("rolls", "0"), values.get("bonus", "0"))]
+    faces = [] if values["dice"] == "-" else values["dice"].split()
+    numbers = [parse_digits(x) for x in (*faces, values.get("rolls", "0"), values.get("bonus", "0"))]
     if None in numbers:
         raise ValueError(f"dice, rolls and bonus must be integers (ASCII digits) in {reprlib.repr(text)}")
     *dice_vals, rolls, bonus = numbers
@@ -314,6 +342,34 @@ def new_game(rules: str | RuleSet, rng: np.random.Generator) -> GameState:
     return _made(rs, tuple(roll(rng, D.NUM_DICE)), ROLLS_PER_TURN - 1, (None,) * rs.num_categories, 0)
 
 
+def unrolled_game(rules: str | RuleSet) -> GameState:
+    """A new game whose first roll is still to come: the seats after the first at a new table (:func:`deal` rolls
+    it when the seat's first turn begins)."""
+    rs = get_rules(rules)
+    return _made(rs, (), ROLLS_PER_TURN, (None,) * rs.num_categories, 0)
+
+
+def deal(state: GameState, rng: np.random.Generator) -> GameState:
+    """The first roll of the turn of a state that awaits it (:attr:`GameState.awaits_roll`): five dice drawn."""
+    _check_awaits(state)
+    return _made(state.ruleset, tuple(roll(rng, D.NUM_DICE)), ROLLS_PER_TURN - 1, state.scores, state.bonus_count,
+                 state)
+
+
+def deal_to(state: GameState, dice: Sequence[int]) -> GameState:
+    """:func:`deal` with the roll's outcome given: ``dice``, five faces (each hand's chance:
+    :data:`yacht_env.dice.HAND_PROBABILITY`)."""
+    _check_awaits(state)
+    hand = tuple(int(f) for f in D.validate_dice(dice))
+    return _made(state.ruleset, hand, ROLLS_PER_TURN - 1, state.scores, state.bonus_count, state)
+
+
+def _check_awaits(state: GameState) -> None:
+    if not state.awaits_roll:
+        raise ValueError(f"the turn's first roll is made already (dice {list(state.dice)}, rolls left "
+                         f"{state.rolls_left}): only a state between turns (no dice) is dealt its roll")
+
+
 def reroll(state: GameState, kept: Sequence[int], rng: np.random.Generator) -> GameState:
     """Keep the faces ``kept`` (a sub-multiset of the dice) and roll the others."""
     taken = _kept_faces(state, kept)
@@ -338,6 +394,8 @@ def _kept_faces(state: GameState, kept: Sequence[int]) -> list[int]:
     """The kept faces as the state's own ints, checked: a roll is left and ``kept`` is a sub-multiset of the dice."""
     if state.is_over:
         raise ValueError("the game is over: no more rolls")
+    if state.awaits_roll:
+        raise ValueError("the turn's first roll is still to come (deal it first): nothing to keep")
     if state.rolls_left == 0:
         raise ValueError("no rolls left this turn: score a category")
     remaining = list(state.dice)
@@ -377,6 +435,15 @@ def score_to(state: GameState, category: int | str, dice: Sequence[int] | None) 
     return _scored(state, c, None if dice is None else tuple(int(f) for f in D.validate_dice(dice)))
 
 
+def end_turn(state: GameState, category: int | str) -> tuple[GameState, int]:
+    """Score the dice in ``category`` and end the turn without rolling: the new state awaits the next turn's first
+    roll (:func:`deal`), or the game is over. Returns it and the points added. The transition of a seat at a table
+    of several players, who rolls only when its next turn begins."""
+    c = _open_category(state, category)
+    last = state.turn == state.ruleset.num_categories - 1
+    return _scored(state, c, None if last else ())
+
+
 def _open_category(state: GameState, category: int | str) -> int:
     """The index of ``category``, checked: in range, open, and allowed by the Joker rule."""
     rs = state.ruleset
@@ -385,6 +452,8 @@ def _open_category(state: GameState, category: int | str) -> int:
         raise ValueError(f"category index {c} out of range 0..{rs.num_categories - 1}")
     if state.is_over:
         raise ValueError("the game is over: every category is filled")
+    if state.awaits_roll:
+        raise ValueError("the turn's first roll is still to come (deal it first): nothing to score")
     if state.scores[c] is not None:
         raise ValueError(f"category {rs.category_ids[c]!r} is already filled")
     if c not in state.legal_categories():
@@ -395,7 +464,8 @@ def _open_category(state: GameState, category: int | str) -> int:
 
 
 def _scored(state: GameState, c: int, dice: tuple[int, ...] | None) -> tuple[GameState, int]:
-    """Box ``c`` (checked) filled with the state's dice, the next turn starting with ``dice`` (None: game over)."""
+    """Box ``c`` (checked) filled with the state's dice, the next turn starting with ``dice`` (None: game over; ``()``:
+    its first roll still to come)."""
     rs = state.ruleset
     h = state.hand
     face = int(FIVE_KIND_FACE[h])
@@ -407,6 +477,8 @@ def _scored(state: GameState, c: int, dice: tuple[int, ...] | None) -> tuple[Gam
     scores[c] = box
     if dice is None:
         return _made(rs, state.dice, 0, tuple(scores), bonus), pts
+    if not dice:
+        return _made(rs, (), ROLLS_PER_TURN, tuple(scores), bonus), pts
     return _made(rs, dice, ROLLS_PER_TURN - 1, tuple(scores), bonus), pts
 
 
