@@ -52,7 +52,7 @@ def test_lock_step_with_the_environment(rules: str) -> None:
     """The same dice and moves in both: the same legal actions, rewards, observations and final score."""
     env = YachtEnv(rules)
     obs, info = env.reset(seed=11)
-    game = pyspiel.load_game("yacht_env", {"rules": rules})
+    game = pyspiel.load_game("yacht_env", {"rules": rules, "step_rewards": True})
     state = game.new_initial_state()
     state.apply_action(D.hand_index(env.unwrapped.state.dice))
     rng = np.random.default_rng(5)
@@ -66,6 +66,7 @@ def test_lock_step_with_the_environment(rules: str) -> None:
         assert state.rewards() == [reward]
         if state.is_chance_node():
             state.apply_action(D.hand_index(env.unwrapped.state.dice))
+            assert state.rewards() == [0.0]  # a roll earns nothing
     assert state.is_terminal() and state.returns() == [info["final_score"]]
 
 
@@ -165,3 +166,267 @@ def _cards(text: str) -> list[dict[str, int]]:
             k, v = line.strip().split(":")
             cards[-1][_BUILT_IN[k]] = int(v)
     return cards
+
+
+# ---- serialisation: the history only, nothing unpickled -----------------------------------------------------------
+
+
+class _Payload:
+    """A pickle that runs a command when unpickled (how a pickled ``__dict__`` line would run code)."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        import os
+
+        return os.system, (f"touch {self.marker}",)
+
+
+def _games():
+    return [pyspiel.load_game("yacht_env", {"rules": r, "players": n}) for r, n in
+            (("yacht", 1), ("yahtzee", 2), ("yatzy", 3))]
+
+
+def _midgame(game, seed: int, stop: str):
+    """A state of a random game: 'chance' (at a roll), 'decision', or 'terminal'."""
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    n = 0
+    while not state.is_terminal():
+        if stop == "chance" and state.is_chance_node() and n > 20:
+            return state
+        if stop == "decision" and not state.is_chance_node() and n > 25:
+            return state
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(outcomes, probs)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+        n += 1
+    return state
+
+
+def _same(a, b) -> None:
+    assert a.history() == b.history() and str(a) == str(b) and a.current_player() == b.current_player()
+    assert a.returns() == b.returns() and a.rewards() == b.rewards()
+    if not a.is_terminal():
+        assert a.legal_actions() == b.legal_actions() and a.chance_outcomes() == b.chance_outcomes()
+        assert a.observation_tensor(0) == b.observation_tensor(0)
+
+
+@pytest.mark.parametrize("stop", ["chance", "decision", "terminal"])
+def test_states_round_trip_through_every_entry_point(stop: str) -> None:
+    import pickle
+
+    for game in _games():
+        for state in (game.new_initial_state(), _midgame(game, 3, stop)):
+            text = pyspiel.serialize_game_and_state(game, state)
+            _same(state, pyspiel.deserialize_game_and_state(text)[1])
+            _same(state, game.deserialize_state(state.serialize()))
+            _same(state, pickle.loads(pickle.dumps(state)))
+            _same(state, state.clone())
+            if not state.is_terminal():
+                a = state.legal_actions()[0]
+                child, clone = state.child(a), state.clone()
+                clone.apply_action(a)
+                _same(child, clone)  # a clone made in C++ (child) plays on as the state does
+
+
+def test_a_serialised_state_says_history_only() -> None:
+    game = pyspiel.load_game("yacht_env", {"rules": "yacht", "players": 2})
+    lines = _midgame(game, 1, "decision").serialize().split("\n")
+    assert [x.split("=")[0] for x in lines] == ["history", "move_number", "__dict__"]
+    import base64
+    import pickle
+
+    assert pickle.loads(base64.b64decode(lines[2].split("=", 1)[1])) == {"serialized_as": "history"}
+
+
+def _tampered(game, new_dict_line: str | None = None, history: str | None = None) -> tuple[str, str]:
+    state = _midgame(game, 2, "decision")
+    text = pyspiel.serialize_game_and_state(game, state)
+    head, _, body = text.partition("[State]\n")
+    lines = body.split("\n")
+    if new_dict_line is not None:
+        lines[2] = new_dict_line
+    if history is not None:
+        lines[0] = "history=" + history
+        lines[1] = f"move_number={len(history.split(','))}"
+    return head + "[State]\n" + "\n".join(lines), "\n".join(lines)
+
+
+def _one_line_error(call) -> str:
+    with pytest.raises(Exception) as info:
+        call()
+    message = str(info.value)
+    assert "\n" not in message.strip(), message
+    return message
+
+
+def test_a_pickle_in_a_serialisation_is_never_run(tmp_path) -> None:
+    import base64
+    import pickle
+
+    marker = tmp_path / "ran"
+    for game in _games():
+        for payload in (_Payload(str(marker)), {"serialized_as": "history", "x": _Payload(str(marker))},
+                        {"cards": [_Payload(str(marker))]}):
+            line = "__dict__=" + base64.b64encode(pickle.dumps(payload)).decode()
+            full, state_text = _tampered(game, line)
+            for call in (lambda: pyspiel.deserialize_game_and_state(full),
+                         lambda: game.deserialize_state(state_text),
+                         lambda: pyspiel.load_game(str(game)).deserialize_state(state_text)):
+                message = _one_line_error(call)
+                assert "history only" in message and "nothing was unpickled" in message, message
+                assert not marker.exists()
+    # the guard leaves the process's own pickles alone, before and after
+    assert pickle.loads(pickle.dumps(np.arange(3))).tolist() == [0, 1, 2]
+    game = pyspiel.load_game("yacht_env")
+    game.new_initial_state()
+    assert pickle.loads(pickle.dumps(np.arange(3))).tolist() == [0, 1, 2]
+
+
+def test_other_content_and_illegal_histories_are_refused_in_one_line() -> None:
+    import base64
+    import pickle
+
+    game = pyspiel.load_game("yacht_env", {"rules": "yacht", "players": 2})
+    plain = "__dict__=" + base64.b64encode(pickle.dumps({"serialized_as": "history", "seat": 1})).decode()
+    full, text = _tampered(game, plain)
+    assert "refused the attribute 'seat'" in _one_line_error(lambda: pyspiel.deserialize_game_and_state(full))
+    assert "history only" in _one_line_error(lambda: game.deserialize_state(text))
+    # a history with an illegal action (a keep-all, a chance action that is no hand)
+    for history in ("-1:5,0:31", "-1:252", "-1:-5", "-1:5,1:3", "-1:5,0:32,-1:5,1:32,-1:5,0:32"):
+        full, text = _tampered(game, history=history)
+        for call in (lambda: pyspiel.deserialize_game_and_state(full), lambda: game.deserialize_state(text)):
+            message = _one_line_error(call)
+            assert "not legal" in message or "not an outcome" in message or "is player" in message, message
+    full, text = _tampered(game, history="-1:5")
+    full = full.replace("move_number=1", "move_number=7")
+    assert "move_number" in _one_line_error(lambda: pyspiel.deserialize_game_and_state(full))
+
+
+# ---- illegal moves are refused before anything changes ------------------------------------------------------------
+
+
+def _refused(state, action, match: str) -> None:
+    before = (state.history(), str(state), state.returns(), state.rewards())
+    with pytest.raises(ValueError, match=match) as info:
+        state.apply_action(action)
+    assert "\n" not in str(info.value)
+    assert (state.history(), str(state), state.returns(), state.rewards()) == before
+
+
+def test_every_action_outside_the_legal_or_chance_outcomes_is_refused() -> None:
+    game = pyspiel.load_game("yacht_env", {"rules": "yacht", "players": 1})
+    state = game.new_initial_state()
+    for bad in (-5, 252, 10**6):
+        _refused(state, bad, rf"chance action {bad} is not an outcome of this roll; accepted: a hand index in 0..251")
+    state.apply_action(D.hand_index((5, 5, 5, 5, 5)))
+    for bad in (-2, 31, 44, 10**6):
+        _refused(state, bad, rf"action {bad} is not legal for player 0.*accepted: \[0, ")
+    state.apply_action(32 + get_rules("yacht").category_index("yacht"))
+    assert state.returns() == [0.0] and state.is_chance_node()
+    state.apply_action(D.hand_index((5, 5, 5, 5, 5)))
+    _refused(state, 32 + get_rules("yacht").category_index("yacht"), "'yacht' is already filled")
+    state.apply_action(0b00011)  # keep two dice, roll three: 56 hands hold them
+    _refused(state, D.hand_index((1, 1, 1, 1, 1)), "accepted: the indices of the 56 hands that hold the kept dice 5 5")
+
+
+# ---- each seat's dice are rolled at its own turn ------------------------------------------------------------------
+
+
+def test_each_seat_is_dealt_its_dice_when_its_turn_begins() -> None:
+    game = pyspiel.load_game("yacht_env", {"rules": "yacht", "players": 2})
+    size = game.observation_tensor_size() // 2 - 1
+    state = game.new_initial_state()
+    assert state.is_chance_node() and len(state.chance_outcomes()) == 252
+    assert all(c.awaits_roll for c in state.cards)
+    state.apply_action(D.hand_index((1, 2, 3, 4, 6)))
+    assert not state.cards[0].awaits_roll and state.cards[1].awaits_roll
+    state.apply_action(32)  # p0 scores Ones: its turn ends, p1's first roll comes next
+    assert state.cards[0].awaits_roll and state.is_chance_node() and state.seat == 1
+    state.apply_action(D.hand_index((2, 2, 3, 4, 6)))
+    before = np.asarray(state.observation_tensor(0))
+    assert not before[2:2 + 39].any()  # p0's own card shows no dice between its turns
+    state.apply_action(33)  # p1 scores Twos
+    after = np.asarray(state.observation_tensor(0))
+    mine, theirs = slice(2, 2 + size), slice(2 + size, None)
+    np.testing.assert_array_equal(after[mine], before[mine])  # only p1's box (and the seat to move) changed
+    assert (after[theirs] != before[theirs]).any() and state.is_chance_node() and state.seat == 0
+    state.apply_action(D.hand_index((6, 6, 6, 6, 6)))  # the roll that follows is p0's own
+    assert state.cards[0].dice == (6, 6, 6, 6, 6) and state.cards[1].awaits_roll
+    rolled = np.asarray(state.observation_tensor(0))
+    assert (rolled[2:2 + 39] != after[2:2 + 39]).any() and np.array_equal(rolled[theirs], after[theirs])
+
+
+def test_alone_the_next_turns_roll_is_a_chance_node_of_the_same_seat() -> None:
+    game = pyspiel.load_game("yacht_env", {"rules": "yahtzee"})
+    state = game.new_initial_state()
+    state.apply_action(D.hand_index((1, 2, 3, 4, 6)))
+    state.apply_action(32)
+    assert state.is_chance_node() and state.seat == 0 and state.cards[0].awaits_roll
+    assert len(state.chance_outcomes()) == 252
+
+
+# ---- rewards ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("players", "step_rewards"), [(1, False), (1, True), (2, False), (3, False)])
+def test_the_rewards_of_a_game_sum_to_its_returns(players: int, step_rewards: bool) -> None:
+    game = pyspiel.load_game("yacht_env", {"rules": "yahtzee", "players": players, "step_rewards": step_rewards})
+    want = pyspiel.GameType.RewardModel.REWARDS if step_rewards else pyspiel.GameType.RewardModel.TERMINAL
+    assert game.get_type().reward_model == want
+    for seed in range(3):
+        rng = random.Random(seed)
+        state = game.new_initial_state()
+        total = np.zeros(players)
+        while not state.is_terminal():
+            chance = state.is_chance_node()
+            if chance:
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, probs)[0])
+                assert state.rewards() == [0.0] * players
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+            total += state.rewards()
+            if not step_rewards and not state.is_terminal():
+                assert state.returns() == [0.0] * players
+        assert total.tolist() == state.returns()
+        if players == 1:
+            assert state.returns() == [float(state.cards[0].total)]
+
+
+def test_step_rewards_is_for_one_player() -> None:
+    with pytest.raises(Exception, match="step_rewards=True is for one player"):
+        pyspiel.load_game("yacht_env", {"players": 2, "step_rewards": True})
+
+
+def test_an_openspiel_mcts_bot_plays_a_one_player_game() -> None:
+    from open_spiel.python.algorithms import mcts
+
+    game = pyspiel.load_game("yacht_env", {"rules": "yacht", "players": 1})
+    assert game.get_type().reward_model == pyspiel.GameType.RewardModel.TERMINAL  # what MCTS and AlphaZero need
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(0))
+    bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=4, evaluator=evaluator,
+                       random_state=np.random.RandomState(1))
+    rng = random.Random(2)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(outcomes, probs)[0])
+        else:
+            state.apply_action(bot.step(state))
+    assert state.cards[0].is_over and state.returns() == [float(state.cards[0].total)]
+
+
+@pytest.mark.parametrize("players", [1, 2, 3])
+def test_openspiels_own_checks_pass(players: int) -> None:
+    game = pyspiel.load_game("yacht_env", {"rules": "yahtzee" if players < 3 else "yacht", "players": players})
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+    from open_spiel.python.algorithms import generate_playthrough
+
+    text = generate_playthrough.playthrough(f"yacht_env(players={players},rules=yacht)", None, 3)
+    assert "Returns" in text

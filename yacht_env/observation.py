@@ -301,18 +301,24 @@ def _python_tables(rules: str) -> tuple[tuple[int, ...], tuple[int, ...], list[l
 
 
 def encode(state: GameState, out: np.ndarray | None = None) -> np.ndarray:
-    """The observation of ``state`` (a new float32 array, or written into ``out``)."""
+    """The observation of ``state`` (a new float32 array, or written into ``out``). A state between two turns at a
+    table (:attr:`~yacht_env.state.GameState.awaits_roll`: no dice yet) shows its boxes with the dice and rolls slices
+    all 0, and no points, bonus or Joker (nothing can be scored before the roll)."""
     rs = state.ruleset
     t = encoding_tables(rs.name)
     fields, params, score, joker = _python_tables(rs.name)
     obs = np.empty(size(rs), dtype=np.float32) if out is None else out
-    h = state.hand
+    unrolled = state.awaits_roll
+    h = 0 if unrolled else state.hand
     face = int(FIVE_KIND_FACE[h])
     filled = state.filled_bits
-    legal = 0 if state.is_over else legal_bits(params, face, filled)
+    legal = 0 if state.is_over or unrolled else legal_bits(params, face, filled)
     box = state.yahtzee_box if rs.has_five_kind_box else None
+    rolls = 0 if unrolled else state.rolls_left
     write_observation(obs, t._replace(fields=fields), HandRules(params, score[h], joker[h], face),
-                      Position(h, state.rolls_left, filled, state.upper_total, -1 if box is None else box, legal))
+                      Position(h, rolls, filled, state.upper_total, -1 if box is None else box, legal))
+    if unrolled:
+        obs[:HAND_PART] = 0.0
     return obs
 
 
