@@ -430,3 +430,17 @@ def test_openspiels_own_checks_pass(players: int) -> None:
 
     text = generate_playthrough.playthrough(f"yacht_env(players={players},rules=yacht)", None, 3)
     assert "Returns" in text
+
+
+def test_chance_outcomes_are_a_new_list_each_call() -> None:
+    """OpenSpiel's MCTS shuffles the outcomes it is given: a shuffle must not reach the next call."""
+    game = pyspiel.load_game("yacht_env", {"rules": "yacht"})
+    state = game.new_initial_state()
+    first = state.chance_outcomes()
+    first.reverse()
+    assert state.chance_outcomes()[0][0] == 0
+    state.apply_action(D.hand_index((1, 2, 3, 4, 6)))
+    state.apply_action(0b00111)
+    keep = state.chance_outcomes()
+    keep.reverse()
+    assert state.chance_outcomes() == keep[::-1]

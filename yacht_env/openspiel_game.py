@@ -121,8 +121,7 @@ class YachtGame(pyspiel.Game):
                          {"rules": self.rules.name, "players": self.players, "step_rewards": self.step_rewards})
 
     def new_initial_state(self) -> YachtState:
-        frame = sys._getframe(1)
-        _GUARD.site = _site(frame)  # OpenSpiel may be about to deserialise into it (see _refuse_named_objects)
+        _GUARD.site = _site(sys._getframe().f_back)  # OpenSpiel may be about to deserialise into it (see _refuse_named_objects)
         return YachtState(self)
 
     def deserialize_state(self, text: str) -> YachtState:
@@ -169,8 +168,15 @@ class _Table:
     def outcomes(self) -> list[tuple[int, float]]:
         """The chance outcomes of the roll to come: (hand index, probability)."""
         if self.pending == _DEAL:
-            return _DEAL_OUTCOMES
-        return [(D.hand_index(o.dice), o.probability) for o in roll_outcomes(self.cards[self.seat], self.pending)]
+            return list(_DEAL_OUTCOMES)  # a new list: callers shuffle it (OpenSpiel's MCTS does)
+        card = self.cards[self.seat]
+        keep = D.keep_index(D.pattern_faces(card.dice, self.pending))
+        found = _KEEP_OUTCOMES.get(keep)
+        if found is None:
+            outs = roll_outcomes(card, self.pending)
+            hands = D.hand_indices(np.array([o.dice for o in outs])).tolist()
+            found = _KEEP_OUTCOMES[keep] = tuple((h, o.probability) for h, o in zip(hands, outs))
+        return list(found)
 
     def apply(self, game: YachtGame, action: Any) -> None:
         """``action`` played (a chance action at a chance node): checked first, and refused with nothing changed."""
@@ -184,7 +190,8 @@ class _Table:
 
     def _roll(self, hand: Any) -> None:
         outcomes = self.outcomes()
-        if not _is_int(hand) or not any(h == hand for h, _ in outcomes):
+        if not _is_int(hand) or not (0 <= hand < D.NUM_HANDS and (self.pending == _DEAL or
+                                                                    any(h == hand for h, _ in outcomes))):
             card = self.cards[self.seat]
             what = (f"a hand index in 0..{D.NUM_HANDS - 1} (the turn's first roll)" if self.pending == _DEAL else
                     f"the indices of the {len(outcomes)} hands that hold the kept dice "
@@ -224,7 +231,9 @@ class _Table:
         self.pending = _DEAL
 
 
-_DEAL_OUTCOMES = [(h, float(D.HAND_PROBABILITY[h])) for h in range(D.NUM_HANDS)]
+_DEAL_OUTCOMES = tuple((h, float(D.HAND_PROBABILITY[h])) for h in range(D.NUM_HANDS))
+_KEEP_OUTCOMES: dict[int, tuple[tuple[int, float], ...]] = {}
+"""The kept dice (:func:`yacht_env.dice.keep_index`) -> the roll's outcomes as (hand index, probability)."""
 
 
 def _is_int(v: Any) -> bool:
