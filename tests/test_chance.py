@@ -8,9 +8,9 @@ import pytest
 
 from yacht_env import parse
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask
-from yacht_env.chance import roll_outcomes, step_outcome
+from yacht_env.chance import all_outcomes, roll_outcomes, step_outcome
 from yacht_env.rules import RULESETS
-from yacht_env.state import new_game, reroll_pattern, score_category
+from yacht_env.state import end_turn, new_game, reroll_pattern, score_category, unrolled_game
 
 
 def _random_states(rules: str, n: int, seed: int):
@@ -95,3 +95,52 @@ def test_bad_calls_name_what_is_wrong() -> None:
         step_outcome(st2, 0b00001, None)
     with pytest.raises(ValueError, match="dice must be None when the last box"):
         step_outcome(st2, 32, None)  # not the last box: the next turn is rolled
+
+
+def test_any_integer_type_is_an_action() -> None:
+    st = parse("yacht | dice 1 2 3 5 6 | rolls 2")
+    for a in np.flatnonzero(action_mask(st)):  # numpy ints, as a mask gives them
+        assert roll_outcomes(st, a) == roll_outcomes(st, int(a))
+    assert step_outcome(st, np.int32(0b00111), (1, 2, 3, 3, 3)) == step_outcome(st, 0b00111, (1, 2, 3, 3, 3))
+
+
+def test_every_action_the_mask_refuses_is_refused_in_one_line() -> None:
+    st = parse("yacht | dice 2 2 3 5 6 | rolls 2 | filled ones=1")
+    mask = action_mask(st)
+    for a in range(len(mask)):
+        if mask[a]:
+            continue
+        for call in (lambda: roll_outcomes(st, a), lambda: step_outcome(st, a, st.dice)):
+            with pytest.raises(ValueError, match=rf"action {a} is not legal here \(.*\); the legal actions: \[0, 1, ") as e:
+                call()
+            assert "\n" not in str(e.value)
+    with pytest.raises(ValueError, match="keeping all five dice wastes a roll"):
+        roll_outcomes(st, 31)
+    with pytest.raises(ValueError, match="another keep action keeps the same dice"):
+        roll_outcomes(st, 0b00010)  # the second 2: pattern 0b00001 keeps the same faces
+    with pytest.raises(ValueError, match="'ones' is already filled"):
+        roll_outcomes(st, NUM_KEEP_ACTIONS)
+
+
+@pytest.mark.parametrize("bad", [None, {}, "yacht | dice 1 2 3 5 6 | rolls 2", 3, [1, 2, 3, 4, 5]])
+def test_a_state_that_is_not_a_game_state_is_a_value_error(bad) -> None:
+    for call in (lambda: roll_outcomes(bad, 0), lambda: step_outcome(bad, 0, (1, 1, 1, 1, 1)),
+                 lambda: all_outcomes(bad)):
+        with pytest.raises(ValueError, match="state must be a yacht_env GameState"):
+            call()
+
+
+def test_a_state_awaiting_its_roll_has_no_outcomes_yet() -> None:
+    st = end_turn(parse("yacht | dice 1 2 3 5 6 | rolls 2"), "choice")[0]
+    assert st.awaits_roll and all_outcomes(st) == {} and all_outcomes(unrolled_game("yacht")) == {}
+    with pytest.raises(ValueError, match="first roll is still to come"):
+        roll_outcomes(st, 0)
+
+
+@pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
+def test_all_outcomes_is_every_legal_actions_outcomes(rules: str) -> None:
+    for st in _random_states(rules, 40, seed=4):
+        got = all_outcomes(st)
+        legal = np.flatnonzero(action_mask(st)).tolist()
+        assert list(got) == legal
+        assert all(got[a] == roll_outcomes(st, a) for a in legal)
