@@ -256,9 +256,9 @@ def _tampered(game, new_dict_line: str | None = None, history: str | None = None
     return head + "[State]\n" + "\n".join(lines), "\n".join(lines)
 
 
-def _one_line_error(call) -> str:
+def _one_line_error(fn, *args) -> str:
     with pytest.raises(Exception) as info:
-        call()
+        fn(*args)
     message = str(info.value)
     assert "\n" not in message.strip(), message
     return message
@@ -274,10 +274,9 @@ def test_a_pickle_in_a_serialisation_is_never_run(tmp_path) -> None:
                         {"cards": [_Payload(str(marker))]}):
             line = "__dict__=" + base64.b64encode(pickle.dumps(payload)).decode()
             full, state_text = _tampered(game, line)
-            for call in (lambda: pyspiel.deserialize_game_and_state(full),
-                         lambda: game.deserialize_state(state_text),
-                         lambda: pyspiel.load_game(str(game)).deserialize_state(state_text)):
-                message = _one_line_error(call)
+            for fn, arg in ((pyspiel.deserialize_game_and_state, full), (game.deserialize_state, state_text),
+                            (pyspiel.load_game(str(game)).deserialize_state, state_text)):
+                message = _one_line_error(fn, arg)
                 assert "history only" in message and "nothing was unpickled" in message, message
                 assert not marker.exists()
     # the guard leaves the process's own pickles alone, before and after
@@ -294,17 +293,17 @@ def test_other_content_and_illegal_histories_are_refused_in_one_line() -> None:
     game = pyspiel.load_game("yacht_env", {"rules": "yacht", "players": 2})
     plain = "__dict__=" + base64.b64encode(pickle.dumps({"serialized_as": "history", "seat": 1})).decode()
     full, text = _tampered(game, plain)
-    assert "refused the attribute 'seat'" in _one_line_error(lambda: pyspiel.deserialize_game_and_state(full))
-    assert "history only" in _one_line_error(lambda: game.deserialize_state(text))
+    assert "refused the attribute 'seat'" in _one_line_error(pyspiel.deserialize_game_and_state, full)
+    assert "history only" in _one_line_error(game.deserialize_state, text)
     # a history with an illegal action (a keep-all, a chance action that is no hand)
     for history in ("-1:5,0:31", "-1:252", "-1:-5", "-1:5,1:3", "-1:5,0:32,-1:5,1:32,-1:5,0:32"):
         full, text = _tampered(game, history=history)
-        for call in (lambda: pyspiel.deserialize_game_and_state(full), lambda: game.deserialize_state(text)):
-            message = _one_line_error(call)
+        for fn, arg in ((pyspiel.deserialize_game_and_state, full), (game.deserialize_state, text)):
+            message = _one_line_error(fn, arg)
             assert "not legal" in message or "not an outcome" in message or "is player" in message, message
     full, text = _tampered(game, history="-1:5")
     full = full.replace("move_number=1", "move_number=7")
-    assert "move_number" in _one_line_error(lambda: pyspiel.deserialize_game_and_state(full))
+    assert "move_number" in _one_line_error(pyspiel.deserialize_game_and_state, full)
 
 
 # ---- illegal moves are refused before anything changes ------------------------------------------------------------

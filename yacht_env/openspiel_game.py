@@ -121,7 +121,7 @@ class YachtGame(pyspiel.Game):
                          {"rules": self.rules.name, "players": self.players, "step_rewards": self.step_rewards})
 
     def new_initial_state(self) -> YachtState:
-        _GUARD.site = _site(sys._getframe().f_back)  # OpenSpiel may be about to deserialise into it (see _refuse_named_objects)
+        _GUARD.site = _site(sys._getframe().f_back)  # OpenSpiel may deserialise into it: _refuse_named_objects
         return YachtState(self)
 
     def deserialize_state(self, text: str) -> YachtState:
