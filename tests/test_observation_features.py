@@ -141,3 +141,25 @@ def test_hand_made_joker_and_threshold_cases(text: str, boxes: list[str], joker:
     assert d.get("joker") == joker
     env_obs, _ = YachtEnv(state.rules).reset(options={"state": text})
     assert np.array_equal(env_obs.view(np.uint32), obs.view(np.uint32))
+
+
+@pytest.mark.parametrize("rules", sorted(RULESETS))
+def test_a_card_awaiting_its_roll_shows_its_boxes_and_no_dice(rules: str) -> None:
+    """Between its turns at a table a seat holds no dice: the dice and rolls slices are 0, the boxes as they are, and
+    nothing can be scored (points, bonus_now, joker 0)."""
+    from yacht_env.state import end_turn, unrolled_game
+
+    rolled = parse(f"{rules} | dice 3 3 3 5 6 | rolls 0")
+    waiting = end_turn(rolled, get_rules(rules).category_ids[2])[0]
+    obs, lay = encode(waiting), layout(rules)
+    scored = encode(score_category(rolled, 2, seeding.np_random(0)[0])[0])
+    for name in ("dice_counts", "dice_onehot", "rolls_left", "points"):
+        assert not obs[lay[name]].any(), name
+    for name in ("bonus_now", "joker"):
+        if name in lay:
+            assert not obs[lay[name]].any(), name
+    for name in ("open", "turn", "upper_total", "upper_bonus", "yahtzee_box"):
+        if name in lay:
+            np.testing.assert_array_equal(obs[lay[name]], scored[lay[name]], err_msg=name)
+    fresh = encode(unrolled_game(rules))
+    assert fresh[lay["open"]].all() and not fresh[lay["dice_counts"]].any()
