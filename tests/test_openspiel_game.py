@@ -63,10 +63,10 @@ def test_lock_step_with_the_environment(rules: str) -> None:
         a = int(rng.choice(np.flatnonzero(info["action_mask"])))
         obs, reward, done, _, info = env.step(a)
         state.apply_action(a)
-        assert state.rewards() == [reward]
-        if state.is_chance_node():
+        if state.is_chance_node():  # a score's points come with the next turn's roll, as in rl_environment's step
+            assert state.rewards() == [0.0]
             state.apply_action(D.hand_index(env.unwrapped.state.dice))
-            assert state.rewards() == [0.0]  # a roll earns nothing
+        assert state.rewards() == [reward]
     assert state.is_terminal() and state.returns() == [info["final_score"]]
 
 
@@ -384,9 +384,11 @@ def test_the_rewards_of_a_game_sum_to_its_returns(players: int, step_rewards: bo
         while not state.is_terminal():
             chance = state.is_chance_node()
             if chance:
+                deal = len(state.chance_outcomes()) == 252
                 outcomes, probs = zip(*state.chance_outcomes())
                 state.apply_action(rng.choices(outcomes, probs)[0])
-                assert state.rewards() == [0.0] * players
+                if not (step_rewards and deal):  # a roll earns 0; with step_rewards a deal brings the score's points
+                    assert state.rewards() == [0.0] * players
             else:
                 state.apply_action(rng.choice(state.legal_actions()))
             total += state.rewards()
@@ -443,3 +445,29 @@ def test_chance_outcomes_are_a_new_list_each_call() -> None:
     keep = state.chance_outcomes()
     keep.reverse()
     assert state.chance_outcomes() == keep[::-1]
+
+
+def test_the_search_bots_requirements_hold_for_one_and_two_players() -> None:
+    """OpenSpiel's MCTS and AlphaZero (which takes two players only) check terminal rewards and sequential turns."""
+    T = pyspiel.GameType
+    for players in (1, 2):
+        kind = pyspiel.load_game("yacht_env", {"rules": "yahtzee", "players": players}).get_type()
+        assert kind.reward_model == T.RewardModel.TERMINAL and kind.dynamics == T.Dynamics.SEQUENTIAL
+
+
+def test_rl_environment_gets_each_boxs_points_with_step_rewards() -> None:
+    from open_spiel.python import rl_environment
+
+    game = pyspiel.load_game("yacht_env", {"rules": "yahtzee", "step_rewards": True})
+    env = rl_environment.Environment(game, seed=0)
+    rng = np.random.default_rng(0)
+    step = env.reset()
+    total, points = 0.0, []
+    while not step.last():
+        action = int(rng.choice(step.observations["legal_actions"][0]))
+        step = env.step([action])
+        total += step.rewards[0]
+        points.append(step.rewards[0])
+    card = env.get_state.cards[0]
+    assert total == env.get_state.returns()[0] == card.total > 0
+    assert sum(p > 0 for p in points) == sum(1 for x in card.scores if x)  # every box's points, at its own step

@@ -20,10 +20,13 @@ actions the environments' mask (:func:`yacht_env.actions.action_mask`: one keep 
 action, or a chance action that is not an outcome of the roll, is a ``ValueError`` and changes nothing.
 
 Returns: alone, the final score, given at the end (reward model ``TERMINAL``, as OpenSpiel's MCTS and AlphaZero
-need); with ``step_rewards=True`` each score action's reward is the points it adds, bonuses included (``REWARDS``, as
-:class:`~yacht_env.env.YachtEnv` gives them: for ``rl_environment``). With several players (``TERMINAL``): +1 for the
-one highest total, -1 for every other player, 0 for all who share the highest total (a draw): zero-sum for two.
-A roll's reward is 0, so the rewards of a game sum to its returns.
+need). With several players (``TERMINAL``): +1 for the one highest total, -1 for every other player, 0 for all who
+share the highest total (a draw): zero-sum for two. ``rewards()`` is the reward of the last transition, as OpenSpiel
+defines it, so the rewards of a game sum to its returns; a roll's is 0. With ``step_rewards=True`` (one player,
+``REWARDS``, for ``rl_environment``) each box's points, bonuses included, are a reward of their own, as
+:class:`~yacht_env.env.YachtEnv` gives them; they come with the next turn's first roll (the last box's with the score):
+``rl_environment`` reads the rewards after it has made the rolls that follow an action, so each of its steps gets
+the points of the box it scored.
 
 Observation (and information-state) tensor of player ``p``: with several players, the seat to move counted from
 ``p`` (one-hot), then each player's :func:`yacht_env.observation.encode` from ``p``'s seat on (a seat between its
@@ -139,7 +142,7 @@ class _Table:
     """The position behind a :class:`YachtState`: each seat's card, the seat to move, the roll to come, the rewards,
     and how many actions made it (``moves``; ``checked``: whether it is known to be the C++ history's)."""
 
-    __slots__ = ("cards", "seat", "pending", "returns", "rewards", "moves", "checked")
+    __slots__ = ("cards", "seat", "pending", "returns", "rewards", "owed", "moves", "checked")
 
     def __init__(self, game: YachtGame) -> None:
         self.cards: list[GameState] = [unrolled_game(game.rules)] * game.players
@@ -148,13 +151,16 @@ class _Table:
         """The roll to come (:data:`_DEAL`, or the keep action that asked for it), or None at a decision."""
         self.returns = [0.0] * game.players
         self.rewards = [0.0] * game.players
+        self.owed = 0.0
+        """(``step_rewards``) the points of the score just made, the reward of the next turn's roll."""
         self.moves = 0
         self.checked = False
 
     def copy(self) -> _Table:
         t = object.__new__(_Table)
         t.cards, t.seat, t.pending = list(self.cards), self.seat, self.pending
-        t.returns, t.rewards, t.moves, t.checked = list(self.returns), list(self.rewards), self.moves, True
+        t.returns, t.rewards, t.owed = list(self.returns), list(self.rewards), self.owed
+        t.moves, t.checked = self.moves, True
         return t
 
     def over(self) -> bool:
@@ -202,8 +208,11 @@ class _Table:
         card = self.cards[self.seat]
         self.cards[self.seat] = (deal_to(card, dice) if self.pending == _DEAL else
                                  reroll_to(card, D.pattern_faces(card.dice, self.pending), dice))
-        self.pending = None
         self.rewards = [0.0] * len(self.cards)
+        if self.pending == _DEAL and self.owed:  # step_rewards: the score's points come with the next turn's roll
+            self.rewards[self.seat], self.owed = self.owed, 0.0
+            self.returns[self.seat] += self.rewards[self.seat]
+        self.pending = None
 
     def _decide(self, game: YachtGame, action: Any) -> None:
         card = self.cards[self.seat]
@@ -219,10 +228,13 @@ class _Table:
             return
         card, points = end_turn(card, a - NUM_KEEP_ACTIONS)
         self.cards[self.seat] = card
-        if game.step_rewards:
+        over = all(c.is_over for c in self.cards)
+        if game.step_rewards and over:
             self.rewards[self.seat] = float(points)
             self.returns[self.seat] += points
-        if all(c.is_over for c in self.cards):
+        elif game.step_rewards:
+            self.owed = float(points)
+        if over:
             final = [float(card.total)] if game.players == 1 else _outcome(self.cards).tolist()
             if not game.step_rewards:
                 self.rewards, self.returns = list(final), list(final)
