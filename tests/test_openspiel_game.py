@@ -3,6 +3,7 @@ to our environment's scores, and to OpenSpiel's built-in ``yacht`` on Knizia's r
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import numpy as np
@@ -269,16 +270,17 @@ def test_a_pickle_in_a_serialisation_is_never_run(tmp_path) -> None:
     import pickle
 
     marker = tmp_path / "ran"
-    for game in _games():
-        for payload in (_Payload(str(marker)), {"serialized_as": "history", "x": _Payload(str(marker))},
-                        {"cards": [_Payload(str(marker))]}):
-            line = "__dict__=" + base64.b64encode(pickle.dumps(payload)).decode()
-            full, state_text = _tampered(game, line)
-            for fn, arg in ((pyspiel.deserialize_game_and_state, full), (game.deserialize_state, state_text),
-                            (pyspiel.load_game(str(game)).deserialize_state, state_text)):
-                message = _one_line_error(fn, arg)
-                assert "history only" in message and "nothing was unpickled" in message, message
-                assert not marker.exists()
+    payloads = (_Payload(str(marker)), {"serialized_as": "history", "x": _Payload(str(marker))},
+                {"cards": [_Payload(str(marker))]})
+    for game, payload, protocol in itertools.product(_games(), payloads, (0, pickle.DEFAULT_PROTOCOL)):
+        # protocols 0 and 4+: the GLOBAL and STACK_GLOBAL opcodes, the ways a pickle names code
+        line = "__dict__=" + base64.b64encode(pickle.dumps(payload, protocol=protocol)).decode()
+        full, state_text = _tampered(game, line)
+        for fn, arg in ((pyspiel.deserialize_game_and_state, full), (game.deserialize_state, state_text),
+                        (pyspiel.load_game(str(game)).deserialize_state, state_text)):
+            message = _one_line_error(fn, arg)
+            assert "history only" in message and "nothing was unpickled" in message, message
+            assert not marker.exists()
     # the guard leaves the process's own pickles alone, before and after
     assert pickle.loads(pickle.dumps(np.arange(3))).tolist() == [0, 1, 2]
     game = pyspiel.load_game("yacht_env")
