@@ -3,6 +3,7 @@ to our environment's scores, and to OpenSpiel's built-in ``yacht`` on Knizia's r
 
 from __future__ import annotations
 
+import copy
 import itertools
 import random
 
@@ -226,6 +227,7 @@ def test_states_round_trip_through_every_entry_point(stop: str) -> None:
             _same(state, pyspiel.deserialize_game_and_state(text)[1])
             _same(state, game.deserialize_state(state.serialize()))
             _same(state, pickle.loads(pickle.dumps(state)))
+            _same(state, copy.deepcopy(state))
             _same(state, state.clone())
             if not state.is_terminal():
                 a = state.legal_actions()[0]
