@@ -472,7 +472,7 @@ def _refuse_named_objects(event: str, args: tuple[Any, ...]) -> None:
     deserialises a state of this game; a state's own ``__dict__`` line names no object. Inert otherwise."""
     if event != "pickle.find_class" or _GUARD.site is None:
         return
-    if _site(sys._getframe(1)) == _GUARD.site:
+    if _site(sys._getframe().f_back) == _GUARD.site:
         _GUARD.site = None
         module, name = args
         raise ValueError(f"refused: a serialised {SHORT_NAME} state is its action history only, and this one's "
