@@ -145,3 +145,9 @@ def test_all_outcomes_is_every_legal_actions_outcomes(rules: str) -> None:
         legal = np.flatnonzero(action_mask(st)).tolist()
         assert list(got) == legal
         assert all(got[a] == roll_outcomes(st, a) for a in legal)
+
+
+@pytest.mark.parametrize("bad", ["12356", {}, {"dice": [1, 2, 3, 5, 6]}, [1, 2, 3], (1, 2, 3, 3, 9), 7])
+def test_dice_that_are_not_five_faces_are_a_value_error(bad) -> None:
+    with pytest.raises(ValueError, match="dice must be 5 integers|each die must be an integer|must be"):
+        step_outcome(parse("yacht | dice 1 2 3 5 6 | rolls 2"), 0b00111, bad)

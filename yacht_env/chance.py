@@ -83,7 +83,11 @@ def roll_outcomes(state: GameState, action: int) -> tuple[Outcome, ...]:
     the next turn (all 252 hands), or ``()`` when that box is the last one and the game ends with nothing rolled.
     ``ValueError`` for anything but an action the environments' mask allows in ``state`` (out of range, keep-all, a
     second keep of the same dice, a keep with no roll left, a filled box, a game that is over)."""
-    a = _check(state, action)
+    return _outcomes(state, _check(state, action))
+
+
+def _outcomes(state: GameState, a: int) -> tuple[Outcome, ...]:
+    """:func:`roll_outcomes` of an action already checked."""
     if a < NUM_KEEP_ACTIONS:
         return _after_keep(D.keep_index(D.pattern_faces(state.dice, a)))
     if state.turn == state.ruleset.num_categories - 1:
@@ -108,4 +112,4 @@ def all_outcomes(state: GameState) -> dict[int, tuple[Outcome, ...]]:
     node's children in one call. Empty once the game is over or while the turn's first roll is to come."""
     if not isinstance(state, GameState):
         _check(state, 0)  # the one message for a wrong state
-    return {a: roll_outcomes(state, a) for a in np.flatnonzero(action_mask(state)).tolist()}
+    return {a: _outcomes(state, a) for a in np.flatnonzero(action_mask(state)).tolist()}
