@@ -475,3 +475,18 @@ def test_rl_environment_gets_each_boxs_points_with_step_rewards() -> None:
     card = env.get_state.cards[0]
     assert total == env.get_state.returns()[0] == card.total > 0
     assert sum(p > 0 for p in points) == sum(1 for x in card.scores if x)  # every box's points, at its own step
+
+
+def test_a_serialisation_without_the_history_line_is_checked_at_first_use() -> None:
+    """An empty ``__dict__`` line gives OpenSpiel nothing to set, so nothing of the game runs while it deserialises;
+    the history is replayed through the checks when the state is first used."""
+    import base64
+    import pickle
+
+    game = pyspiel.load_game("yacht_env", {"rules": "yacht", "players": 2})
+    empty = "__dict__=" + base64.b64encode(pickle.dumps({})).decode()
+    full, _ = _tampered(game, empty, history="-1:3,0:31")
+    state = pyspiel.deserialize_game_and_state(full)[1]
+    assert "keeping all five dice" in _one_line_error(state.current_player)
+    full, _ = _tampered(game, empty, history="-1:3,0:7")
+    assert pyspiel.deserialize_game_and_state(full)[1].chance_outcomes()  # a legal history plays on

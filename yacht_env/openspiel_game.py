@@ -39,7 +39,8 @@ history), and ``pyspiel.deserialize_game_and_state``, ``game.deserialize_state``
 replaying the history through the legal-action checks. OpenSpiel unpickles the ``__dict__=`` line of a Python game's
 state: a line that names any Python object (the way a pickle runs code) is refused before the object is looked up,
 by an audit hook (:func:`sys.addaudithook`) that acts only inside the deserialisation of a state of this game, and any
-content but this game's own line is refused: one ``ValueError`` line, nothing run.
+content but this game's own line is refused: one ``ValueError`` line, nothing run. (A line of an empty dict gives
+OpenSpiel nothing to set, so the history is replayed through the same checks when the state is first used.)
 """
 
 from __future__ import annotations
