@@ -9,17 +9,14 @@ nothing, and with it every array view handed to an inlined rules function would 
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from yacht_env.engine.batch import Batch, StepOutputs, Tables
 from yacht_env.engine.game import legal, step_game, write_mask, write_obs_row
-from yacht_env.jit.numba_cache import guard_numba_cache
-
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
+from yacht_env.jit.numba_cache import cached_njit
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
+@cached_njit(nogil=True, _nrt=False)
 def step_games(actions: np.ndarray, st: Batch, tb: Tables, out: StepOutputs) -> None:
     """Step every game with its action (validated by the vector env first; :data:`~yacht_env.engine.game.RESET_ACTION`
     starts a new game), as :func:`~yacht_env.engine.game.step_game` does."""
@@ -27,7 +24,7 @@ def step_games(actions: np.ndarray, st: Batch, tb: Tables, out: StepOutputs) -> 
         step_game(i, actions[i], st, tb, out)
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
+@cached_njit(nogil=True, _nrt=False)
 def show_games(st, tb, obs, mask) -> None:
     """Write the observation and mask of every game as it stands (after :meth:`Batch.load_state
     <yacht_env.engine.batch.Batch.load_state>`)."""

@@ -13,7 +13,6 @@ what a first use waits for. ``tests/test_vector.py`` checks the vector engine bi
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from yacht_env import dice as D
@@ -30,12 +29,10 @@ from yacht_env.engine.batch import (
     Tables,
 )
 from yacht_env.jit.compile import box_score, legal_bits, points_for, write_observation
-from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import cached_njit
 from yacht_env.observation import Position
 from yacht_env.rules import HandRules
 from yacht_env.state import ROLLS_PER_TURN
-
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 EMPTY_KEEP = int(D.KEY_TO_KEEP[0])  # keep index of "no dice kept" (0)
 RESET_ACTION = -1
@@ -50,7 +47,7 @@ _FULL_HAND = D.NUM_DICE
 # ``st`` is a Batch, ``tb`` a Tables: fields read by name
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
+@cached_njit(inline="always", _nrt=False)
 def roll_into(keep, n, rng, i, keep_add, keep_to_hand):
     """Roll ``n`` dice from game i's generator onto keep index ``keep``; return the hand index."""
     s_hi = rng[i, P.S_HI]
@@ -65,7 +62,7 @@ def roll_into(keep, n, rng, i, keep_add, keep_to_hand):
     return keep_to_hand[keep]
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
+@cached_njit(inline="always", _nrt=False)
 def legal(i, st, tb):
     """Legal score bits of game i (0 once the game is over: nothing is legal then)."""
     hand, filled = st.hand, st.filled
@@ -76,7 +73,7 @@ def legal(i, st, tb):
     return np.int64(legal_bits(params, five[hand[i]], f))
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
+@cached_njit(inline="always", _nrt=False)
 def write_mask(row, i, lbits, st, tb) -> None:
     """Legal-action mask of game i into the 1-d ``row``: the keep part copied from the hand's keep row (or zeros),
     the score part expanded from the legal bits."""
@@ -92,7 +89,7 @@ def write_mask(row, i, lbits, st, tb) -> None:
         row[NUM_KEEP_ACTIONS + k] = (lbits >> k) & 1 == 1
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
+@cached_njit(inline="always", _nrt=False)
 def write_obs_row(row, i, lbits, st, tb) -> None:
     """Observation of game i into the 1-d ``row``: :func:`yacht_env.observation.write_observation`, compiled."""
     hand, rolls, filled, scores, upper = st.hand, st.rolls, st.filled, st.scores, st.upper
@@ -107,7 +104,7 @@ def write_obs_row(row, i, lbits, st, tb) -> None:
                                lbits))
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
+@cached_njit(inline="always", _nrt=False)
 def new_game(i, st, tb) -> None:
     """Game i starts over: empty scorecard, no dice yet (its first roll is :func:`roll_into` from
     :data:`EMPTY_KEEP`)."""
@@ -121,7 +118,7 @@ def new_game(i, st, tb) -> None:
     st.rolls[i] = ROLLS_PER_TURN - 1
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
+@cached_njit(inline="always", _nrt=False)
 def play(i, a, st, tb, mask) -> tuple[int, bool, int]:
     """Game i takes action ``a`` as :meth:`yacht_env.env.YachtEnv.step` does (an illegal action is a no-op) and
     counts the step; the roll that follows is left to the caller. Returns (points added, whether the action was
@@ -162,7 +159,7 @@ def play(i, a, st, tb, mask) -> tuple[int, bool, int]:
     return pts, bad, keep
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
+@cached_njit(inline="always", _nrt=False)
 def step_game(i: int, a: int, st: Batch, tb: Tables, out: StepOutputs) -> int:
     """Step game i with action ``a`` (:func:`play`; :data:`RESET_ACTION` starts a new game instead,
     :data:`SKIP_ACTION` leaves it and its output rows as they are), then, with autoreset, restart it if it ended;
