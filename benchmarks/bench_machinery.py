@@ -26,7 +26,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from yacht_env.engine import pcg64 as P
+from yacht_env.engine import pcg64 as PCG
 from yacht_env.engine.batch import StepOutputs
 from yacht_env.engine.game import step_game
 from yacht_env.vector import LegalActionSampler, YachtVectorEnv
@@ -94,10 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     rows: dict[str, float] = threads_rows(n, s)
 
     gens = [np.random.Generator(np.random.PCG64(np.random.SeedSequence(i))) for i in range(n)]
-    state = P.seed_states(list(range(n)))
+    state = PCG.seed_states(list(range(n)))
 
     def dice_numba() -> int:
-        P.roll_dice(state[0], 5 * n)
+        PCG.roll_dice(state[0], 5 * n)
         return n
 
     def dice_numpy() -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from yacht_env.engine import pcg64 as P
+from yacht_env.engine import pcg64 as PCG
 from yacht_env.jit.numba_cache import cached_njit
 
 _SM_GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -35,7 +35,7 @@ def _randomlegal(i, mask, state, out) -> None:
     if a_n > 64:
         for _ in range(_REJECTION_TRIES):
             s, z = _splitmix64(s)
-            a = np.int64(P.mulhi64(z, np.uint64(a_n)))
+            a = np.int64(PCG.mulhi64(z, np.uint64(a_n)))
             if mask[i, a]:
                 found = a
                 break
@@ -45,7 +45,7 @@ def _randomlegal(i, mask, state, out) -> None:
             cnt += mask[i, a]
         if cnt > 0:
             s, z = _splitmix64(s)
-            r = np.int64(P.mulhi64(z, np.uint64(cnt)))
+            r = np.int64(PCG.mulhi64(z, np.uint64(cnt)))
             for a in range(a_n):
                 if mask[i, a]:
                     if r == 0:

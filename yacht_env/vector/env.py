@@ -25,8 +25,8 @@ from gymnasium.vector.utils import batch_space
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, describe_action, illegal_reason
 from yacht_env.engine import batch_kernels as K
-from yacht_env.engine import pcg64 as P
-from yacht_env.engine.batch import Batch, StepOutputs, check_time_limit, make_tables
+from yacht_env.engine import pcg64 as PCG
+from yacht_env.engine.batch import Batch, StepOutputs, check_time_limit, kernel_inputs
 from yacht_env.engine.game import RESET_ACTION, SKIP_ACTION
 from yacht_env.frames import check_pillow, draw_frame
 from yacht_env.i18n import check_lang
@@ -125,7 +125,7 @@ class YachtVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
-        self._t = make_tables(self.rules, self.unique_keeps, self._same_step, self.max_episode_steps)
+        self._inputs = kernel_inputs(self.rules, self.unique_keeps, self._same_step, self.max_episode_steps)
         self._b = Batch.empty(self.num_envs, c)
         self._mask = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)  # games that ended at the last step (not restarted)
@@ -268,9 +268,9 @@ class YachtVectorEnv(VectorEnv):
         obs = self._kept_obs
         if obs is None:  # not kept (only DISABLED, where every end needs this, keeps them): shown anew
             obs = np.empty((self.num_envs, self.obs_size), dtype=np.float32)
-            K.show_games(self._b, self._t, obs, self._mask)
+            K.show_games(self._b, self._inputs, obs, self._mask)
         out = StepOutputs.empty(self._mask, self.obs_size)._replace(obs=obs)
-        K.step_games(np.where(chosen, RESET_ACTION, SKIP_ACTION).astype(np.int64), self._b, self._t, out)
+        K.step_games(np.where(chosen, RESET_ACTION, SKIP_ACTION).astype(np.int64), self._b, self._inputs, out)
         self._ended[chosen] = False
         if self.render_mode == "rgb_array":
             for i in np.flatnonzero(chosen).tolist():
@@ -280,7 +280,7 @@ class YachtVectorEnv(VectorEnv):
     def _step(self, a: np.ndarray) -> StepOutputs:
         """Run the step kernel over every game; its fresh outputs (``mask`` is the env's own, updated in place)."""
         out = StepOutputs.empty(self._mask, self.obs_size)
-        K.step_games(a, self._b, self._t, out)
+        K.step_games(a, self._b, self._inputs, out)
         return out
 
     def __getstate__(self) -> dict[str, Any]:
@@ -347,7 +347,7 @@ class YachtVectorEnv(VectorEnv):
 
     def generator(self, i: int) -> np.random.Generator:
         """A numpy Generator continuing game ``i``'s dice stream (a copy: drawing from it does not move game i)."""
-        return P.to_generator(self._b.rng[self._check_index(i)])
+        return PCG.to_generator(self._b.rng[self._check_index(i)])
 
     def episode_steps(self) -> np.ndarray:
         """(N,) steps taken in each current episode (with ``max_episode_steps``, a game is truncated at that count)."""
@@ -415,7 +415,7 @@ class YachtVectorEnv(VectorEnv):
         rows = [i for i, s in enumerate(seeds) if s is not None]
         if not rows:
             return
-        self._b.rng[rows] = P.seed_states([seeds[i] for i in rows])
+        self._b.rng[rows] = PCG.seed_states([seeds[i] for i in rows])
         if self.seeds is None:
             self.seeds = np.full(self.num_envs, None, dtype=object)
         for i in rows:
