@@ -47,10 +47,10 @@ def best_rate(fn: Callable[[], int], seconds: float, cpu: bool = True) -> float:
 
 
 @numba.njit(parallel=True, _nrt=True)
-def step_prange(actions, st, tb, out) -> None:
+def step_prange(actions, st, ki, out) -> None:
     """The vector step as numba's ``prange`` runs it (an OpenMP-style team with a barrier at the end)."""
     for i in prange(actions.shape[0]):
-        step_game(i, actions[i], st, tb, out)
+        step_game(i, actions[i], st, ki, out)
 
 
 def threads_rows(n: int, seconds: float) -> dict[str, float]:
@@ -72,7 +72,7 @@ def threads_rows(n: int, seconds: float) -> dict[str, float]:
     def step_pr() -> int:
         a = sampler(env._mask)
         o, r, te, tr, il, fo, fm, fc = bufs
-        step_prange(a, env._b, env._t, StepOutputs(o, env._mask, r, te, tr, il, fo, fm, fc))
+        step_prange(a, env._b, env._inputs, StepOutputs(o, env._mask, r, te, tr, il, fo, fm, fc))
         return n
 
     out[f"vector step, numba prange, {numba.get_num_threads()} threads (steps/s wall)"] = best_rate(

@@ -751,7 +751,7 @@ def test_a_forged_table_of_zeros_with_a_valid_checksum_is_solved_again(kind: str
 
     rs = get_rules("knizia")
     real = DM.distribution_table(rs).table if kind == "distribution" else solve_reach(rs).table
-    modules = (sys.modules[DM.__name__], DM.DK) if kind == "distribution" else ()
+    modules = (sys.modules[DM.__name__], DM.DISTK) if kind == "distribution" else ()
     monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
     table_cache.save(rs, np.zeros_like(real.data), RM.objective_key(rs, kind, modules), mapped=True)
     calls = []
