@@ -54,6 +54,24 @@ def test_changed_sources_name_another_folder(tmp_path: Path, monkeypatch: pytest
     assert before != after and before.parent == after.parent == tmp_path / "numba"
 
 
+def test_new_sources_remove_the_cache_folders_made_over_30_days_before(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first kernel of new sources removes the folders of other sources made more than 30 days before; newer ones
+    (another checkout, another version in use) stay, and so does whatever else is in ``NUMBA_CACHE_DIR``."""
+    import os
+    import time
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    old, recent, other = tmp_path / "yacht-env-0123", tmp_path / "yacht-env-4567", tmp_path / "users_own_abc"
+    for folder in (old, recent, other):
+        (folder / "sub").mkdir(parents=True)
+    long_ago = time.time() - 31 * 86400
+    for folder in (old, other):
+        os.utime(folder, (long_ago, long_ago))
+    numba_cache._pipeline.__wrapped__()
+    assert not old.exists() and recent.is_dir() and other.is_dir()
+
+
 def test_a_kernel_loads_only_from_the_folder_of_its_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     """numba caches a kernel in the folder :func:`kernel_cached` looks into (no numba there); the same sources load it,
