@@ -540,14 +540,14 @@ def test_ctrl_c_during_the_sweep_stops_at_once_and_keeps_nothing(tmp_path, monke
     monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
     rs = registered(UPPER_YACHT)
     ran = []
-    rows = duel.DK.duel_rows
+    rows = duel.DUELK.duel_rows
 
     def counted(*args):  # noqa: ANN002, ANN202
         ran.append(1)
         time.sleep(0.05)  # a batch long enough that the main thread's reaction time does not decide the count
         return rows(*args)
 
-    monkeypatch.setattr(duel.DK, "duel_rows", counted)
+    monkeypatch.setattr(duel.DUELK, "duel_rows", counted)
     monkeypatch.setattr(duel, "CELLS_PER_SECOND", 1)  # announced as a long solve, as Yacht's is
     threads = duel.numba.get_num_threads()
     plan = duel.duel_plan(rs)

@@ -28,7 +28,6 @@ from train_helpers import PPO, REPO, TD, child_env, no_temporary_files, only_run
 
 from yacht_env import files  # noqa: E402
 from yacht_env import rules as R  # noqa: E402
-from yacht_env.jit import numba_cache  # noqa: E402
 from yacht_solver import table_cache as solver_cache  # noqa: E402
 from yacht_solver.core import Layout  # noqa: E402
 from yacht_training import run_folder as rf  # noqa: E402
@@ -147,15 +146,12 @@ def _writers(folder: Path, ppo_model: Any) -> dict[str, tuple[Path, Callable[[in
         "solver cache": (solver_cache.cache_path(R.YACHT),
                          lambda v: solver_cache.save(R.YACHT, np.full(shape, float(v))),
                          lambda: float(solver_cache.load(R.YACHT, shape)[0, 0, 0])),
-        "numba cache manifest": (folder / "batch_kernels.cache.json",
-                                 lambda v: numba_cache._write_manifest(folder / "batch_kernels.cache.json", str(v), {}),
-                                 lambda: numba_cache._read_manifest(folder / "batch_kernels.cache.json")["sources"]),
     }
 
 
 WRITERS = ["td model / best_model.pt / final_model.pt", "ppo model or checkpoint (save_sb3_atomic)", "config.yaml",
            "evaluations.json", "eval.json", "training_time.json", "learning_curve.png", "yacht eval --json",
-           "solver cache", "numba cache manifest"]
+           "solver cache"]
 
 
 @pytest.mark.parametrize("fault", list(FAULTS))

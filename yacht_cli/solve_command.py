@@ -17,7 +17,7 @@ from typing import Any
 from yacht_cli import options
 from yacht_env.extras import require
 from yacht_env.files import check_output_paths, write_text_atomic
-from yacht_env.jit.numba_cache import Stopwatch
+from yacht_env.jit.stopwatch import Stopwatch
 from yacht_env.rules import get_rules
 from yacht_solver import solve
 from yacht_solver.reach import sweep_progress

@@ -28,7 +28,7 @@ from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.jit.notice import SlowNotice
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.state import GameState
-from yacht_solver import duel_kernels as DK
+from yacht_solver import duel_kernels as DUELK
 from yacht_solver import table_cache as _cache
 from yacht_solver.core import turn_start_layers
 from yacht_solver.long_work import cancel_on_interrupt, long_work
@@ -45,7 +45,7 @@ _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
 
 
 @lru_cache(maxsize=4)
-def duel_index(rules: RuleSet) -> DK.DuelIndex:
+def duel_index(rules: RuleSet) -> DUELK.DuelIndex:
     """The turn-start states of one player grouped by filled boxes, with their rank and most points to come."""
     layout = TurnStartLayout.of(rules)
     groups = [np.sort(s) for s in reversed(turn_start_layers(rules))]  # fewest filled first
@@ -57,7 +57,7 @@ def duel_index(rules: RuleSet) -> DK.DuelIndex:
     for g in groups:
         rank[g] = np.arange(len(g))
     most = np.ascontiguousarray(most_points(rules), dtype=np.int64)
-    ix = DK.DuelIndex(states, start, rank, most)
+    ix = DUELK.DuelIndex(states, start, rank, most)
     for a in ix:
         a.setflags(write=False)
     return ix
@@ -73,7 +73,7 @@ class DuelPlan:
     """The size of a rule set's duel table: ``cells[t]`` float32 values in layer ``t`` (``0 .. 2C``)."""
 
     rules: RuleSet
-    index: DK.DuelIndex
+    index: DUELK.DuelIndex
     cells: tuple[int, ...]
     pairs: tuple[int, ...]
 
@@ -152,17 +152,17 @@ class DuelSolution:
         self.from_cache = from_cache
         self.path = path
         self._data = layers
-        self._layers: dict[int, DK.DuelLayer] = {}
+        self._layers: dict[int, DUELK.DuelLayer] = {}
 
     def __repr__(self) -> str:
         return f"DuelSolution(rules={self.rules.name!r}, first_player_win={self.first_player_win:.7f})"
 
-    def layer(self, t: int) -> DK.DuelLayer:
+    def layer(self, t: int) -> DUELK.DuelLayer:
         """Layer ``t`` (boxes filled in all) with its row offsets (made on first use)."""
         got = self._layers.get(t)
         if got is None:
             a, b = _movers(t)
-            got = self._layers[t] = DK.DuelLayer(self._data[t], self.plan.offsets(t), a, b)
+            got = self._layers[t] = DUELK.DuelLayer(self._data[t], self.plan.offsets(t), a, b)
         return got
 
     @property
@@ -225,8 +225,8 @@ class DuelSolution:
     def _decide(self, mover: GameState, other: GameState) -> tuple[int, np.ndarray]:
         t, sa, sb, d = self._pair(mover, other)
         values = np.empty(NUM_KEEP_ACTIONS + self.rules.num_categories)
-        action = DK.duel_decide(self.tables, self.plan.index, self.layer(t + 1), DK.DuelPair(sa, sb, d), mover.hand,
-                                mover.rolls_left, _KEEP_MASK, values)
+        action = DUELK.duel_decide(self.tables, self.plan.index, self.layer(t + 1), DUELK.DuelPair(sa, sb, d),
+                                   mover.hand, mover.rolls_left, _KEEP_MASK, values)
         return int(action), np.where(values > -np.inf, values, np.nan)
 
 
@@ -244,16 +244,16 @@ def sweep(rules: RuleSet, emit: Callable[[int, np.ndarray], None],
     ix = plan.index
     C = rules.num_categories
     last = 2 * C
-    nxt = DK.DuelLayer(np.full(plan.cells[last], 0.5, dtype=DTYPE), plan.offsets(last), C, C)
+    nxt = DUELK.DuelLayer(np.full(plan.cells[last], 0.5, dtype=DTYPE), plan.offsets(last), C, C)
     emit(last, nxt.data)
     threads = numba.get_num_threads()
     with ThreadPoolExecutor(threads) as pool:
         for t in range(last - 1, stop - 1, -1):
             a, b = _movers(t)
-            cur = DK.DuelLayer(np.empty(plan.cells[t], dtype=DTYPE), plan.offsets(t), a, b)
+            cur = DUELK.DuelLayer(np.empty(plan.cells[t], dtype=DTYPE), plan.offsets(t), a, b)
             n = plan.pairs[t]
             step = max(1, min(4096, n // (8 * threads) + 1))
-            jobs = {pool.submit(DK.duel_rows, tb, ix, nxt, cur, np.arange(lo, min(n, lo + step), dtype=np.int64)):
+            jobs = {pool.submit(DUELK.duel_rows, tb, ix, nxt, cur, np.arange(lo, min(n, lo + step), dtype=np.int64)):
                     int(cur.off[min(n, lo + step)] - cur.off[lo]) for lo in range(0, n, step)}
             try:
                 for job in as_completed(jobs):
@@ -274,7 +274,7 @@ def duel_key(rules: RuleSet) -> str:
     """The disk-cache key: the objective key of the rules and the turn search, the duel kernels' source and the
     sweep's (the rest of this module does not change the table)."""
     sweep_source = "".join(inspect.getsource(f) for f in (sweep, _fill, duel_index, DuelPlan.offsets))
-    return objective_key(rules, f"duel-v{DUEL_VERSION}-{DTYPE.str}-{sweep_source}", (DK,))
+    return objective_key(rules, f"duel-v{DUEL_VERSION}-{DTYPE.str}-{sweep_source}", (DUELK,))
 
 
 def duel_path(rules: RuleSet, key: str) -> Path:

@@ -17,10 +17,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from yacht_env.jit.compile import legal_bits
-from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import cached_njit
 from yacht_solver.reach_kernels import box_step, successor
 from yacht_solver.search.turn_search import (
     FIVE_KIND_FACE,
@@ -37,8 +36,6 @@ from yacht_solver.search.turn_search import (
     max_by_class,
     start_hand_values,
 )
-
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 __all__ = ["DuelIndex", "DuelLayer", "DuelPair", "duel_decide", "duel_rows"]
 
@@ -82,7 +79,7 @@ class HandScratch(NamedTuple):
     bits: np.ndarray
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _row_value(nxt: DuelLayer, q: int, m_mover: int, m_other: int, e: int) -> float:
     """``W`` of pair ``q`` of layer ``nxt`` at difference ``e``, whose mover and opponent have at most ``m_mover`` and
     ``m_other`` points to come: 1 or 0 beyond them."""
@@ -93,14 +90,14 @@ def _row_value(nxt: DuelLayer, q: int, m_mover: int, m_other: int, e: int) -> fl
     return nxt.data[nxt.off[q] + e + m_mover]
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _key_of(tb: SearchTables, s: int) -> tuple[int, int, int]:
     F = s // (tb.U * tb.Y)
     r = s - F * tb.U * tb.Y
     return F, r // tb.Y, r - (r // tb.Y) * tb.Y
 
 
-@njit(cache=True)
+@cached_njit
 def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, W: np.ndarray,
                      work: HandScratch) -> None:
     """``W[h, j]`` = the mover's best chance, over the boxes it may fill with hand ``h``, at difference
@@ -139,7 +136,7 @@ def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: Duel
                     W[h, j] = max(W[h, j], 1.0 - _row_value(nxt, q, m_b, m2, -d0 - pts - j))
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, cur: DuelLayer, pairs: np.ndarray) -> None:
     """The rows of ``pairs`` of layer ``cur`` from layer ``nxt`` (the opponent's turn after them): each pair's
     differences at once, as the lanes of the turn search."""
@@ -167,7 +164,7 @@ def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, cur: DuelLayer, p
             cur.data[o + j] = out[j]
 
 
-@njit(cache=True)
+@cached_njit
 def duel_decide(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, h: int, rolls: int,
                 keep_mask: np.ndarray, values: np.ndarray) -> int:
     """The action with hand ``h`` and ``rolls`` rolls left that maximises the mover's chance to win in ``pair`` (the
