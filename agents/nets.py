@@ -120,8 +120,8 @@ def check_storage(data: Any, what: str, name: str = "") -> None:
     owners: dict[tuple[int, int], str] = {}
     what = f"{what}: " if what else ""
     for where, t in found:
-        if t.layout != torch.strided:
-            continue  # check_weights refuses it where weights are read; a sparse tensor has no single storage
+        if t.layout != torch.strided or t.device.type != "cpu":
+            continue  # check_weights refuses these where weights are read (a sparse or meta tensor has no storage)
         storage = t.untyped_storage()
         shown, held = t.numel() * t.element_size(), storage.nbytes()
         if shown and (not t.is_contiguous() or t.storage_offset() != 0 or shown != held):

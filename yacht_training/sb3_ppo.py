@@ -117,8 +117,12 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
     # ---- 2. model: new, or rebuilt from the config and filled from the newest checkpoint that loads -----------
     model = build_model(cfg, env, run_dir)
     if resume:
-        _, path = rf.load_newest(run_dir, cfg, lambda p: restore_into(model, p, include=[META_KEY]), on_resumed)
+        report, path = rf.load_newest(run_dir, cfg, lambda p: restore_into(model, p, include=[META_KEY]), on_resumed)
         print(f"resuming from {path.name} at step {model.num_timesteps:,} of {cfg.total_timesteps:,}")
+        if report.differences:
+            print(f"train.py: {path.name} has other settings than the config, the config's are kept: " + "; ".join(
+                f"{k}: file {v[0]!r}, config {v[1]!r}" for k, v in sorted(report.differences.items())),
+                file=sys.stderr)
     setattr(model, META_KEY, model_meta(cfg.rules, cfg.unique_keeps, cfg.players))
     opponent = SnapshotOpponent(model.policy, cfg.seed) if heads_up else None
     if opponent is not None:
