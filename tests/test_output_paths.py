@@ -27,11 +27,11 @@ torch = pytest.importorskip("torch")
 from train_helpers import PPO, REPO, TD, child_env, no_temporary_files, only_run, run_train, steps_of, tiny_config  # noqa: E402
 
 from yacht_env import files  # noqa: E402
-from yacht_tools import output_paths  # noqa: E402
 from yacht_env import rules as R  # noqa: E402
 from yacht_env.jit import numba_cache  # noqa: E402
 from yacht_solver import table_cache as solver_cache  # noqa: E402
 from yacht_solver.core import Layout  # noqa: E402
+from yacht_tools import output_paths  # noqa: E402
 from yacht_training import run_folder as rf  # noqa: E402
 from yacht_training.config import from_dict, load_config  # noqa: E402
 
@@ -67,8 +67,8 @@ class _TearingFile(io.FileIO):
 @contextlib.contextmanager
 def _tearing_writes(fault: Callable[[], BaseException], only: Callable[[Path], bool] = lambda p: True
                     ) -> Iterator[list[str]]:
-    """Every atomic write (yacht_env.files, yacht_tools.output_paths) and every matplotlib figure saved dies half way with ``fault``; yields
-    the paths that were torn."""
+    """Every atomic write (yacht_env.files, yacht_tools.output_paths) and every matplotlib figure saved dies half
+    way with ``fault``; yields the paths that were torn."""
     from matplotlib.figure import Figure
 
     torn: list[str] = []
