@@ -153,3 +153,161 @@ def test_an_sb3_zip_of_stride_0_weights_or_a_huge_net_arch_is_refused(tmp_path: 
         load_sb3_policy(_rewrite(src, tmp_path / "shared.zip", policy=shared), *spaces)
     policy, _ = load_sb3_policy(src, *spaces)  # the shipped model still loads
     assert sum(p.numel() for p in policy.parameters()) == sum(t.numel() for t in sd.values())
+
+
+# ---- yacht bench report: records that raised tracebacks -------------------------------------------------------------
+
+BENCH = Path(__file__).resolve().parents[1] / "docs" / "records" / "bench-v1"
+RUNS = ("yacht-td-primary-s0.json", "yacht-td-primary-s1.json", "yacht-random-agent-s0.json")
+
+
+def _records(folder: Path, names: tuple[str, ...] = RUNS) -> Path:
+    folder.mkdir(exist_ok=True)
+    for name in names:
+        (folder / name).write_bytes((BENCH / name).read_bytes())
+    return folder
+
+
+def _edit(path: Path, change: Any) -> None:
+    record = json.loads(path.read_text())
+    change(record)
+    path.write_text(json.dumps(record))
+
+
+def _report_error(folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """The one line ``yacht bench report`` says for ``folder``; no output file is written."""
+    from yacht_cli import main
+
+    outputs = [tmp_path / "out.md", tmp_path / "out.json"]
+    assert main(["bench", "report", str(folder), "--markdown", str(outputs[0]), "--json", str(outputs[1])]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and not any(p.exists() for p in outputs)
+    assert len(captured.err.strip().splitlines()) == 1, captured.err
+    return captured.err
+
+
+def _set(path: str, value: Any) -> Any:
+    keys = path.split(".")
+
+    def change(record: dict[str, Any]) -> None:
+        target = record
+        for k in keys[:-1]:
+            target = target[int(k)] if isinstance(target, list) else target[k]
+        target[int(keys[-1]) if isinstance(target, list) else keys[-1]] = value
+    return change
+
+
+BAD_FIELDS = {
+    "wall_s 400 digits": (_set("wall_s", 10 ** 400), "wall_s must be a finite number, got an integer of 401 digits"),
+    "wall_s negative": (_set("wall_s", -1), "wall_s must be seconds in 0..1e+09"),
+    "wall_s 300 digits": (_set("wall_s", 10 ** 300), "wall_s must be seconds in 0..1e+09, got 1000000000"),
+    "wall_s text": (_set("wall_s", "31 s"), "wall_s must be a finite number"),
+    "mean 400 digits": (_set("final.mean", -10 ** 400), "final.mean must be a finite number, got an integer of 401"),
+    "against_optimal on one player": (_set("final.against_optimal", 5),
+                                      "final.against_optimal belongs to a heads-up record"),
+    "win_rate on one player": (_set("final.win_rate", 0.5), "final.win_rate belongs to a heads-up record"),
+    "normalised contradicts": (_set("final.normalised", 0.5), "final.normalised is 0.5, its own numbers give 0.99"),
+    "percent contradicts": (_set("final.percent_of_optimal", 100.0), "final.percent_of_optimal is 100.0"),
+    "curve contradicts": (_set("curve.2.normalised", 1.0), "curve[3].normalised is 1.0"),
+    "curve twice": (_set("curve.1.checkpoint", 1), "each curve point needs a checkpoint in 1..5, each once"),
+    "curve steps": (_set("curve.0.timesteps", -5), "curve.timesteps must not be negative"),
+    "references upside down": (_set("references", {"random": 200.0, "optimal": 100.0}),
+                               "references.optimal (100.0) must be above references.random (200.0)"),
+    "ci95": (_set("final.ci95", [1]), "final.ci95 must be two numbers"),
+    "regret_per_game": (_set("final.regret_per_game", "x"), "final.regret_per_game must be a finite number"),
+    "episodes as float": (_set("final.episodes", 10000.5), "the protocol evaluates 10,000 games"),
+    "name with a newline": (_set("learner", "td |\n| forged | 1 |"), "learner must be a name of 1 to 200 printable"),
+    "name with a tab": (_set("learner", "td\tx"), "printable characters on one line"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_FIELDS))
+def test_a_bad_field_is_named_in_one_line_before_anything_is_written(case: str, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    change, match = BAD_FIELDS[case]
+    folder = _records(tmp_path / "records")
+    _edit(folder / RUNS[0], change)
+    err = _report_error(folder, tmp_path, capsys)
+    assert f"{folder / RUNS[0]}: " in err and match in err, err
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_or_inf_is_named_before_the_markdown_is_written(constant: str, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _records(tmp_path / "records")
+    path = folder / RUNS[1]
+    path.write_text(path.read_text().replace('"wall_s": ', f'"wall_s": {constant}, "was": '))
+    err = _report_error(folder, tmp_path, capsys)
+    assert f"{path}: wall_s must be a finite number, got " in err
+
+
+def test_a_learner_name_with_pipes_stays_in_its_cell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from yacht_cli import main
+
+    folder = _records(tmp_path / "records")
+    for name in RUNS[:2]:
+        _edit(folder / name, _set("learner", "td | 1 | 2 |"))
+    assert main(["bench", "report", str(folder)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if "td" in line and line.startswith("|")]
+    assert rows and all(r.startswith("| td \\| 1 \\| 2 \\| |") for r in rows), rows
+    assert sorted({r.replace("\\|", "").count("|") for r in rows}) == [6, 7]  # the aggregate's and the task's columns
+
+
+def test_records_of_one_task_must_share_their_references(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _records(tmp_path / "records")
+
+    def other_references(record: dict[str, Any]) -> None:
+        record["references"]["random"] += 1.0
+        f = record["final"]
+        f["normalised"] = (f["mean"] - record["references"]["random"]) / (
+            record["references"]["optimal"] - record["references"]["random"])
+        record["curve"] = []
+
+    _edit(folder / RUNS[1], other_references)
+    err = _report_error(folder, tmp_path, capsys)
+    assert "the records of yacht disagree on the references" in err
+
+
+def test_the_number_and_size_of_records_are_bounded_before_any_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A million records took minutes of silence and 5 GB before 'out of memory': the count is checked as the folder
+    is listed, the bytes from the files' sizes, both before the first record is read."""
+    from yacht_tools import protocol as P
+
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(12):
+        (folder / f"r{i}.json").write_text("not even JSON")  # never read: the count refuses first
+    monkeypatch.setattr(P, "MAX_RECORDS", 10)
+    err = _report_error(folder, tmp_path, capsys)
+    assert "more than 10 records (*.json) in" in err and "(MAX_RECORDS)" in err
+    monkeypatch.setattr(P, "MAX_RECORDS", 10_000)
+    monkeypatch.setattr(P, "MAX_TOTAL_BYTES", 100)
+    err = _report_error(folder, tmp_path, capsys)
+    assert "156 bytes, more than the limit of 100 (MAX_TOTAL_BYTES" in err
+    assert P.MAX_RECORDS >= 100 * len(list(BENCH.glob("*.json"))) // 100  # the baselines fit with room
+
+
+def test_the_committed_records_still_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from yacht_cli import main
+
+    assert main(["bench", "report", str(BENCH), "--json", str(tmp_path / "r.json")]) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["records"] == len(list(BENCH.glob("*.json")))
+
+
+def test_the_plot_draws_a_panel_per_budget(tmp_path: Path) -> None:
+    """Records of two budgets drew only the first budget's curves."""
+    pytest.importorskip("matplotlib")
+    from yacht_tools import protocol as P
+    from yacht_tools.protocol_report import curves_figure
+
+    folder = _records(tmp_path / "records")
+    for name in RUNS[:2]:
+        short = folder / name.replace("primary", "short")
+        short.write_text((folder / name).read_text())
+        _edit(short, lambda r: r.update(budget="short", budget_steps=P.BUDGETS["short"], learner="td-short"))
+    fig = curves_figure(P.read_records([folder]))
+    titles = sorted(ax.get_title() for ax in fig.axes if ax.get_visible())
+    assert titles == ["yacht, budget primary", "yacht, budget short"]
+    one = curves_figure(P.read_records([folder / n for n in RUNS]))
+    assert [ax.get_title() for ax in one.axes if ax.get_visible()] == ["yacht"]
