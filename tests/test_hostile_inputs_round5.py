@@ -311,3 +311,10 @@ def test_the_plot_draws_a_panel_per_budget(tmp_path: Path) -> None:
     assert titles == ["yacht, budget primary", "yacht, budget short"]
     one = curves_figure(P.read_records([folder / n for n in RUNS]))
     assert [ax.get_title() for ax in one.axes if ax.get_visible()] == ["yacht"]
+
+
+def test_the_benchmark_page_states_the_report_s_limits() -> None:
+    from yacht_tools import protocol as P
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "benchmark.md").read_text()
+    assert f"at most {P.MAX_RECORDS:,} records of {P.MAX_TOTAL_BYTES >> 20} MB in all" in page
