@@ -20,6 +20,7 @@ from yacht_agents.nets import one_line
 from yacht_agents.sb3_policies import POLICY_REGISTRY, short_repr
 from yacht_agents.sb3_zip import COUNTERS, DEFAULT_LIMITS, Sb3ZipInfo, ZipLimits, check_spaces, read_zip
 from yacht_env.files import write_atomic
+from yacht_training.optimizer_state import check_optimizer_state, keep_optimizer_settings, optimizer_settings
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,6 @@ _NOT_RESTORED = {
     "RNG states": "SB3 saves none: the model keeps the seeding of its own construction",
     "schedules and settings": "pickled objects; the fresh model's, from our config (differences are listed)",
     "optimizer settings": "the fresh model's, from our config (differences are listed as optimizer.<name>)"}
-_SCHEDULED = ("lr", "initial_lr")  # set from the learning-rate schedule at every update: not a setting of the file
 
 
 def _plain(value: Any) -> bool:
@@ -96,16 +96,16 @@ def restore_into(model: Any, path: str | Path, *, include: Sequence[str] = (), s
     if missing:
         raise ValueError(f"{info.source}: data has no plain {missing[0]!r} to include")
     restored = ["policy weights (policy.pth)"] + ["optimizer state (policy.optimizer.pth)"] * info.has_optimizer
-    settings = [{k: v for k, v in g.items() if k != "params"} for g in model.policy.optimizer.param_groups]
+    settings = optimizer_settings(model.policy.optimizer)
     own = {"policy": params["policy"], "policy.optimizer": params.get("policy.optimizer",
                                                                       model.policy.optimizer.state_dict())}
-    _check_optimizer_state(own["policy.optimizer"], info.source)
+    check_optimizer_state(own["policy.optimizer"], f"{info.source}: policy.optimizer.pth")
     try:
         model.set_parameters(own, exact_match=True, device=model.device)
     except (ValueError, KeyError, TypeError, RuntimeError) as e:
         raise ValueError(f"{info.source}: the weights do not fit the model's policy and optimizer: "
                          f"{one_line(e, 300)}") from None
-    differences = _keep_optimizer_settings(model.policy.optimizer, settings)
+    differences = keep_optimizer_settings(model.policy.optimizer, settings)
     for key in (k for k in (*COUNTERS, *include) if k in data and hasattr(model, k) or k in include):
         setattr(model, key, float(data[key]) if isinstance(getattr(model, key, None), float) else data[key])
         restored.append(key)
@@ -118,48 +118,6 @@ def restore_into(model: Any, path: str | Path, *, include: Sequence[str] = (), s
         if recorded != _readable(getattr(model, key)):
             differences[key] = (recorded, _readable(getattr(model, key)))
     return RestoreReport(info, tuple(restored), not_restored, differences)
-
-
-def _check_optimizer_state(state: Any, source: str) -> None:
-    """``ValueError`` unless the optimizer state's tensors are finite (a NaN moment makes every weight NaN at the
-    first update) and its step counts are not negative."""
-    import torch
-
-    per_param = state.get("state") if isinstance(state, dict) else None
-    for index, entry in (per_param.items() if isinstance(per_param, dict) else ()):
-        for key, value in (entry.items() if isinstance(entry, dict) else ()):
-            t = torch.as_tensor(value) if isinstance(value, (torch.Tensor, int, float)) else None
-            if t is None or not (t.is_floating_point() or key == "step"):
-                continue
-            if not bool(torch.isfinite(t).all()) or key == "step" and bool((t < 0).any()):
-                raise ValueError(f"{source}: policy.optimizer.pth holds a NaN, inf or negative step in "
-                                 f"state[{index!r}][{key!r}]; accepted: finite moments, step counts >= 0")
-
-
-def _keep_optimizer_settings(optimizer: Any, settings: list[dict[str, Any]]) -> dict[str, tuple[Any, Any]]:
-    """Put the model's own settings (``settings``: each param group's, taken before the file's state was loaded)
-    back into ``optimizer``; the settings the file had otherwise, as ``{"optimizer.<name>": (file, model)}`` (None:
-    not there). Where the model's ``amsgrad`` is on and the file kept no running maximum, the second moment starts
-    it."""
-    differences: dict[str, tuple[Any, Any]] = {}
-    for group, mine in zip(optimizer.param_groups, settings):
-        for key in sorted((group.keys() | mine.keys()) - {"params", *_SCHEDULED}):
-            if not _same(group.get(key), mine.get(key)):
-                differences[f"optimizer.{key}"] = (group.get(key), mine.get(key))
-        params = group["params"]
-        group.clear()
-        group.update(mine, params=params)
-        for p in params if group.get("amsgrad") else ():
-            st = optimizer.state.get(p, {})
-            if "exp_avg_sq" in st and "max_exp_avg_sq" not in st:
-                st["max_exp_avg_sq"] = st["exp_avg_sq"].clone()
-    return differences
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal settings, NaN included (a NaN in the file differs from any number of the model)."""
-    return type(a) is type(b) and a == b or isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and \
-        list(a) == list(b)
 
 
 def save_sb3_atomic(model: Any, path: str | Path, include: Sequence[str] | None = None) -> Path:
