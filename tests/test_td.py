@@ -4,6 +4,7 @@ folders, model files."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -266,3 +267,24 @@ def test_load_optimizer_state_refuses_non_finite_moments() -> None:
     state["state"][0].update(exp_avg_sq=torch.ones(3), step=10 ** 400)
     with pytest.raises(ValueError, match=r"state\[0\]\['step'\]"):
         load_optimizer_state(opt, state, "ck")
+
+
+def test_a_nested_optimizer_state_gets_the_learners_own_settings() -> None:
+    """RLlib loads its optimizers' states itself: the file's settings are replaced in the state before it does."""
+    from yacht_training.optimizer_state import keep_own_settings_in_state
+
+    p = torch.nn.Parameter(torch.ones(3))
+    opt = torch.optim.Adam([p], lr=1e-3)
+    p.grad = torch.ones(3)
+    opt.step()
+    own = {"default_optimizer": {"module_optimizer_state": opt.state_dict(), "lr": 1e-3}}
+    theirs = {"default_optimizer": {"module_optimizer_state": opt.state_dict(), "lr": 5.0}}
+    theirs["default_optimizer"]["module_optimizer_state"]["param_groups"][0].update(maximize=True, eps=float("nan"))
+    diff = keep_own_settings_in_state(theirs, own, "ck")
+    got = theirs["default_optimizer"]["module_optimizer_state"]["param_groups"][0]
+    assert not got["maximize"] and got["eps"] == 1e-8 and got["params"] == [0]
+    key = "optimizer.default_optimizer.module_optimizer_state"
+    assert diff[f"{key}.maximize"] == (True, False) and math.isnan(diff[f"{key}.eps"][0])
+    theirs["default_optimizer"]["module_optimizer_state"]["state"][0]["exp_avg"] = torch.full((3,), float("nan"))
+    with pytest.raises(ValueError, match=r"ck holds a NaN"):
+        keep_own_settings_in_state(theirs, own, "ck")

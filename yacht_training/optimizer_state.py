@@ -78,6 +78,31 @@ def load_optimizer_state(optimizer: Any, state: Any, what: str) -> dict[str, tup
     return keep_optimizer_settings(optimizer, settings)
 
 
+def keep_own_settings_in_state(state: Any, own: Any, what: str, name: str = "optimizer") -> dict[str, tuple[Any, Any]]:
+    """For a learner that loads optimizer states itself (RLlib's, nested under its optimizers' names): in ``state``
+    (the file's, changed in place) every param group's settings replaced by those of ``own`` (the fresh learner's
+    state, where the same names lead to a torch optimizer state), each such state checked
+    (:func:`check_optimizer_state`); the settings the file had otherwise, as ``{"<name>.<setting>": (file, own)}``."""
+    differences: dict[str, tuple[Any, Any]] = {}
+    if not isinstance(state, dict) or not isinstance(own, dict):
+        return differences
+    if isinstance(state.get("param_groups"), list) and isinstance(own.get("param_groups"), list):
+        check_optimizer_state(state, what)
+        for theirs, mine in zip(state["param_groups"], own["param_groups"]):
+            if not isinstance(theirs, dict) or not isinstance(mine, dict):
+                continue
+            for key in sorted((theirs.keys() | mine.keys()) - {"params", *_SCHEDULED}):
+                if not _same(theirs.get(key), mine.get(key)):
+                    differences[f"{name}.{key}"] = (theirs.get(key), mine.get(key))
+            params = theirs.get("params")
+            theirs.clear()
+            theirs.update({k: v for k, v in mine.items() if k != "params"}, params=params)
+        return differences
+    for key in state.keys() & own.keys():
+        differences.update(keep_own_settings_in_state(state[key], own[key], what, f"{name}.{key}"))
+    return differences
+
+
 def describe_differences(differences: dict[str, tuple[Any, Any]]) -> str:
     """One line: ``name: file X, config Y; ...``."""
     return "; ".join(f"{k}: file {v[0]!r}, config {v[1]!r}" for k, v in sorted(differences.items()))
