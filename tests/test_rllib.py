@@ -222,6 +222,8 @@ def test_a_policy_file_declaring_a_huge_network_is_refused_before_it_is_built(
         tracemalloc.stop()
     assert "hidden must list 1..16 layer widths in 1..4096" in err and peak < 50 << 20
     err = _rllib_file_error(tmp_path, lambda d: d["meta"].update(hidden=[4096] * 16), capsys)
+    assert "it declares a network of 2" in err and "more than the limit of 4,194,304 (MAX_NETWORK_NUMBERS" in err
+    err = _rllib_file_error(tmp_path, lambda d: d["meta"].update(hidden=[512, 512]), capsys)
     assert "the network weights do not fit its metadata: it declares a network of " in err
 
 

@@ -349,7 +349,10 @@ def _message(error: Any) -> str:
         path.append(str(part))
     key = ".".join(path)
     if error["type"] == "literal_error":
-        return f"config key {key!r}: {short_value(error['input'])}; accepted: {', '.join(typing.get_args(_bare(tp)))}"
+        choices, got = typing.get_args(_bare(tp)), error["input"]
+        quoted = isinstance(got, str) and any(not isinstance(c, str) and str(c) == got for c in choices)
+        return (f"config key {key!r}: {short_value(got)}; accepted: {', '.join(map(str, choices))}"
+                + (" (numbers, without quotes)" if quoted else ""))
     if error["type"] in ("greater_than", "greater_than_equal", "less_than", "less_than_equal", "too_short",
                          "too_long", "finite_number"):
         got = item or f", got {short_value(error['input'])}"
