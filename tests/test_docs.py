@@ -246,22 +246,32 @@ def test_readme_links_reach_pages() -> None:
 
 def test_every_generator_is_on_a_page() -> None:
     text = "\n".join(p.read_text(encoding="utf-8") for p in PAGES)
-    assert all(f"<!-- generated: {name} -->" in text for name in GENERATORS)
+    assert all(f"<!-- generated: {name} -->\n" in text and f"<!-- end generated: {name} -->" in text
+               for name in GENERATORS)
 
 
-def test_a_generated_part_leaves_a_note_in_the_markdown_and_none_on_the_site() -> None:
-    """Read on a code host, a page says what the build puts at each marker (no silent hole); the build replaces the
-    marker and its note together."""
-    from generate import MARKER
+def test_generated_parts_are_committed_and_fresh() -> None:
+    """Read in the repository, every page is whole: each generated part is in the page, as
+    ``python docs/hooks/generate.py`` writes it now (no placeholder, nothing stale)."""
+    from generate import stale_pages
 
-    for p in PAGES:
-        lines = p.read_text(encoding="utf-8").splitlines()
-        for i, line in enumerate(lines):
-            if line.startswith("<!-- generated: "):
-                assert i + 1 < len(lines) and lines[i + 1].startswith("> *Generated when the site is built: "), \
-                    f"{rel(p)}:{i + 1}: a generated part without its note"
-    page = "intro\n<!-- generated: x -->\n> *Generated when the site is built: a table.*\nafter"
-    assert MARKER.sub("TABLE", page) == "intro\nTABLE\nafter"
+    stale = list(stale_pages(write=False))
+    assert not stale, f"stale generated parts (run python docs/hooks/generate.py): {stale}"
+    text = "\n".join(p.read_text(encoding="utf-8") for p in PAGES)
+    assert "Generated when the site is built" not in text and "published site" not in text
+
+
+def test_a_stale_generated_part_is_found() -> None:
+    from generate import fill
+
+    page = "intro\n<!-- generated: env-ids -->\nold table\n<!-- end generated: env-ids -->\nafter\n"
+    filled, stale = fill(page, "page.md")
+    assert stale == ["env-ids"] and "old table" not in filled and "`Yacht-v0`" in filled
+    assert fill(filled, "page.md") == (filled, [])
+    with pytest.raises(ValueError, match="end marker"):
+        fill("<!-- generated: env-ids -->\ntext\n", "page.md")
+    with pytest.raises(ValueError, match="unknown generated part 'nope'"):
+        fill("<!-- generated: nope -->\n<!-- end generated: nope -->\n", "page.md")
 
 
 def test_config_reference_has_every_key() -> None:

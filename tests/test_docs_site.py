@@ -1,8 +1,8 @@
 """The built site: its pictures are there and are pictures, it works opened from disk, and (in headless Chromium) the
 CLI reference keeps every flag whole in its table cell, wide or narrow.
 
-Builds the site with ``mkdocs build`` into a temporary folder (seconds; the pictures are drawn then), then reads the
-files and the laid-out page. Needs
+Builds the site with ``mkdocs build`` into a temporary folder (seconds; the pictures are the committed ones of
+``docs/img/``), then reads the files and the laid-out page. Needs
 Chromium as tests/test_replay_page.py does (its ``browser`` fixture); screenshots go beside that test's.
 """
 

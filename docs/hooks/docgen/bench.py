@@ -59,13 +59,6 @@ def bench_results(root: Path = ROOT) -> str:
             "training seeds with its 95% bootstrap band](img/bench-curves.png)\n")
 
 
-def bench_curves(root: Path = ROOT) -> Any:
-    """The learning curves of the committed records (the figure ``yacht bench report --plot`` saves)."""
-    from yacht_tools.protocol_report import curves_figure
-
-    return curves_figure(bench_records(root))
-
-
 def bench_timing(root: Path = ROOT) -> str:
     """How long the committed records took: per group of tasks (the one-player tasks, the heads-up one), the runs'
     own wall times added up, and the first start to the last record (two runs side by side on two CPU cores)."""
