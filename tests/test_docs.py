@@ -273,6 +273,18 @@ def test_readme_says_what_the_test_command_costs_and_installs() -> None:
         assert session.ran == ran
 
 
+def test_rule_set_lists_name_clubhouse() -> None:
+    """A list of the rule sets that runs up to Knizia's Yacht goes on to Clubhouse Games Yacht (the newest one); a
+    benchmark's command line is a measurement made as written and is left as it is."""
+    from yacht_env import ENV_IDS
+
+    assert list(ENV_IDS)[-2:] == ["knizia", "clubhouse"]
+    short = [f"{rel(p)}:{i}" for p in PAGES if p.name != "changelog.md"
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if "python benchmarks/" not in line and re.search(r"yatzy\W{1,4}knizia(?!\W{1,4}clubhouse)", line)]
+    assert not short, f"rule-set lists without clubhouse: {short}"
+
+
 def test_readme_links_reach_pages() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     tokens = MarkdownIt().parse(text)
