@@ -2,8 +2,9 @@
 command shown uses only flags the parsers have, the README stays a front page, and the site's generated reference
 parts cover what the code has.
 
-The examples of a page run in order in one namespace (a page reads top to bottom), in a temporary folder. An example
-that would train for long runs with a smaller budget: :data:`SMALLER` lists each such change, and a change that no
+Every example runs as it stands, in a namespace of its own (a reader copies one block), the examples of a page in
+order in one temporary folder (a file one writes, a later one may read). An example that would train for long runs
+with a smaller budget: :data:`SMALLER` lists each such change, and a change that no
 longer matches its page fails, so no example is ever skipped or shortened silently.
 """
 
@@ -31,7 +32,6 @@ from docgen.observation import slice_meanings  # noqa: E402
 
 PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if "hooks" not in p.parts)]
 SMALLER: dict[str, list[tuple[str, str]]] = {}  # page -> (text in an example, what the test runs instead)
-STANDALONE = {"README.md"}  # pages whose every example runs on its own (a reader copies one block)
 README_LIMIT = 10_000
 
 
@@ -72,11 +72,9 @@ def python_pages() -> list[Path]:
 def test_python_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     changes = SMALLER.get(rel(page), [])
-    namespace: dict[str, object] = {"__name__": "__docs_example__"}
     used = set()
     for b in (b for b in blocks(page) if b.lang == "python"):
-        if rel(page) in STANDALONE:
-            namespace = {"__name__": "__docs_example__"}
+        namespace = {"__name__": "__docs_example__"}  # each example as it stands
         code = b.code
         for old, new in changes:
             if old in code:
@@ -129,7 +127,7 @@ def test_printed_claims_are_read() -> None:
 
 
 def test_smaller_budgets_name_pages_with_examples() -> None:
-    assert set(SMALLER) <= {rel(p) for p in python_pages()} and STANDALONE <= {rel(p) for p in python_pages()}
+    assert set(SMALLER) <= {rel(p) for p in python_pages()}
 
 
 def _commands(text: str) -> list[list[str]]:
