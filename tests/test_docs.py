@@ -326,6 +326,19 @@ def test_a_stale_generated_part_is_found() -> None:
         fill("<!-- generated: nope -->\n<!-- end generated: nope -->\n", "page.md")
 
 
+def test_the_site_hook_warns_of_a_stale_part(caplog: pytest.LogCaptureFixture) -> None:
+    """The site's build fills a stale part afresh and warns (a strict build fails on the warning)."""
+    import logging
+    import types
+
+    from generate import on_page_markdown
+
+    page = types.SimpleNamespace(file=types.SimpleNamespace(src_path="page.md"))
+    with caplog.at_level(logging.WARNING, logger="mkdocs.hooks.generate"):
+        out = on_page_markdown("<!-- generated: env-ids -->\nold\n<!-- end generated: env-ids -->\n", page)
+    assert "'env-ids' is stale" in caplog.text and "old" not in out and "`Yacht-v0`" in out
+
+
 def test_config_reference_has_every_key() -> None:
     import dataclasses
 

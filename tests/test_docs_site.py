@@ -39,7 +39,8 @@ return {count: codes.length, tables: document.querySelectorAll('.cli-flags table
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
-    p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT,
+    # not -q: mkdocs's quiet mode drops the warnings that --strict counts (a stale part or broken link would pass)
+    p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=ROOT,
                        capture_output=True, text=True, timeout=600, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert p.returncode == 0, p.stderr[-3000:]
     return out

@@ -1,5 +1,5 @@
 """The benchmark page's results: the committed baseline records of ``yacht bench`` (``docs/records/bench-v1/``),
-read at every build through the report's own code (``yacht bench report``), so the page shows what the command
+read through the report's own code (``yacht bench report``), so the page shows what the command
 prints for the same records."""
 
 from __future__ import annotations
