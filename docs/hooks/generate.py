@@ -16,10 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import re
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -67,48 +65,38 @@ def fill(text: str, where: str) -> tuple[str, list[str]]:
     return filled, stale
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def stale_pages(write: bool) -> Iterator[str]:
     """Each stale generated part, as ``page: NAME``; with ``write``, the page rewritten with it filled afresh."""
+    from yacht_env.files import write_text_atomic
+
     for page in pages():
         where = page.relative_to(DOCS.parent).as_posix()
         text = page.read_text(encoding="utf-8")
         filled, stale = fill(text, where)
         if stale and write:
-            write_atomic(page, filled.encode("utf-8"))
+            write_text_atomic(page, filled)
         yield from (f"{where}: {name}" for name in stale)
 
 
-def stale_pictures(write: bool, only: str = "") -> Iterator[str]:
+def stale_pictures(write: bool) -> Iterator[str]:
     """Each picture whose file is missing or whose digest differs from the recorded one; with ``write``, the picture
-    drawn again and its digest recorded. ``only``: the pictures whose path holds it."""
+    drawn again and its digest recorded."""
     from docgen.pictures import PICTURES, digest
+
+    from yacht_env.files import write_bytes_atomic, write_text_atomic
 
     manifest = json.loads(MANIFEST.read_text(encoding="utf-8")) if MANIFEST.is_file() else {}
     for path, picture in PICTURES.items():
-        if only not in path:
-            continue
         data = picture.data()
         new = digest(picture, data)
         if manifest.get(path) == new and (DOCS / path).is_file():
             continue
         yield f"docs/{path}"
         if write:
-            write_atomic(DOCS / path, picture.draw(data))
+            (DOCS / path).parent.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(DOCS / path, picture.draw(data))
             manifest[path] = new
-            write_atomic(MANIFEST, (json.dumps(dict(sorted(manifest.items())), indent=1) + "\n").encode("utf-8"))
+            write_text_atomic(MANIFEST, json.dumps(dict(sorted(manifest.items())), indent=1) + "\n")
     unknown = sorted(set(manifest) - set(PICTURES))
     if unknown:
         raise ValueError(f"{MANIFEST.name} lists pictures that no longer exist: {unknown}; remove them")
