@@ -58,6 +58,10 @@ def test_every_page_quotes_the_same_line() -> None:
     line = next(r for r in training.splitlines() if r.startswith("| TD, Yacht (default config) " + row))
     assert line.endswith(f"| {final['percent_of_optimal']:.2f}% ({final['mean']:.2f}) |"), line
     assert f"{card()['games']:,} self-play games" in line
+    seconds = f"{card()['training_wall_s']} s of self-play and updates"  # one figure for the learning time
+    assert seconds in line, line
+    started = " ".join((ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8").split())
+    assert seconds in started and "about 30 s" not in started
 
 
 def test_shipped_model_scores_its_record() -> None:
