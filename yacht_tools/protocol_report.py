@@ -22,6 +22,9 @@ from yacht_tools import protocol as P
 from yacht_tools.plots import figure, legend_below, save
 from yacht_tools.protocol_stats import STATISTICS, Estimate, aggregate, iqm, probability_of_improvement
 
+NO_BUDGET = "agents"
+"""The section of a report whose records are all agents evaluated without a budget (no run to set one)."""
+
 RESAMPLES = 2000
 """Bootstrap resamples of every interval (seeded: a report is the same on every run)."""
 
@@ -39,7 +42,7 @@ def _estimate(runs_by_task: dict[str, list[float]], statistic: str) -> dict[str,
 
 def _groups(records: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, list[dict[str, Any]]]]]:
     """budget -> task -> learner -> records; budget-less agent records go into every budget (or ``agents``)."""
-    budgets = sorted({r["budget"] for r in records if r["budget"]}, key=list(P.BUDGETS).index) or ["agents"]
+    budgets = sorted({r["budget"] for r in records if r["budget"]}, key=list(P.BUDGETS).index) or [NO_BUDGET]
     out: dict[str, dict[str, dict[str, list[dict[str, Any]]]]] = {
         b: defaultdict(lambda: defaultdict(list)) for b in budgets}
     seen: set[tuple[Any, ...]] = set()
@@ -135,7 +138,8 @@ def markdown_report(report: dict[str, Any], level: int = 2) -> str:
     lines: list[str] = []
     for budget, sec in report["budgets"].items():
         steps = f" ({sec['steps']:,} environment steps)" if sec["steps"] else ""
-        lines += [f"{h2} Budget {budget}{steps}", ""]
+        title = "Agents evaluated without a training budget" if budget == NO_BUDGET else f"Budget {budget}{steps}"
+        lines += [f"{h2} {title}", ""]
         for task, t in sec["tasks"].items():
             refs = t["references"]
             if P.task_players(task) == 2:

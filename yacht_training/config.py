@@ -163,7 +163,8 @@ class EvalConfig:
 @pydantic.with_config(_SCHEMA)
 @dataclass
 class TrainConfig:
-    rules: StrictStr = "yacht"  # rule set: yacht, yahtzee, yahtzee-free-joker, yatzy, knizia or a registered one
+    # rule set: yacht, yahtzee, yahtzee-free-joker, yatzy, knizia, clubhouse or a registered one
+    rules: StrictStr = "yacht"
     algo: Literal[ALGOS] = "maskable_ppo"  # maskable_ppo (sb3-contrib), td (model-based TD), rllib_ppo (Ray RLlib)
     total_timesteps: Annotated[StrictInt, Field(ge=1, le=10**13)] = 1_000_000  # environment steps of training
     seed: Seed = 0  # seed of the training games and the networks
