@@ -43,12 +43,20 @@ def _on_sigint(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+RAISE_AGAIN_S = 0.02
+"""How soon a swallowed KeyboardInterrupt is raised again: from another thread, once the main thread has left the
+callback (raised in the hook itself, it would be swallowed there too)."""
+
+
 def _raise_swallowed(hook: Callable[[Any], object]) -> Callable[[Any], None]:
     """An unraisable-exception hook: a KeyboardInterrupt that could not propagate (raised in a ctypes callback) is
-    raised again in the main thread at once; anything else goes to ``hook``."""
+    raised again in the main thread a moment later (and again, should that land in a callback too); anything else
+    goes to ``hook``."""
     def handle(unraisable: Any) -> None:
         if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
-            _thread.interrupt_main(signal.SIGINT)
+            again = threading.Timer(RAISE_AGAIN_S, _thread.interrupt_main, args=(signal.SIGINT,))
+            again.daemon = True
+            again.start()
             return
         hook(unraisable)
 
