@@ -139,7 +139,10 @@ LAYER_CHUNK = 1 << 16
 
 def compute_values(rules: RuleSet) -> np.ndarray:
     """Solve ``rules``: the (2**C, U, Y) table of turn-start values (NaN for unreachable states), by backward induction
-    layer by layer, fullest scorecard first (a layer reads only the layers after it), with the turn search."""
+    layer by layer, fullest scorecard first (a layer reads only the layers after it), with the turn search.
+    ``ValueError`` first where it would take more memory than ``YACHT_ENV_TABLE_GB`` allows
+    (:func:`check_solve_memory`)."""
+    check_solve_memory(rules)
     layout = TurnStartLayout.of(rules)
     E = np.full(layout.size, np.nan)
     E.reshape(layout.shape)[-1] = 0.0  # every box filled: nothing more to come
@@ -337,7 +340,6 @@ def solve(rules: str | RuleSet, *, cache: bool = True) -> Solution:
             sol = Solution(rs, values, seconds=time.perf_counter() - t0, from_cache=True)
             _MEMO[key] = sol
             return sol
-    check_solve_memory(rs)
     t0 = time.perf_counter()
     try:
         values = compute_values(rs)
