@@ -103,7 +103,8 @@ def test_between_the_bounds_the_exact_count_decides(gb: str, refused: bool, monk
         reach.check_table_memory(rs, "the reach solution")
 
 
-@pytest.mark.parametrize("name", ["yacht", "knizia", "clubhouse", UPPER6.name])
+@pytest.mark.parametrize("name", ["yacht", "knizia", "clubhouse", UPPER6.name,
+                                  *(pytest.param(n, marks=pytest.mark.slow) for n in ("yahtzee", "yatzy"))])
 def test_the_counted_sizes_agree_with_the_listed_states(name: str) -> None:
     rs = registered(UPPER6) if name == UPPER6.name else RULESETS[name]
     assert core.layer_sizes(rs) == [len(layer) for layer in core.turn_start_layers(rs)]
