@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from yacht_cli import options
+from yacht_env.interrupt import prompt_interrupts
 from yacht_tools.evaluation import MAX_EPISODES
 from yacht_tools.seeds import check_int, check_seed
 
@@ -125,6 +126,7 @@ def _run_algorithm(cfg: TrainConfig, run_dir: Path, args: argparse.Namespace,
 
 
 if __name__ == "__main__":
+    prompt_interrupts()  # Ctrl-C ends the run within a moment, its checkpoint saved
     try:
         sys.exit(main())
     except (ValueError, ModuleNotFoundError) as e:  # a bad config, option or run folder: one line

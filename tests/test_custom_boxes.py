@@ -84,6 +84,32 @@ def test_a_box_name_nothing_can_show_is_refused(name: str) -> None:
         validate_rules(rs)
 
 
+@pytest.mark.parametrize("title", ["\x1b[2J\x1b[31mRed", "Yacht\x1b]0;pwned\x07", "two\nlines", "nul\x00",
+                                   "carriage\rreturn", "tab\there", "del\x7f", "csi\x9b31m", "rtl\u202eetats",
+                                   "line\u2028sep", "", "   ", "x" * 81, "y" * 100_000, None, 5, b"Bytes"])
+def test_a_title_nothing_can_show_safely_is_refused(title: object) -> None:
+    """The ansi scorecard prints the title as it is (the HTML page escapes it): raw escapes cleared the terminal or
+    set its title."""
+    rs = RuleSet("house-badtitle", title, YACHT.categories)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^rule set 'house-badtitle': title .{1,60} must be 1-80 printable "
+                                         r"characters, no control characters such as escapes or newlines") as e:
+        validate_rules(rs)
+    assert str(e.value).isprintable() and len(str(e.value)) < 300
+    with pytest.raises(ValueError, match="title"):
+        register_rules(rs)
+    assert "house-badtitle" not in RULESETS
+
+
+@pytest.mark.parametrize("title", ["x" * 80, "Y", "Yacht (Knizia) — 2 Spieler", "ヨット", "Ünïcödé  spaced  out"])
+def test_a_printable_title_up_to_80_characters_is_taken(title: str) -> None:
+    validate_rules(RuleSet("house-goodtitle", title, YACHT.categories))
+
+
+def test_every_built_in_title_passes() -> None:
+    for rs in RULESETS.values():
+        assert validate_rules(rs) is rs
+
+
 def test_the_legal_boxes_by_id_and_by_name(house: RuleSet) -> None:
     state = parse("yahtzee | dice 4 4 4 4 4 | rolls 0 | filled fours=12,yahtzee=50")
     assert state.legal_category_ids() == tuple(state.ruleset.category_ids[k] for k in state.legal_categories())

@@ -368,13 +368,19 @@ def test_optimal_duel_plays_only_games_of_two() -> None:
         run_tournament(["optimal-duel", "optimal", "greedy"], 1, rules=rs.name, players=3)
 
 
-@pytest.mark.parametrize("call", ["eval", "tournament", "evaluate"])
-def test_optimal_duel_where_it_cannot_play_is_refused_before_its_table(call: str, monkeypatch) -> None:  # noqa: ANN001
-    """A game alone or of three: refused at once, before the hour-long Yacht solve starts."""
+@pytest.mark.parametrize("call", ["eval", "tournament", "evaluate", "replay", "replay-upper", "replay-three",
+                                  "replay_game", "replay_table"])
+def test_optimal_duel_where_it_cannot_play_is_refused_before_its_table(call: str, monkeypatch, tmp_path,  # noqa: ANN001
+                                                                      capsys) -> None:  # noqa: ANN001
+    """A game alone or of three: refused at once, before the hour-long Yacht solve starts (with an empty cache, as
+    a first run has: ``yacht replay`` started the solve)."""
     from yacht_cli import main
     from yacht_solver import duel
     from yacht_tools.evaluation import evaluate
+    from yacht_tools.replay import replay_game
+    from yacht_tools.table_replay import replay_table
 
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(duel, "solve_duel", lambda *a, **k: pytest.fail("solved"))
     monkeypatch.setattr("yacht_agents.duel_agent.solve_duel", lambda *a, **k: pytest.fail("solved"))
     if call == "eval":
@@ -382,9 +388,23 @@ def test_optimal_duel_where_it_cannot_play_is_refused_before_its_table(call: str
     elif call == "tournament":
         assert main(["tournament", "--agents", "optimal-duel", "optimal", "greedy", "--players", "3",
                      "--games", "1"]) == 2
+    elif call in ("replay", "replay-upper"):
+        assert main(["replay", "--agent", "optimal-duel" if call == "replay" else " Optimal-Duel ", "--rules", "yacht",
+                     "--seed", "3"]) == 2
+        assert "plays games of 2 players only, not a game alone" in capsys.readouterr().err
+    elif call == "replay-three":
+        assert main(["replay", "--agents", "optimal-duel", "optimal", "greedy", "--players", "3"]) == 2
+        assert "not games of 3 players" in capsys.readouterr().err
+    elif call == "replay_game":
+        with pytest.raises(ValueError, match="not a game alone"):
+            replay_game("optimal-duel", "yacht", 3)
+    elif call == "replay_table":
+        with pytest.raises(ValueError, match="not games of 3 players"):
+            replay_table(["greedy", "optimal-duel", "random"], "yacht", players=3)
     else:
         with pytest.raises(ValueError, match="not a game alone"):
             evaluate("optimal-duel", "yacht", 5)
+    assert not any(tmp_path.iterdir())  # nothing solved, nothing cached
 
 
 def test_tournament_seat_win_rate_and_exact_win_regret(tmp_path, monkeypatch) -> None:

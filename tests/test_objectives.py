@@ -647,16 +647,32 @@ def test_a_ragged_table_reads_as_the_dense_table() -> None:
 
 
 @pytest.mark.parametrize(("key", "error"), [((1, 2, 3), "too many indices"), (1.5, "only integers"),
-                                          (True, "a boolean index"), ([True, False], "a boolean index"),
-                                          (4, "out of range"), (-5, "out of range")])
-def test_a_ragged_table_refuses_what_the_dense_table_refuses(key: object, error: str) -> None:
-    """Where numpy's dense array raises, so does the ragged one (a bare ``True``, which numpy reads as a new axis,
-    is refused)."""
+                                          ([True, False], "a boolean index"), (4, "out of range"),
+                                          (-5, "out of range"), ((..., ...), "a single ellipsis"),
+                                          ((0, 1, ...), None), ((..., 1, 2, 0), "too many indices"),
+                                          (True, "add an axis"), (False, "add an axis"), ((0, True), "add an axis"),
+                                          ((np.True_, ...), "add an axis"), (np.array(False), "add an axis"),
+                                          (None, "add an axis"), ((..., None), "add an axis")])
+def test_a_ragged_table_refuses_what_the_dense_table_refuses(key: object, error: str | None) -> None:
+    """Where numpy's dense array raises, so does the ragged one; ``None`` and a lone ``True`` or ``False``, which
+    numpy reads as a new axis, are refused (the table has two axes), with a message that says so."""
     from yacht_solver.ragged import RaggedTable
 
     t = RaggedTable(np.arange(9.0), np.array([0, 2, 3, 6, 9]), 3)
+    if error is None:  # the neighbour that is no error: answered as the dense table does
+        assert t[key] == np.asarray(t)[key] == 1.0
+        return
     with pytest.raises(IndexError, match=error):
         t[key]
+
+
+@pytest.mark.parametrize("key", [..., (..., 0), (0, ...), (..., [0, 2]), ([1, 3], ...), (..., 2, 1), (2, 1, ...),
+                                 (slice(1, None), ...), (..., slice(None, 2)), (..., np.array([True, False, True]))])
+def test_an_ellipsis_reads_as_in_the_dense_table(key: object) -> None:
+    from yacht_solver.ragged import RaggedTable
+
+    t = RaggedTable(np.arange(9.0), np.array([0, 2, 3, 6, 9]), 3)
+    np.testing.assert_array_equal(t[key], np.asarray(t)[key])
 
 
 @pytest.mark.parametrize(("offsets", "error"), [([0, 3, 2, 6, 9], "rise by 0..3"), ([1, 2, 3, 6, 9], "start at 0"),

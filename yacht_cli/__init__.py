@@ -23,6 +23,7 @@ from yacht_cli import (
     tournament_command,
 )
 from yacht_env import __version__
+from yacht_env.interrupt import prompt_interrupts
 
 COMMANDS = (solve_command, eval_command, replay_command, play_command, tournament_command, bench_command)
 
@@ -39,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # the process's own command line (``yacht``, ``python -m yacht_cli``): Ctrl-C ends it at once
+        prompt_interrupts()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):

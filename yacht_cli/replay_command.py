@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import Any
 
-from yacht_agents.loader import load_agent
+from yacht_agents.loader import check_seats, load_agent
 from yacht_cli import options
 from yacht_env.i18n import check_lang
 from yacht_env.rules import get_rules
@@ -85,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
                               win_regret=args.win_regret)
         text = format_table_replay(record, lang)
     else:
+        check_seats(args.agent, 1)  # optimal-duel alone: refused before its table is loaded or solved
         agent = load_agent(args.agent, rules, seed)
         coach = None if target is None else Coach(rules, "reach", target, lang)
         record = replay_game(agent, rules, seed, lang=lang, regret=args.regret, coach=coach)

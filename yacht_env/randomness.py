@@ -34,13 +34,13 @@ MAX_SEED = 2**128
 
 
 def check_seed_value(seed: object, what: str = "seed") -> int | None:
-    """``seed`` as a plain int (a numpy integer or a 0-d integer array counts), or None; ``ValueError`` naming the
-    value and what is accepted for anything else (a bool, a float, a set, a string, a negative or huge int)."""
+    """``seed`` as a plain int (a numpy integer scalar counts), or None; ``ValueError`` naming the value and what is
+    accepted for anything else (a bool, a float, a set, a string, an array, even a 0-d one, a negative or huge int):
+    the one seed check of every environment (single, vector, PettingZoo)."""
     if seed is None:
         return None
-    if isinstance(seed, np.ndarray) and seed.ndim == 0 and np.issubdtype(seed.dtype, np.integer):
-        seed = seed.item()
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < MAX_SEED:
         shown = repr(seed) if len(repr(seed)) <= 60 else repr(seed)[:57] + "..."
-        raise ValueError(f"{what} must be None or an int in 0..2**128-1, got {shown} ({type(seed).__name__})")
+        hint = " (a 0-d array: pass int(seed))" if isinstance(seed, np.ndarray) and seed.ndim == 0 else ""
+        raise ValueError(f"{what} must be None or an int in 0..2**128-1, got {shown} ({type(seed).__name__}){hint}")
     return int(seed)

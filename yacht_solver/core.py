@@ -23,6 +23,7 @@ from yacht_env.rules import NUM_UPPER, RuleSet, TurnStartLayout, get_rules
 from yacht_env.state import GameState
 from yacht_solver import table_cache as _cache
 from yacht_solver.long_work import long_work, sweep_seconds
+from yacht_solver.memory_limit import refuse_above_limit
 from yacht_solver.search import state_search as ST
 from yacht_solver.search import turn_search as T
 from yacht_solver.search.turn_tables import PATTERN_KEEP, DecisionRule, KeepLane, Starts, search_tables
@@ -52,21 +53,75 @@ def _upper_reach(rules: RuleSet) -> np.ndarray:
     return reach
 
 
+def _capped_reach(layout: Layout, reach: np.ndarray) -> np.ndarray:
+    """(64, U) bool: which capped upper totals ``u`` each set of filled upper boxes can hold (one column, all True,
+    where the rules track no upper total)."""
+    U = layout.U
+    if not layout.threshold:
+        return np.ones((1 << NUM_UPPER, 1), dtype=np.bool_)
+    capped = np.zeros((1 << NUM_UPPER, U), dtype=np.bool_)
+    capped[:, : U - 1] = reach[:, : U - 1]
+    capped[:, U - 1] = reach[:, U - 1 :].any(axis=1)
+    return capped
+
+
+def _popcount(C: int) -> np.ndarray:
+    """(2**C,) int64: the number of filled boxes of every bit set ``F``."""
+    F = np.arange(1 << C)
+    popcount = np.zeros(1 << C, dtype=np.int64)
+    for c in range(C):
+        popcount += F >> c & 1
+    return popcount
+
+
+def reachable_per_mask(rules: RuleSet) -> np.ndarray:
+    """(2**C,) int64: how many turn-start states ``(u, y)`` some game reaches with the bit set ``F`` of filled
+    boxes, counted from the upper boxes' totals alone (no state is listed: milliseconds for 20 boxes, where listing
+    them, :func:`turn_start_layers`, takes seconds and GBs). The full scorecard counts like the others."""
+    layout = Layout.of(rules)
+    F = np.arange(1 << layout.num_categories)
+    n = _capped_reach(layout, _upper_reach(rules)).sum(axis=1)[F & ((1 << NUM_UPPER) - 1)]
+    if layout.Y == 2:  # y = 1 only once the five-of-a-kind box is filled
+        n = n * (1 + (F >> layout.five_kind_category & 1))
+    return n
+
+
+def layer_sizes(rules: RuleSet) -> list[int]:
+    """``[len(layer) for layer in turn_start_layers(rules)]``, from :func:`reachable_per_mask` alone: the sizes of
+    the work, before any of it is listed."""
+    C = rules.num_categories
+    per_layer = np.bincount(_popcount(C), weights=reachable_per_mask(rules), minlength=C + 1)
+    return [int(per_layer[k]) for k in range(C - 1, -1, -1)]
+
+
+def solve_bytes(rules: RuleSet) -> int:
+    """The memory :func:`solve` takes while it computes the value table of ``rules``: about
+    :data:`SOLVE_BYTES_PER_STATE` a turn-start state of the layout (the table itself, 8, and the list of the
+    reachable states while it is sorted into layers)."""
+    return Layout.of(rules).size * SOLVE_BYTES_PER_STATE
+
+
+SOLVE_BYTES_PER_STATE = 30
+"""Peak memory of a solve, in bytes per turn-start state of the layout, rounded up: measured (peak RSS less the
+interpreter's) 33, 29 and 26 for Yahtzee's bonuses with 16, 17 and 20 boxes (8.4, 16.8 and 134 million states; the
+last a minute into its sweep, when the table and the listed states are all held)."""
+
+
+def check_solve_memory(rules: RuleSet) -> None:
+    """``ValueError`` before :func:`solve` computes a value table that would take more memory than
+    :data:`~yacht_solver.memory_limit.MEMORY_ENV` allows (from the layout's size alone)."""
+    layout = Layout.of(rules)
+    refuse_above_limit(solve_bytes(rules), f"the exact solution of rules {rules.name!r}",
+                       f"{layout.size:,} turn-start states, about {SOLVE_BYTES_PER_STATE} bytes each while solved")
+
+
 def _states(layout: Layout, reach: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The reachable non-final turn-start states as flat indices, and their layers (number of filled boxes),
     fullest scorecard first and grouped by filled set within a layer."""
     C, U, Y = layout.num_categories, layout.U, layout.Y
     F = np.arange(1 << C)
-    popcount = np.zeros(1 << C, dtype=np.int64)
-    for c in range(C):
-        popcount += F >> c & 1
-    if layout.threshold:
-        capped = np.zeros((1 << NUM_UPPER, U), dtype=np.bool_)
-        capped[:, : U - 1] = reach[:, : U - 1]
-        capped[:, U - 1] = reach[:, U - 1 :].any(axis=1)
-        ok_u = capped[F & ((1 << NUM_UPPER) - 1)]
-    else:
-        ok_u = np.ones((1 << C, 1), dtype=np.bool_)
+    popcount = _popcount(C)
+    ok_u = _capped_reach(layout, reach)[F & ((1 << NUM_UPPER) - 1)]
     ok = np.broadcast_to(ok_u[:, :, None], (1 << C, U, Y)).copy()
     if Y == 2:
         ok[:, :, 1] &= (F >> layout.five_kind_category & 1 == 1)[:, None]
@@ -84,7 +139,10 @@ LAYER_CHUNK = 1 << 16
 
 def compute_values(rules: RuleSet) -> np.ndarray:
     """Solve ``rules``: the (2**C, U, Y) table of turn-start values (NaN for unreachable states), by backward induction
-    layer by layer, fullest scorecard first (a layer reads only the layers after it), with the turn search."""
+    layer by layer, fullest scorecard first (a layer reads only the layers after it), with the turn search.
+    ``ValueError`` first where it would take more memory than ``YACHT_ENV_TABLE_GB`` allows
+    (:func:`check_solve_memory`)."""
+    check_solve_memory(rules)
     layout = TurnStartLayout.of(rules)
     E = np.full(layout.size, np.nan)
     E.reshape(layout.shape)[-1] = 0.0  # every box filled: nothing more to come
@@ -264,8 +322,10 @@ def solve(rules: str | RuleSet, *, cache: bool = True) -> Solution:
 
     With ``cache`` (default) a solution already made in this process, or a valid table on disk
     (:mod:`yacht_solver.table_cache`), is reused, and a new one is saved. ``cache=False`` always solves and touches
-    no file. Raises ``ValueError`` for rules the solver does not cover. ``Solution.seconds`` is the time the table
-    took to compute or load, ``Solution.from_cache`` whether it was read from disk.
+    no file. Raises ``ValueError`` for rules the solver does not cover, and, before any work, where computing the
+    table would take more memory than ``YACHT_ENV_TABLE_GB`` allows (:func:`check_solve_memory`).
+    ``Solution.seconds`` is the time the table took to compute or load, ``Solution.from_cache`` whether it was read
+    from disk.
     """
     rs = get_rules(rules)
     layout = Layout.of(rs)

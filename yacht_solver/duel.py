@@ -30,7 +30,7 @@ from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.state import GameState
 from yacht_solver import duel_kernels as DUELK
 from yacht_solver import table_cache as _cache
-from yacht_solver.core import turn_start_layers
+from yacht_solver.core import layer_sizes, turn_start_layers
 from yacht_solver.long_work import cancel_on_interrupt, long_work
 from yacht_solver.memory_limit import refuse_above_limit
 from yacht_solver.reach import most_points, objective_key
@@ -125,7 +125,7 @@ def check_duel_fits(rules: RuleSet) -> None:
     """``ValueError`` at once (from the layer sizes alone, in well under a second) where the sweep cannot fit the
     limit whatever :func:`duel_plan` would count: each pair of turn-start states holds at least one value (4 bytes)
     and a row start (8 bytes), and the sweep holds two layers. :func:`check_duel_memory` gives the exact need."""
-    sizes = [len(g) for g in reversed(turn_start_layers(rules))]
+    sizes = layer_sizes(rules)[::-1]  # counted, not listed: listing 20 boxes' states takes seconds and GBs
     sizes.append(len(TurnStartLayout.of(rules).final_states()))
     pairs = [sizes[a] * sizes[b] for a, b in map(_movers, range(2 * rules.num_categories + 1))]
     least = max((pairs[t] + pairs[t + 1]) * (DTYPE.itemsize + 8) for t in range(len(pairs) - 1))

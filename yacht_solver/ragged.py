@@ -54,8 +54,9 @@ def rounding_bound(layers: int, dtype: np.dtype) -> float:
 
 class RaggedTable:
     """A (keys, N) table held as ragged rows. Indexing returns float64 numpy arrays as the dense table would:
-    ``table[s]``, ``table[rows]``, ``table[rows, cols]`` (arrays broadcast, slices too), 0 past a row's end and NaN
-    in an empty row (a state no game reaches)."""
+    ``table[s]``, ``table[rows]``, ``table[rows, cols]`` (arrays broadcast, slices and ``...`` too), 0 past a row's
+    end and NaN in an empty row (a state no game reaches). ``None`` and a lone ``True`` or ``False``, which add an
+    axis to the dense array, raise ``IndexError`` (the table has two axes)."""
 
     def __init__(self, data: np.ndarray, offsets: np.ndarray, width: int) -> None:
         if offsets.ndim != 1 or offsets.size == 0 or int(offsets[-1]) != data.shape[0]:
@@ -106,9 +107,7 @@ class RaggedTable:
         return out if dtype is None else out.astype(dtype)
 
     def __getitem__(self, key: object) -> np.ndarray | float:
-        if isinstance(key, tuple) and len(key) > 2:
-            raise IndexError(f"too many indices for a table of 2 dimensions: {len(key)} were given")
-        rkey, ckey = (*key, slice(None))[:2] if isinstance(key, tuple) else (key, slice(None))
+        rkey, ckey = _two_axes(key)
         rows, cols = _positions(rkey, self.shape[0]), _positions(ckey, self.shape[1])
         if isinstance(ckey, slice) and np.ndim(rows) > 0:
             rows = np.asarray(rows)[..., None]  # rows x columns, as numpy gives for a slice beside an index array
@@ -122,6 +121,27 @@ class RaggedTable:
             np.zeros(where.shape))
         out = np.where(inside, got, np.where(length == 0, np.nan, 0.0))
         return float(out) if out.ndim == 0 else out
+
+
+def _two_axes(key: object) -> tuple[object, object]:
+    """The row and column parts of ``key``, ``...`` spread over the axes it stands for, as numpy does;
+    ``IndexError`` for more than two indices, two ellipses, and ``None`` or a lone ``True`` / ``False``, which would
+    add an axis (the dense array's ``np.asarray(table)[key]`` gives that)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    for p in parts:
+        if p is None or (isinstance(p, (bool, np.bool_, np.ndarray)) and np.ndim(p) == 0
+                         and np.asarray(p).dtype == np.bool_):
+            raise IndexError("a table is indexed by integers, slices, '...' and integer or boolean arrays of its "
+                             f"axes' lengths, got {p!r}, which would add an axis (np.asarray(table) takes it)")
+    ellipses = sum(p is Ellipsis for p in parts)
+    if ellipses > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if ellipses:
+        i = next(i for i, p in enumerate(parts) if p is Ellipsis)
+        parts = parts[:i] + (slice(None),) * max(3 - len(parts), 0) + parts[i + 1:]
+    if len(parts) > 2:
+        raise IndexError(f"too many indices for a table of 2 dimensions: {len(parts)} were given")
+    return (*parts, slice(None))[:2]
 
 
 def _positions(key: object, n: int) -> np.ndarray | int:

@@ -23,16 +23,17 @@ from typing import Any
 
 import numpy as np
 
+from yacht_env import dice as D
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.jit.notice import say
 from yacht_env.objective import max_final_score
-from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
+from yacht_env.rules import JOKER_NONE, NUM_UPPER, RuleSet, TurnStartLayout, get_rules
 from yacht_env.state import GameState
 from yacht_solver import reach_kernels as RK
 from yacht_solver import table_cache as _cache
-from yacht_solver.core import turn_start_layers
+from yacht_solver.core import reachable_per_mask, turn_start_layers
 from yacht_solver.long_work import about, long_work, sweep_seconds
-from yacht_solver.memory_limit import MEMORY_ENV, refuse_above_limit
+from yacht_solver.memory_limit import MEMORY_ENV, refuse_above_limit, table_limit_gb
 from yacht_solver.ragged import Ragged, RaggedTable, row_offsets, table_dtype
 from yacht_solver.search import turn_search as T
 from yacht_solver.search import turn_tables as TT
@@ -40,7 +41,7 @@ from yacht_solver.search.turn_search import Positions
 from yacht_solver.search.turn_tables import search_tables
 
 __all__ = ["MEMORY_ENV", "ReachSolution", "check_table_memory", "max_score", "most_points", "solve_reach",
-           "sweep_progress", "table_bytes", "table_offsets"]
+           "sweep_progress", "table_bytes", "table_cells_bounds", "table_offsets"]
 
 _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
 
@@ -68,9 +69,45 @@ def table_bytes(rules: RuleSet) -> int:
     return cells * table_dtype(cells).itemsize
 
 
+def table_cells_bounds(rules: RuleSet) -> tuple[int, int]:
+    """``(least, most)`` entries a reach or distribution table of ``rules`` can hold (:func:`table_offsets` counts
+    them exactly, after a sweep over every state: minutes for 20 boxes), from the rule set's counts alone, in well
+    under a second. A row holds ``most[s] + 1`` entries; from state ``s`` each open box can still be scored at least
+    its best with a hand that is no Joker (any hand can be rolled, and such a hand may go in any open box), and at
+    most its best with any hand, with the upper bonus and a five-of-a-kind bonus each turn on top."""
+    layout = TurnStartLayout.of(rules)
+    C = rules.num_categories
+    safe = rules.joker == JOKER_NONE or layout.five_kind_category < 0
+    no_joker = D.FIVE_KIND_FACE == 0
+    best = np.maximum(rules.score_table, rules.joker_table).max(axis=0).astype(np.int64)
+    sure = np.array([rules.score_table[:, c].max() if safe or c == rules.five_kind_category
+                     else rules.score_table[no_joker, c].max() for c in range(C)], dtype=np.int64)
+    F = np.arange(1 << C)
+    filled_sure, filled_best, filled = (np.zeros(1 << C, dtype=np.int64) for _ in range(3))
+    for c in range(C):
+        bit = F >> c & 1
+        filled_sure += bit * sure[c]
+        filled_best += bit * best[c]
+        filled += bit
+    upper_open = (F & ((1 << NUM_UPPER) - 1)) != (1 << NUM_UPPER) - 1
+    bonuses = rules.upper_bonus * upper_open + (rules.five_kind_bonus * (C - filled) if layout.Y == 2 else 0)
+    n = reachable_per_mask(rules)[:-1]  # the full scorecard's rows: one entry each, counted below
+    least = int(n @ (sure.sum() - filled_sure[:-1] + 1))
+    most = int(n @ (np.minimum(best.sum() - filled_best + bonuses, max_score(rules))[:-1] + 1))
+    finals = layout.U * layout.Y
+    return least + finals, most + finals
+
+
 def check_table_memory(rules: RuleSet, what: str) -> None:
     """``ValueError`` if the table of ``rules`` would take more than :data:`MEMORY_ENV` allows, saying how much it
-    needs: Yacht and Knizia's Yacht take 5 MB, Yatzy 1.06 GB, Yahtzee 1.16 GB (either Joker rule)."""
+    needs: Yacht and Knizia's Yacht take 5 MB, Yatzy 1.06 GB, Yahtzee 1.16 GB (either Joker rule). Decided from
+    :func:`table_cells_bounds` at once where the bounds do (a table of 20 boxes: refused in under a second, where
+    counting it exactly takes minutes), else from the exact count."""
+    least, most = table_cells_bounds(rules)
+    refuse_above_limit(least * np.dtype(np.float32).itemsize, f"{what} for rules {rules.name!r}",
+                       f"at least: a table of at least {least:,} float32 entries, counted from its boxes")
+    if most * np.dtype(np.float64).itemsize <= table_limit_gb() * 1e9:
+        return
     cells = int(table_offsets(rules)[-1])
     refuse_above_limit(table_bytes(rules), f"{what} for rules {rules.name!r}",
                        f"a table of {cells:,} {table_dtype(cells).name} entries")

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from yacht_agents.base import Agent
-from yacht_agents.loader import as_agent
+from yacht_agents.loader import as_agent, check_seats
 from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.env import YachtEnv
@@ -82,6 +82,7 @@ def replay_game(agent: Agent | str, rules: str | RuleSet = "yacht", seed: int = 
     rs = get_rules(rules)
     lang = check_lang(lang)
     seed = check_seed(seed)
+    check_seats(agent, 1)  # optimal-duel refused before its table is loaded or solved
     agent = as_agent(agent, rs, seed)
     sol = (solution if solution is not None else solution_or_none(rs)) if regret else None
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from yacht_agents.base import Agent
+from yacht_agents.loader import check_seats
 from yacht_env import multiplayer as MP
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.i18n import check_lang
@@ -51,6 +52,10 @@ def replay_table(agent_specs: Sequence[str | Agent], rules: str = "yacht", seed:
     if len(specs) < players:
         raise ValueError(f"a game of {players} players needs at least {players} agents (--agents), got {specs}")
     rs, lang, seed, game = get_rules(rules), check_lang(lang), check_int(seed, "seed", 0), check_int(game, "game", 0)
+    if win_regret and players != 2:
+        raise ValueError(f"the exact win chance is of games of two players, not {players}")
+    for spec in specs:  # as the tournament does: before any table is loaded or solved
+        check_seats(spec, players)
     agents, names = make_agents(specs, rs.name, seed)
     groups = list(itertools.combinations(range(len(agents)), players))
     match = check_int(match, "match", 0, len(groups) - 1)
@@ -59,8 +64,6 @@ def replay_table(agent_specs: Sequence[str | Agent], rules: str = "yacht", seed:
         agents[i].seed(agent_seed(seed, match, slot))
     seat_slot = [(s + game) % players for s in range(players)]
     seat_names = [names[group[slot]] for slot in seat_slot]
-    if win_regret and players != 2:
-        raise ValueError(f"the exact win chance is of games of two players, not {players}")
     sol = solution_or_none(rs) if regret else None
     if win_regret:
         from yacht_solver.duel import solve_duel

@@ -22,6 +22,7 @@ from typing import Any
 
 from yacht_env.extras import require
 from yacht_env.files import read_regular
+from yacht_env.interrupt import prompt_interrupts
 from yacht_tools import protocol as P
 from yacht_tools.progress import progress_bar
 from yacht_training import run_folder as rf
@@ -155,7 +156,8 @@ def run_all(specs: list[RunSpec], workers: int = 1, ray_address: str | None = No
             _collect(s, lambda s=s: run_one(s, progress=progress), records, problems)
         return records, problems
     with progress_bar(len(todo), "bench runs", "run", enabled=progress) as bar, \
-            cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=prompt_interrupts) as pool:
         futures = {pool.submit(_child, s): s for s in todo}
         try:
             for fut in cf.as_completed(futures):

@@ -26,6 +26,7 @@ from yacht_env.multiplayer.table import (
     render_table,
     seat_to_act,
 )
+from yacht_env.randomness import check_seed_value
 from yacht_env.render import warn_no_render_mode
 from yacht_env.rules import get_rules
 from yacht_env.state import GameState, parse, scorecard
@@ -132,6 +133,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming convention)
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be None or a dict (key 'states': a list of {self.num_players} GameStates "
                              f"or notations), got {options!r}")
+        seed = check_seed_value(seed)  # the environments' one seed check (Gymnasium's takes True, refuses np.int64)
         if seed is not None or self._rng is None:
             self._rng, _ = seeding.np_random(seed)
         start = (options or {}).get("states")

@@ -144,6 +144,22 @@ _KINDS = ("upper", "full_house_sum", "full_house_fixed", "full_house_sum_or_five
           "two_pairs", "straight_exact", "straight_run", "sum", "five_kind")
 
 
+MAX_TITLE = 80
+"""The longest title of a rule set (the headline of its scorecards and replays)."""
+MAX_BOX_NAME = 40
+"""The longest name of a box (a row of the scorecards)."""
+
+
+def _check_shown_text(what: str, text: object, most: int) -> None:
+    """``ValueError`` unless ``text``, which the scorecards, replays and the terminal game show as it is, is 1 to
+    ``most`` printable characters, not all blank: no control character (an escape sequence, a newline, NUL) reaches
+    a terminal from it. The value is shown as ``repr``, cut short, so the message itself holds none either."""
+    if not isinstance(text, str) or not text.strip() or len(text) > most or not text.isprintable():
+        shown = repr(text) if len(repr(text)) <= 60 else repr(text)[:57] + "..."
+        raise ValueError(f"{what} {shown} must be 1-{most} printable characters, no control characters such as "
+                         "escapes or newlines (the scorecards, replays and the terminal game show it)")
+
+
 def _check_category(rs: RuleSet, i: int, c: object) -> None:
     """``ValueError`` naming what is wrong with box ``i`` of a rule set being registered."""
     where = f"rule set {rs.name!r}, category {i}"
@@ -151,9 +167,7 @@ def _check_category(rs: RuleSet, i: int, c: object) -> None:
         raise ValueError(f"{where}: expected a yacht_env.rules.Category, got {type(c).__name__}")
     if not isinstance(c.id, str) or not _NAME.fullmatch(c.id):
         raise ValueError(f"{where}: id {c.id!r} must be 1-40 characters of a-z, 0-9, '_' or '-'")
-    if not isinstance(c.name, str) or not c.name.strip() or len(c.name) > 40 or not c.name.isprintable():
-        raise ValueError(f"{where} ({c.id!r}): name {c.name!r} must be 1-40 printable characters (the scorecards, "
-                         "replays and the terminal game show it)")
+    _check_shown_text(f"{where} ({c.id!r}): name", c.name, MAX_BOX_NAME)
     if c.kind not in _KINDS:
         raise ValueError(f"{where} ({c.id!r}): unknown kind {c.kind!r}; accepted: {', '.join(_KINDS)}")
     if c.kind == "upper" and i >= NUM_UPPER:
@@ -183,6 +197,7 @@ def validate_rules(rs: object) -> RuleSet:
     if not isinstance(rs.name, str) or not _NAME.fullmatch(rs.name):
         raise ValueError(f"rule set name {rs.name!r}: 1-40 characters of a-z, 0-9, '_' or '-', starting with a "
                          "letter or digit")
+    _check_shown_text(f"rule set {rs.name!r}: title", rs.title, MAX_TITLE)
     if not isinstance(rs.categories, tuple) or not NUM_UPPER <= len(rs.categories) <= MAX_CATEGORIES:
         raise ValueError(f"rule set {rs.name!r}: {NUM_UPPER} to {MAX_CATEGORIES} categories (a tuple) accepted, got "
                          f"{len(rs.categories) if isinstance(rs.categories, tuple) else type(rs.categories).__name__}")

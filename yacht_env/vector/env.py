@@ -81,13 +81,12 @@ def reset_mask(options: Any, n: int) -> np.ndarray | None:
 def seed_list(seed: Any, n: int) -> list[int | None]:
     """The seed of each of ``n`` games from ``reset(seed=...)`` (not None): an int gives game ``i`` ``seed + i``; a
     sequence gives one seed (or None) per game."""
-    if isinstance(seed, np.ndarray) and seed.ndim == 0:
-        seed = check_seed_value(seed)
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
         if not 0 <= seed < MAX_SEED - n:
             raise ValueError(f"seed must be a non-negative int (game i gets seed + i), got {seed!r}")
         return [int(seed) + i for i in range(n)]
-    if isinstance(seed, (str, bytes)) or not isinstance(seed, (Sequence, np.ndarray)):
+    if isinstance(seed, (str, bytes)) or not isinstance(seed, (Sequence, np.ndarray)) or (
+            isinstance(seed, np.ndarray) and seed.ndim == 0):
         raise ValueError(f"seed must be None, a non-negative int or a sequence of {n} of them (or None), "
                          f"got {seed!r}")
     seeds = list(seed)
