@@ -148,7 +148,8 @@ def test_a_toy_learner_trains_checkpoints_resumes_and_loads_as_an_agent(toy: Lea
 def test_a_learner_brings_its_section_and_checks_and_takes_them_away(toy: Learner) -> None:
     assert list(LEARNERS) == ["maskable_ppo", "td", "rllib_ppo", "toy"]
     assert [f.name for f in dataclasses.fields(TrainConfig)][-3:] == ["rllib", "toy", "eval"]
-    with pytest.raises(ValueError, match=r"^config key 'toy.games_per_update' must be a positive integer \(at most 64\), got 65$"):
+    too_many = r"^config key 'toy.games_per_update' must be a positive integer \(at most 64\), got 65$"
+    with pytest.raises(ValueError, match=too_many):
         from_dict({"algo": "toy", "toy": {"games_per_update": 65}})
     with pytest.raises(ValueError, match=r"^config key 'device': 'mps'; algo toy plays on the CPU: use cpu$"):
         from_dict({"algo": "toy", "device": "mps"})
