@@ -91,7 +91,8 @@ def check_env(make: Callable[[], gym.Env], *, seeds: tuple[int, int] = (5, 6), g
               ) -> None:
     """Check the one-game environment that ``make()`` builds (a fresh one each call) against the contract of the
     module docstring; ``gymnasium_checker``: run Gymnasium's ``check_env`` too (on the unwrapped env, a warning an
-    error; then on the wrapper, if it is one, its warnings aside). :class:`ContractError` if it breaks."""
+    error; then on the wrappers, their warnings aside, where every one records its arguments as Gymnasium's checker
+    needs to make them again). :class:`ContractError` if it breaks."""
     first, again, other = make(), make(), make()
     try:
         with_reset = False
@@ -118,12 +119,22 @@ def _gymnasium_check(env: gym.Env) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             gymnasium_check_env(env.unwrapped, skip_render_check=True)
-        if env.unwrapped is not env:
+        if env.unwrapped is not env and _recreatable(env):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # its advice to check the unwrapped env: the wrapper is the point here
                 gymnasium_check_env(env, skip_render_check=True)
     finally:
         env.close()
+
+
+def _recreatable(env: gym.Env) -> bool:
+    """Whether Gymnasium's checker can make ``env``'s wrapper stack again from its spec (it does so, and refuses a
+    wrapper that does not record its arguments: ``gymnasium.utils.RecordConstructorArgs``)."""
+    while isinstance(env, gym.Wrapper):
+        if not isinstance(env, gym.utils.RecordConstructorArgs):
+            return False
+        env = env.env
+    return True
 
 
 def check_vector_env(make: Callable[[], gym.vector.VectorEnv], *, steps: int = 80, seed: int = 3) -> None:

@@ -183,8 +183,8 @@ class TrainConfig:
     its section before ``eval``), then ``eval``."""
 
     rules: StrictStr = "yacht"  # rule set: yacht, yahtzee, yahtzee-free-joker, yatzy, knizia or a registered one
-    # the learner: maskable_ppo (sb3-contrib), td (model-based TD), rllib_ppo (Ray RLlib) or a registered one
-    algo: StrictStr = "maskable_ppo"  # its choices: the learners of yacht_training.learners (_add_sections)
+    # its choices are the registered learners (yacht_training.learners), set by _add_sections
+    algo: StrictStr = "maskable_ppo"  # maskable_ppo (sb3-contrib), td (model-based TD), rllib_ppo (Ray RLlib)
     total_timesteps: Annotated[StrictInt, Field(ge=1, le=10**13)] = 1_000_000  # environment steps of training
     seed: Seed = 0  # seed of the training games and the networks
     device: StrictStr = "cpu"  # torch device: cpu, cuda, cuda:N, auto, mps
