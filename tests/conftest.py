@@ -34,10 +34,17 @@ def upper6() -> str:
     return registered(UPPER6).name
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     parser.addoption("--full", action="store_true", default=False,
                      help="run every test, the slow ones too (the README's test command and CI do); without it the "
                           "tests marked slow are deselected, for a quick run while working")
+    if not pluginmanager.has_plugin("xdist"):
+        # pyproject's default options spread the tests over worker processes with pytest-xdist's --numprocesses;
+        # without it (not installed, or -p no:xdist) these take them and do nothing: the run is serial, not an error
+        parser.addoption("--numprocesses", dest="numprocesses", default=None,
+                         help="pytest-xdist's worker count: without pytest-xdist the tests run in this process")
+        parser.addoption("--maxprocesses", dest="maxprocesses", default=None,
+                         help="pytest-xdist's cap on -n auto: without pytest-xdist the tests run in this process")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

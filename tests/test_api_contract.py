@@ -2,7 +2,7 @@
 
 The contract ships in the package, for users' own wrappers: :mod:`yacht_env.testing` (one-game, vector and PettingZoo
 environments, with Gymnasium's ``check_env`` and PettingZoo's ``api_test`` and ``seed_test``) and
-:mod:`yacht_training.testing` (stable-baselines3's ``check_env`` and the SB3 ``VecEnv`` contract). Here every
+:mod:`yacht_training.sb3_testing` (stable-baselines3's ``check_env`` and the SB3 ``VecEnv`` contract). Here every
 environment the project offers goes through it, and so do broken ones, which it must catch. TorchRL's
 ``check_env_specs`` (the vector engine) and OpenSpiel's ``random_sim_test`` run here too.
 """
@@ -76,7 +76,7 @@ def _sb3_vec_envs() -> dict[str, Callable[[], Any]]:
 @pytest.mark.parametrize("name", ["YachtSB3VecEnv", "YachtSB3VecEnv(registered rules)", "HeadsUpVecEnv"])
 def test_every_sb3_vec_env_keeps_the_contract(name: str) -> None:
     pytest.importorskip("yacht_training", exc_type=ImportError)
-    from yacht_training.testing import check_sb3_vec_env
+    from yacht_training.sb3_testing import check_sb3_vec_env
 
     check_sb3_vec_env(_sb3_vec_envs()[name])
 
@@ -120,8 +120,8 @@ def test_the_contract_catches_a_broken_wrapper(wrapper: type[gym.Wrapper], messa
 
 def test_the_contract_catches_a_broken_sb3_vec_env() -> None:
     pytest.importorskip("yacht_training", exc_type=ImportError)
+    from yacht_training.sb3_testing import check_sb3_vec_env
     from yacht_training.sb3_vec_env import YachtSB3VecEnv
-    from yacht_training.testing import check_sb3_vec_env
 
     class Float64Rewards(YachtSB3VecEnv):
         def step_wait(self) -> Any:
@@ -138,7 +138,7 @@ def test_the_contract_catches_a_broken_sb3_vec_env() -> None:
 @pytest.mark.parametrize("env_id", list(yacht_env.ENV_IDS.values()))
 def test_sb3_checker_passes_without_warnings(env_id: str) -> None:
     pytest.importorskip("yacht_training", exc_type=ImportError)
-    from yacht_training.testing import check_sb3_env
+    from yacht_training.sb3_testing import check_sb3_env
 
     check_sb3_env(lambda: gym.make(env_id))
 

@@ -15,7 +15,7 @@ registered rules, another engine), in the spirit of PettingZoo's ``api_test``.
 
 Each raises :class:`ContractError` (an ``AssertionError``) naming what broke, so that a test of one's own is
 ``check_env(lambda: MyWrapper(gym.make("Yacht-v0")))``. The checks of stable-baselines3 (its ``check_env`` and the
-SB3 ``VecEnv`` contract) import torch, which this package never does: they are in :mod:`yacht_training.testing`.
+SB3 ``VecEnv`` contract) import torch, which this package never does: they are in :mod:`yacht_training.sb3_testing`.
 """
 
 from __future__ import annotations
