@@ -5,16 +5,17 @@
 - a name in :data:`AGENT_FACTORIES` (``random``, ``greedy``, ``optimal``,
   ``optimal-win``, ``optimal-duel``), or ``name:ARG`` of
   :data:`PARAMETRIC_FACTORIES` (``optimal-reach:T``: play to end with at least T points);
-- a model file: ``.zip`` (a stable-baselines3 / sb3-contrib model, :mod:`yacht_agents.sb3_agent`) or ``.pt`` (a TD
-  model, :mod:`yacht_agents.td_agent`, or an RLlib PPO policy, :mod:`yacht_agents.rllib_agent`, told apart by its
-  metadata); read without running any code from the file;
+- a model file of a kind in :mod:`yacht_agents.model_kinds`: ``.zip`` (a stable-baselines3 / sb3-contrib model,
+  :mod:`yacht_agents.sb3_agent`) or ``.pt`` (a TD model, :mod:`yacht_agents.td_agent`, or an RLlib PPO policy,
+  :mod:`yacht_agents.rllib_agent`, told apart by its metadata); read without running any code from the file;
 - a run folder of ``train.py`` (its final model);
 - the name of a model shipped in ``agents/models/`` (``td-yacht``, ``td-yatzy``, ``ppo-expectimax-yahtzee``...),
   also where the current folder holds a folder of that name (write ``./td-yacht`` for the folder);
 - ``package.module:function``: a batch policy ``function(obs (N, D), masks (N, A)) -> actions (N,)``
   (:class:`~yacht_agents.base.CallableAgent`).
 
-Extension point: :func:`register_agent` adds a named factory.
+Extension points: :func:`register_agent` adds a named factory, :func:`yacht_agents.model_kinds.register_model_kind`
+a kind of model file.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 from yacht_agents.base import Agent, CallableAgent, is_module
 from yacht_agents.duel_agent import DuelAgent
 from yacht_agents.greedy import GreedyAgent
+from yacht_agents.model_kinds import ModelKind, kinds_of, model_suffixes
 from yacht_agents.objectives import ReachAgent, WinAgent, parse_target
 from yacht_agents.optimal import OptimalAgent
 from yacht_agents.random_agent import RandomAgent
@@ -68,7 +70,6 @@ def check_seats(spec: object, seats: int) -> None:
                          f"table of {cls.max_players}: yacht tournament --agents {spec.strip()} optimal")
 
 
-MODEL_SUFFIXES: tuple[str, ...] = (".zip", ".pt")
 MAX_EVAL_JSON_BYTES = 1 << 30
 """The largest ``eval.json`` of a run folder read for the name of its model (100,000,000 games: about 500 MB)."""
 SHIPPED_MODELS_DIR = Path(__file__).resolve().parent / "models"
@@ -83,13 +84,13 @@ def shipped_models() -> list[str]:
     """Names of the models shipped in ``agents/models/``."""
     if not SHIPPED_MODELS_DIR.is_dir():
         return []
-    return sorted({p.stem for p in SHIPPED_MODELS_DIR.iterdir() if p.suffix in MODEL_SUFFIXES})
+    return sorted({p.stem for p in SHIPPED_MODELS_DIR.iterdir() if p.suffix in model_suffixes()})
 
 
 def accepted_specs() -> str:
     """A readable list of what :func:`load_agent` accepts, for error messages and ``--help``."""
     names = list(AGENT_FACTORIES) + [f"{n}:T" for n in PARAMETRIC_FACTORIES] + shipped_models()
-    return (f"{', '.join(names)}, a model file ({' / '.join(MODEL_SUFFIXES)}), a run folder of train.py, or "
+    return (f"{', '.join(names)}, a model file ({' / '.join(model_suffixes())}), a run folder of train.py, or "
             "package.module:function")
 
 
@@ -104,11 +105,12 @@ def run_folder_model(run_dir: Path) -> Path:
         name = json.loads(read_regular(record, MAX_EVAL_JSON_BYTES).decode("utf-8")).get("agent")
     except (OSError, ValueError, AttributeError):
         name = None
-    if isinstance(name, str) and Path(name).name == name and Path(name).suffix in MODEL_SUFFIXES and (
+    suffixes = model_suffixes()
+    if isinstance(name, str) and Path(name).name == name and Path(name).suffix in suffixes and (
             run_dir / name).is_file():
         return run_dir / name
     for stem in ("final_model", "best_model"):
-        for suffix in MODEL_SUFFIXES:
+        for suffix in suffixes:
             if (run_dir / f"{stem}{suffix}").is_file():
                 return run_dir / f"{stem}{suffix}"
     raise ValueError(f"{str(run_dir)!r} is a folder without a model: a run folder of train.py holds final_model.* "
@@ -116,38 +118,35 @@ def run_folder_model(run_dir: Path) -> Path:
 
 
 def load_model(path: Path, rules: RuleSet, seed: int | None = None) -> Agent:
-    """An agent from a model file (``.zip``: stable-baselines3; ``.pt``: TD) or a run folder of train.py."""
+    """An agent from a model file (its kind in :mod:`yacht_agents.model_kinds`: ``.zip``, stable-baselines3;
+    ``.pt``, TD or RLlib PPO) or a run folder of train.py."""
     if path.is_dir():
         return load_model(run_folder_model(path), rules, seed)
     problem = regular_file_problem(path)
     if problem == "does not exist":
         raise ValueError(f"model file not found: {str(path)!r}")
+    suffixes = " or ".join(model_suffixes())
     if problem is not None:
-        raise ValueError(f"cannot load {str(path)!r}: it {problem}; a model is a .zip or .pt file")
-    suffix = path.suffix.lower()
-    if suffix == ".zip":
-        require("torch", "stable_baselines3", "sb3_contrib", what=f"loading the model {str(path)!r}")
-        from yacht_agents.sb3_agent import load_sb3_agent
-
-        return load_sb3_agent(path, rules, seed)
-    if suffix == ".pt":
-        require("torch", what=f"loading the model {str(path)!r}")
-        if _pt_format(path) == RLLIB_FORMAT:
-            from yacht_agents.rllib_agent import load_rllib_agent
-
-            return load_rllib_agent(path, rules, seed)
-        from yacht_agents.td_agent import load_td_agent
-
-        return load_td_agent(path, rules, seed)
-    raise ValueError(f"cannot load {str(path)!r}: model files end in {' or '.join(MODEL_SUFFIXES)}")
+        raise ValueError(f"cannot load {str(path)!r}: it {problem}; a model is a {suffixes} file")
+    kinds = kinds_of(path.suffix)
+    if not kinds:
+        raise ValueError(f"cannot load {str(path)!r}: model files end in {suffixes}")
+    require(*dict.fromkeys(n for k in kinds for n in k.needs), what=f"loading the model {str(path)!r}")
+    return _kind_of(path, kinds).load(path, rules, seed)
 
 
-RLLIB_FORMAT = "yacht-env-rllib-ppo"  # yacht_agents.rllib_agent.FORMAT, here so that a TD model does not import it
+def _kind_of(path: Path, kinds: list[ModelKind]) -> ModelKind:
+    """Which of ``kinds`` (of one suffix) wrote ``path``: the only one, else the one whose format the file's
+    metadata declares, else the first (its loader then says why the file is none of its)."""
+    if len(kinds) == 1:
+        return kinds[0]
+    fmt = _pt_format(path)
+    return next((k for k in kinds if k.format == fmt), kinds[0])
 
 
 def _pt_format(path: Path) -> str | None:
-    """The ``meta["format"]`` of a ``.pt`` model file, read with ``weights_only=True`` (None if unreadable: the
-    TD loader then says why)."""
+    """The ``meta["format"]`` of a torch model file, read with ``weights_only=True`` (None if unreadable: the
+    loader of the first kind then says why)."""
     from yacht_agents.nets import load_torch_file
 
     try:
@@ -210,11 +209,11 @@ def load_agent(spec: str, rules: str | RuleSet, seed: int | None = None) -> Agen
     path = Path(spec).expanduser()
     names_a_path = any(sep and sep in spec for sep in ("/", os.sep, os.altsep)) or spec.startswith(("~", "."))
     if not names_a_path:  # a shipped model's bare name means it, even beside a folder of that name (./td-yacht)
-        for suffix in MODEL_SUFFIXES:
+        for suffix in model_suffixes():
             shipped = SHIPPED_MODELS_DIR / f"{spec}{suffix}"
             if shipped.is_file():
                 return load_model(shipped, rs, seed)
-    if spec.lower().endswith(MODEL_SUFFIXES) or path.is_dir():
+    if spec.lower().endswith(model_suffixes()) or path.is_dir():
         return load_model(path, rs, seed)
     if names_a_path and not path.exists():
         raise ValueError(f"model file or run folder not found: {str(path)!r}")

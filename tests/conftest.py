@@ -34,18 +34,42 @@ def upper6() -> str:
     return registered(UPPER6).name
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     parser.addoption("--full", action="store_true", default=False,
                      help="run every test, the slow ones too (the README's test command and CI do); without it the "
                           "tests marked slow are deselected, for a quick run while working")
+    if not pluginmanager.has_plugin("xdist"):
+        # pyproject's default options spread the tests over worker processes with pytest-xdist's --numprocesses;
+        # without it (not installed, or -p no:xdist) these take them and do nothing: the run is serial, not an error
+        parser.addoption("--numprocesses", dest="numprocesses", default=None,
+                         help="pytest-xdist's worker count: without pytest-xdist the tests run in this process")
+        parser.addoption("--maxprocesses", dest="maxprocesses", default=None,
+                         help="pytest-xdist's cap on -n auto: without pytest-xdist the tests run in this process")
+
+
+_OTHER_RULES = ("yahtzee", "yahtzee-free-joker", "yatzy", "clubhouse", "knizia")
+FULL_ONLY: dict[str, str] = {
+    "test_recipes.py::test_the_single_file_ppo_trains_and_measures_itself": "trains a PPO in a child process",
+    "test_train.py::test_smoke_run_with_the_turn_expectimax_policy": "trains; the quick smoke run covers the run path",
+    **{f"test_turn_policy.py::test_head_with_the_solvers_utilities_gives_the_solvers_action_values[{r}]":
+       "one rule set (yacht) in the quick run" for r in _OTHER_RULES},
+    **{f"test_vector.py::test_differential_against_single_env[{r}]": "one rule set (yacht) in the quick run"
+       for r in _OTHER_RULES},
+}
+"""The quick run's leaner set: tests also marked ``slow`` here (``--full`` runs them), by node id under ``tests/``,
+with why. These took the most time of a quick run where a quicker test covers the same code
+(``tests/test_layers.py`` checks that each one still exists)."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the tests that drive a browser ``browser`` (nox runs them in a session of their own); without ``--full``,
-    deselect the tests marked ``slow`` (deselected, not skipped: the run says how many)."""
+    """Mark the tests that drive a browser ``browser`` (nox runs them in a session of their own) and those of
+    :data:`FULL_ONLY` ``slow``; without ``--full``, deselect the tests marked ``slow`` (deselected, not skipped: the
+    run says how many)."""
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
+        if item.nodeid.removeprefix("tests/") in FULL_ONLY:
+            item.add_marker(pytest.mark.slow)
     if config.getoption("--full"):
         return
     slow = [item for item in items if item.get_closest_marker("slow") is not None]

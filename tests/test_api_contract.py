@@ -1,15 +1,14 @@
 """One API contract for every environment the project offers, each also put through its own ecosystem's checker.
 
-The shared contract (:func:`single_contract`, :func:`vector_contract`): every observation lies in the observation
-space; the mask offers at least one action until the game ends and the action taken from it is played as legal; the
-same seed gives the same game, step for step; a game played with legal actions ends terminated, never truncated.
-The checkers: Gymnasium's ``check_env`` and stable-baselines3's (every id), PettingZoo's ``api_test`` and
-``seed_test`` (several players), TorchRL's ``check_env_specs`` (the vector engine), OpenSpiel's ``random_sim_test``.
+The contract ships in the package, for users' own wrappers: :mod:`yacht_env.testing` (one-game, vector and PettingZoo
+environments, with Gymnasium's ``check_env`` and PettingZoo's ``api_test`` and ``seed_test``) and
+:mod:`yacht_training.sb3_testing` (stable-baselines3's ``check_env`` and the SB3 ``VecEnv`` contract). Here every
+environment the project offers goes through it, and so do broken ones, which it must catch. TorchRL's
+``check_env_specs`` (the vector engine) and OpenSpiel's ``random_sim_test`` run here too.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +21,7 @@ import yacht_env
 from yacht_env.env import YachtEnv
 from yacht_env.mask_observation import ActionMaskObservation
 from yacht_env.rules import RULESETS, YACHT, Category, RuleSet, get_rules, register_rules
+from yacht_env.testing import ContractError, check_env, check_multiplayer_env, check_vector_env
 from yacht_env.vector.env import YachtVectorEnv
 
 CUSTOM = "contract-upper-plus"
@@ -35,142 +35,124 @@ def _custom() -> str:
     return CUSTOM
 
 
-def _mask_of(env: Any, obs: Any, info: dict[str, Any]) -> np.ndarray:
-    if isinstance(obs, dict):
-        return obs["action_mask"].astype(bool)
-    return info["action_mask"].astype(bool)
-
-
-def _game(make: Callable[[], Any], seed: int) -> tuple[list[bytes], float, bool]:
-    """One whole game of random legal actions (the picks seeded too): the observations, the return, truncated."""
-    env = make()
-    pick = np.random.default_rng(seed)
-    obs, info = env.reset(seed=seed)
-    trace, total, done, truncated = [], 0.0, False, False
-    while not done:
-        assert env.observation_space.contains(obs)
-        trace.append(np.asarray(obs["observation"] if isinstance(obs, dict) else obs).tobytes())
-        mask = _mask_of(env, obs, info)
-        assert mask.any(), "no legal action before the end"
-        obs, reward, terminated, truncated, info = env.step(int(pick.choice(np.flatnonzero(mask))))
-        assert not info.get("illegal_action", False)
-        total += float(reward)
-        done = terminated or truncated
-    env.close()
-    return trace, total, truncated
-
-
-def single_contract(make: Callable[[], Any]) -> None:
-    """The contract of a one-game environment made by ``make``."""
-    first, total, truncated = _game(make, 5)
-    again, total_again, _ = _game(make, 5)
-    other, _, _ = _game(make, 6)
-    assert not truncated and first == again and total == total_again and first != other
-
-
-def vector_contract(make: Callable[[], Any]) -> None:
-    """The contract of a vector environment made by ``make``: seeded batches repeat, observations lie in the space,
-    masks offer an action in every running game (a game that ended waits for its reset under ``NEXT_STEP``: any
-    action restarts it)."""
-    runs = []
-    for _ in range(2):
-        env = make()
-        pick = np.random.default_rng(0)
-        obs, info = env.reset(seed=3)
-        seen, ended = [obs.copy()], np.zeros(env.num_envs, dtype=bool)
-        for _ in range(80):
-            assert env.observation_space.contains(obs)
-            masks = env.unwrapped.action_masks()
-            assert masks[~ended].any(axis=1).all()
-            obs, _, terminated, truncated, _ = env.step(
-                np.array([pick.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks]))
-            ended = terminated | truncated
-            seen.append(obs.copy())
-        env.close()
-        runs.append(np.stack(seen))
-    np.testing.assert_array_equal(runs[0], runs[1])
-
-
 # ---- every environment: the shared contract ------------------------------------------------------------------------
 
 SINGLE: dict[str, Callable[[], Any]] = {
     **{env_id: (lambda i=env_id: gym.make(i)) for env_id in yacht_env.ENV_IDS.values()},
     "YachtEnv(registered rules)": lambda: YachtEnv(_custom()),
+    "YachtEnv(engine='compiled')": lambda: YachtEnv("yahtzee", engine="compiled"),
+    "YachtEnv(engine='python')": lambda: YachtEnv("yatzy", engine="python"),
     "YachtEnv(objective='reach')": lambda: YachtEnv("yacht", objective="reach", target=150),
     "ActionMaskObservation": lambda: ActionMaskObservation(gym.make("Yahtzee-v1")),
 }
 VECTOR: dict[str, Callable[[], Any]] = {
     **{f"make_vec({i}, {m.name})": (lambda i=i, m=m: gym.make_vec(
         i, 4, vectorization_mode="vector_entry_point", autoreset_mode=m))
-       for i in ("Yacht-v0", "Yatzy-v1") for m in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)},
+       for i in ("Yacht-v0", "Yatzy-v1") for m in AutoresetMode},
     "YachtVectorEnv(registered rules)": lambda: YachtVectorEnv(4, rules=_custom()),
 }
 
 
 @pytest.mark.parametrize("name", list(SINGLE))
 def test_every_single_environment_keeps_the_contract(name: str) -> None:
-    single_contract(SINGLE[name])
+    """The contract with Gymnasium's checker (every warning an error on the unwrapped env)."""
+    check_env(SINGLE[name])
 
 
 @pytest.mark.parametrize("name", list(VECTOR))
 def test_every_vector_environment_keeps_the_contract(name: str) -> None:
-    vector_contract(VECTOR[name])
+    check_vector_env(VECTOR[name])
+
+
+def _sb3_vec_envs() -> dict[str, Callable[[], Any]]:
+    from yacht_training.heads_up import HeadsUpVecEnv
+    from yacht_training.sb3_vec_env import YachtSB3VecEnv
+
+    return {"YachtSB3VecEnv": lambda: YachtSB3VecEnv(4, "yacht", reward_scale=0.02),
+            "YachtSB3VecEnv(registered rules)": lambda: YachtSB3VecEnv(3, _custom()),
+            "HeadsUpVecEnv": lambda: HeadsUpVecEnv(3, "yacht", seed=1)}
+
+
+@pytest.mark.parametrize("name", ["YachtSB3VecEnv", "YachtSB3VecEnv(registered rules)", "HeadsUpVecEnv"])
+def test_every_sb3_vec_env_keeps_the_contract(name: str) -> None:
+    pytest.importorskip("yacht_training", exc_type=ImportError)
+    from yacht_training.sb3_testing import check_sb3_vec_env
+
+    check_sb3_vec_env(_sb3_vec_envs()[name])
+
+
+# ---- the contract catches what breaks it ---------------------------------------------------------------------------
+
+
+class _GoesOnAfterTheEnd(gym.Wrapper):
+    """Steps after the end as if nothing happened (the contract wants a RuntimeError saying to reset)."""
+
+    def step(self, action: Any) -> Any:
+        try:
+            return self.env.step(action)
+        except RuntimeError as e:
+            if "the game is over" not in str(e):
+                raise
+            return self.env.reset()[0], 0.0, True, False, {"action_mask": np.ones(self.action_space.n, np.int8)}
+
+
+class _Truncates(gym.Wrapper):
+    """Truncates every game after 10 steps."""
+
+    steps = 0
+
+    def reset(self, **kwargs: Any) -> Any:
+        self.steps = 0
+        return self.env.reset(**kwargs)
+
+    def step(self, action: Any) -> Any:
+        self.steps += 1
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return obs, reward, terminated, self.steps >= 10, info
+
+
+@pytest.mark.parametrize(("wrapper", "message"), [(_GoesOnAfterTheEnd, "a step after the end"),
+                                                  (_Truncates, "a game of legal actions was truncated")])
+def test_the_contract_catches_a_broken_wrapper(wrapper: type[gym.Wrapper], message: str) -> None:
+    with pytest.raises(ContractError, match=message):
+        check_env(lambda: wrapper(YachtEnv()), gymnasium_checker=False)
+
+
+def test_the_contract_catches_a_broken_sb3_vec_env() -> None:
+    pytest.importorskip("yacht_training", exc_type=ImportError)
+    from yacht_training.sb3_testing import check_sb3_vec_env
+    from yacht_training.sb3_vec_env import YachtSB3VecEnv
+
+    class Float64Rewards(YachtSB3VecEnv):
+        def step_wait(self) -> Any:
+            obs, rewards, dones, infos = super().step_wait()
+            return obs, rewards.astype(np.float64), dones, infos
+
+    with pytest.raises(ContractError, match="the rewards are not"):
+        check_sb3_vec_env(lambda: Float64Rewards(2))
 
 
 # ---- each ecosystem's own checker ----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("env_id", list(yacht_env.ENV_IDS.values()))
-def test_gymnasium_and_sb3_checkers_pass_without_warnings(env_id: str) -> None:
-    from gymnasium.utils.env_checker import check_env as gym_check
-    from stable_baselines3.common.env_checker import check_env as sb3_check
+def test_sb3_checker_passes_without_warnings(env_id: str) -> None:
+    pytest.importorskip("yacht_training", exc_type=ImportError)
+    from yacht_training.sb3_testing import check_sb3_env
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        gym_check(gym.make(env_id).unwrapped)
-        sb3_check(gym.make(env_id), warn=True)
-
-
-def test_gymnasiums_checker_passes_the_mask_in_the_observation() -> None:
-    from gymnasium.utils.env_checker import check_env
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the checker's advice to check the unwrapped env: the wrapper is the point
-        check_env(ActionMaskObservation(gym.make("Yahtzee-v1")), skip_render_check=True)
+    check_sb3_env(lambda: gym.make(env_id))
 
 
 PETTINGZOO = [(2, "yacht", "points"), (2, "yahtzee", "win"), (5, "yahtzee-free-joker", "points"), (8, "yacht", "win"),
               (3, "yatzy", "win"), (2, "knizia", "points")]
-# PettingZoo's api_test warns about every dict observation, unless the environment is one of its own classic games
-# (it checks the name against a hard-coded list). The dict with "action_mask" is the PettingZoo way all the same.
-DICT_OBS_WARNINGS = ("Observation is not a NumPy array",
-                     "Observation space for each agent probably should be gymnasium.spaces.box")
 
 
 @pytest.mark.parametrize("num_players,rules,reward", PETTINGZOO)
-def test_pettingzoo_api_test(num_players: int, rules: str, reward: str) -> None:
+def test_pettingzoo_api_test_and_seed_test(num_players: int, rules: str, reward: str) -> None:
     pytest.importorskip("pettingzoo")
-    from pettingzoo.test import api_test
-
     from yacht_env import multiplayer as MP
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        api_test(MP.env(num_players=num_players, rules=rules, reward=reward), num_cycles=1000)
-    other = [str(w.message) for w in caught if not str(w.message).startswith(DICT_OBS_WARNINGS)]
-    assert not other, other
-
-
-@pytest.mark.parametrize("num_players,rules,reward", PETTINGZOO)
-def test_pettingzoo_seed_test(num_players: int, rules: str, reward: str) -> None:
-    pytest.importorskip("pettingzoo")
-    from pettingzoo.test import seed_test
-
-    from yacht_env import multiplayer as MP
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        seed_test(lambda: MP.env(num_players=num_players, rules=rules, reward=reward), num_cycles=1000)
+    check_multiplayer_env(lambda: MP.env(num_players=num_players, rules=rules, reward=reward))
 
 
 @pytest.mark.parametrize("mode", [AutoresetMode.SAME_STEP, AutoresetMode.DISABLED], ids=["SAME_STEP", "DISABLED"])

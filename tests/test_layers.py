@@ -76,3 +76,16 @@ def test_the_table_memory_limit_is_read_in_one_place() -> None:
     readers = sorted(p.relative_to(ROOT).as_posix() for p in sources
                      if re.search(r"environ[^\n]*(YACHT_ENV_TABLE_GB|MEMORY_ENV)", p.read_text(encoding="utf-8")))
     assert readers == ["yacht_solver/memory_limit.py"], readers
+
+
+def test_the_tests_the_quick_run_leaves_out_exist() -> None:
+    """Each test that conftest's FULL_ONLY leaves to ``--full`` is still there (a renamed one would run quick)."""
+    from conftest import FULL_ONLY
+
+    missing = []
+    for node in FULL_ONLY:
+        file, _, name = node.partition("::")
+        source = (ROOT / "tests" / file).read_text(encoding="utf-8")
+        if f"def {name.split('[')[0]}(" not in source:
+            missing.append(node)
+    assert not missing, missing

@@ -37,6 +37,7 @@ import numpy as np
 
 from yacht_agents.base import Agent
 from yacht_agents.loader import check_seats, load_agent
+from yacht_agents.model_kinds import model_suffixes
 from yacht_env import multiplayer as MP
 from yacht_env.rules import get_rules
 from yacht_tools.games import Table, play_tables
@@ -238,12 +239,11 @@ def run_tournament(agent_specs: Sequence[str | Agent], games: int, seed: int = 0
 # ---- report -------------------------------------------------------------------------------------------------------
 
 
-_MODEL_SUFFIXES = (".zip", ".pt")
 _REPEAT = re.compile(r"(.*?)(#\d+)?")
 
 
 def _is_path(name: str) -> bool:
-    return "/" in name or "\\" in name or name.lower().endswith(_MODEL_SUFFIXES)
+    return "/" in name or "\\" in name or name.lower().endswith(model_suffixes())
 
 
 def short_names(names: Sequence[str]) -> dict[str, str]:

@@ -16,7 +16,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
 
 import pydantic
 from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
@@ -26,10 +26,10 @@ from yacht_agents.td_agent import VALUE_SCALE_RANGE
 from yacht_env.observation import visible_columns
 from yacht_env.rules import RULESETS
 from yacht_tools.evaluation import MAX_EPISODES
+from yacht_training.learners import LEARNERS, on_register
 from yacht_training.schedules import schedule_ends, schedule_value, short_value
 from yacht_training.yaml_file import read_yaml
 
-ALGOS = ("maskable_ppo", "td", "rllib_ppo")
 _SCHEMA = pydantic.ConfigDict(extra="forbid")  # and strict types below: pydantic checks the types of a config
 _ADAPTER: Any = None  # pydantic's validator of TrainConfig, built on first use
 DEVICES = ("cpu", "cuda", "auto", "mps")
@@ -83,6 +83,8 @@ class PolicyConfig:
 @pydantic.with_config(_SCHEMA)
 @dataclass
 class PPOConfig:
+    """Settings of MaskablePPO (``algo: maskable_ppo``, :mod:`yacht_training.sb3_ppo`), the ``ppo:`` section."""
+
     learning_rate: Schedule = "lin_3e-4"  # learning rate: a number, lin_<start> or lin_<start>_<end>
     n_steps: Steps = 128  # steps per environment per rollout (a rollout: n_steps x n_envs)
     batch_size: Annotated[StrictInt, Field(ge=2, le=1 << 22)] = 2048  # minibatch size of the updates
@@ -100,6 +102,10 @@ class PPOConfig:
     ent_coef_keep: Optional[Schedule] = None  # noqa: UP045 - entropy weight of rows with a roll left
     ent_coef_score: Optional[Schedule] = None  # noqa: UP045 - entropy weight of rows that must score
     autocast: Literal["none", "bfloat16"] = "none"  # the network's precision on the CPU (policy.kind model_free)
+
+    def __post_init__(self) -> None:
+        _check_schedule(self.learning_rate, "ppo.learning_rate", end_at=True)
+        _check_schedule(self.clip_range, "ppo.clip_range", end_at=True)
 
 
 @pydantic.with_config(_SCHEMA)
@@ -119,6 +125,9 @@ class TDConfig:
     value_scale: Annotated[StrictFloat, Field(ge=VALUE_SCALE_RANGE[0], le=VALUE_SCALE_RANGE[1])] = 100.0
     explore: Annotated[StrictFloat, Field(ge=0, lt=1)] = 0.0  # fraction of turns scored at random (states off-path)
     final_model: FinalModel = "final"  # final (learning rate decayed) or best
+
+    def __post_init__(self) -> None:
+        _check_schedule(self.learning_rate, "td.learning_rate", end_at=False)
 
 
 @pydantic.with_config(_SCHEMA)
@@ -150,6 +159,12 @@ class RLlibConfig:
     ortho_init: StrictBool = True  # orthogonal initialisation of the weights
     final_model: FinalModel = "final"  # final (learning rate decayed) or best
 
+    def __post_init__(self) -> None:
+        if self.minibatch_size > self.train_batch_size:
+            raise ValueError(f"config key 'rllib.minibatch_size' ({self.minibatch_size}) must not exceed "
+                             f"'rllib.train_batch_size' ({self.train_batch_size})")
+        _check_schedule(self.lr, "rllib.lr", end_at=False)
+
 
 @pydantic.with_config(_SCHEMA)
 @dataclass
@@ -163,9 +178,14 @@ class EvalConfig:
 @pydantic.with_config(_SCHEMA)
 @dataclass
 class TrainConfig:
+    """A training run's config: the keys of every run, then a section per learner of
+    :mod:`yacht_training.learners` (``ppo``, ``td``, ``rllib`` and those registered since: each registration adds
+    its section before ``eval``), then ``eval``."""
+
     # rule set: yacht, yahtzee, yahtzee-free-joker, yatzy, knizia, clubhouse or a registered one
     rules: StrictStr = "yacht"
-    algo: Literal[ALGOS] = "maskable_ppo"  # maskable_ppo (sb3-contrib), td (model-based TD), rllib_ppo (Ray RLlib)
+    # its choices are the registered learners (yacht_training.learners), set by _add_sections
+    algo: StrictStr = "maskable_ppo"  # maskable_ppo (sb3-contrib), td (model-based TD), rllib_ppo (Ray RLlib)
     total_timesteps: Annotated[StrictInt, Field(ge=1, le=10**13)] = 1_000_000  # environment steps of training
     seed: Seed = 0  # seed of the training games and the networks
     device: StrictStr = "cpu"  # torch device: cpu, cuda, cuda:N, auto, mps
@@ -183,10 +203,11 @@ class TrainConfig:
     # final model is then the policy of that moment. null: learn all of total_timesteps
     max_learning_s: Union[StrictFloat, StrictInt, None] = None  # noqa: UP007 - a time budget or null
     policy: PolicyConfig = field(default_factory=PolicyConfig)
-    ppo: PPOConfig = field(default_factory=PPOConfig)
-    td: TDConfig = field(default_factory=TDConfig)
-    rllib: RLlibConfig = field(default_factory=RLlibConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    if TYPE_CHECKING:  # the built-in learners' sections: their registration adds them (_add_sections)
+        ppo: PPOConfig
+        td: TDConfig
+        rllib: RLlibConfig
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -200,39 +221,49 @@ class TrainConfig:
 
 
 def _check_setup(cfg: TrainConfig) -> None:
-    """The rule set, the device and the budgets, each against what the algorithm accepts."""
+    """The rule set, the device and the budgets, then the learner's own checks (:mod:`yacht_training.learners`)."""
     if cfg.rules not in RULESETS:
         raise ValueError(f"config key 'rules': unknown rules {short_value(cfg.rules)}; accepted: {', '.join(RULESETS)}")
     if not re.fullmatch(r"cpu|cuda|auto|mps|cuda:\d{1,3}", cfg.device):
         raise ValueError(f"config key 'device': {short_value(cfg.device)}; accepted: {', '.join(DEVICES)}, cuda:N")
-    if cfg.algo == "td" and cfg.device not in ("cpu", "auto"):
-        raise ValueError(f"config key 'device': {short_value(cfg.device)}; algo td trains on the CPU (its turn search "
-                         "runs in the numba engine): use cpu")
-    rollout = cfg.ppo.n_steps * cfg.n_envs
-    if cfg.algo == "maskable_ppo" and rollout > MAX_ROLLOUT:
-        raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at most {MAX_ROLLOUT:,} (the rollout buffer "
-                         f"holds every step), got {cfg.ppo.n_steps:,} x {cfg.n_envs:,}")
-    if cfg.algo == "maskable_ppo" and rollout < 2:
-        raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at least 2 (a rollout of one step cannot be "
-                         f"trained on), got {cfg.ppo.n_steps} x {cfg.n_envs}")
+    learner = LEARNERS[cfg.algo]  # pydantic checked the name against the registered ones
     if cfg.max_learning_s is not None:
         v = cfg.max_learning_s  # an int of 400 digits has no float: compare before math.isfinite converts it
         if not 0 < v <= 1e12 or not math.isfinite(v):
             raise ValueError(f"config key 'max_learning_s' must be a number of seconds in (0, 1e12] or null, got "
                              f"{short_value(cfg.max_learning_s)}")
-        if cfg.algo != "maskable_ppo":
-            raise ValueError(f"config key 'max_learning_s' applies to algo maskable_ppo only, not {cfg.algo!r}: "
+        if not learner.time_budget:
+            takers = " or ".join(x.name for x in LEARNERS.values() if x.time_budget)
+            raise ValueError(f"config key 'max_learning_s' applies to algo {takers} only, not {cfg.algo!r}: "
                              "leave it out (null)")
-    if cfg.rllib.minibatch_size > cfg.rllib.train_batch_size:
-        raise ValueError(f"config key 'rllib.minibatch_size' ({cfg.rllib.minibatch_size}) must not exceed "
-                         f"'rllib.train_batch_size' ({cfg.rllib.train_batch_size})")
-    for key, end_at in (("ppo.learning_rate", True), ("ppo.clip_range", True), ("td.learning_rate", False),
-                        ("rllib.lr", False)):
-        v = _get(cfg, key)
-        start, end = schedule_ends(v, key) if end_at else (schedule_value(v, key), 0.0)
-        if not math.isfinite(start) or start <= 0 or end < 0:
-            raise ValueError(f"config key {key!r} must start above 0{' and end at 0 or above' if end_at else ''}, got "
-                             f"{short_value(v)}")
+    if learner.check is not None:
+        learner.check(cfg)
+
+
+def check_ppo(cfg: TrainConfig) -> None:
+    """MaskablePPO's checks (``algo: maskable_ppo``): a rollout of at least two steps that fits the buffer."""
+    rollout = cfg.ppo.n_steps * cfg.n_envs
+    if rollout > MAX_ROLLOUT:
+        raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at most {MAX_ROLLOUT:,} (the rollout buffer "
+                         f"holds every step), got {cfg.ppo.n_steps:,} x {cfg.n_envs:,}")
+    if rollout < 2:
+        raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at least 2 (a rollout of one step cannot be "
+                         f"trained on), got {cfg.ppo.n_steps} x {cfg.n_envs}")
+
+
+def check_td(cfg: TrainConfig) -> None:
+    """The TD learner's checks (``algo: td``): it trains on the CPU."""
+    if cfg.device not in ("cpu", "auto"):
+        raise ValueError(f"config key 'device': {short_value(cfg.device)}; algo {cfg.algo} trains on the CPU (its "
+                         "turn search runs in the numba engine): use cpu")
+
+
+def _check_schedule(v: float | str, key: str, end_at: bool) -> None:
+    """A learning rate or clip range of a section: it starts above 0 (and, ``end_at``, ends at 0 or above)."""
+    start, end = schedule_ends(v, key) if end_at else (schedule_value(v, key), 0.0)
+    if not math.isfinite(start) or start <= 0 or end < 0:
+        raise ValueError(f"config key {key!r} must start above 0{' and end at 0 or above' if end_at else ''}, got "
+                         f"{short_value(v)}")
 
 
 def _check_policy(cfg: TrainConfig) -> None:
@@ -240,9 +271,10 @@ def _check_policy(cfg: TrainConfig) -> None:
     if cfg.players == 2 and cfg.ppo.gamma != 1.0:
         raise ValueError(f"config key 'ppo.gamma' must be 1.0 with players: 2 (the shaping from the lead leaves the "
                          f"policy that wins most the best one only undiscounted), got {short_value(cfg.ppo.gamma)}")
-    if cfg.players == 2 and (cfg.algo != "maskable_ppo" or cfg.policy.kind == "turn_expectimax"
-                             or cfg.policy.ignore_observation):
-        raise ValueError(f"config key 'players': 2 (heads-up self-play) needs algo maskable_ppo with policy.kind mlp "
+    if cfg.players > LEARNERS[cfg.algo].max_players or cfg.players == 2 and (
+            cfg.policy.kind == "turn_expectimax" or cfg.policy.ignore_observation):
+        takers = " or ".join(x.name for x in LEARNERS.values() if x.max_players >= cfg.players)
+        raise ValueError(f"config key 'players': 2 (heads-up self-play) needs algo {takers} with policy.kind mlp "
                          f"or model_free and no policy.ignore_observation (the policy reads the table's "
                          f"observation), got algo {short_value(cfg.algo)} with policy.kind "
                          f"{short_value(cfg.policy.kind)}")
@@ -274,6 +306,41 @@ def _get(cfg: TrainConfig, key: str) -> Any:
     for part in key.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+# ---- the learners' sections ---------------------------------------------------------------------------------------
+
+_OWN_FIELDS = dataclasses.fields(TrainConfig)  # TrainConfig's keys without a learner's section
+
+
+def _add_sections() -> None:
+    """Rebuild :class:`TrainConfig` in place from the registered learners (:mod:`yacht_training.learners`):
+    ``algo`` one of their names, and a section of each, before ``eval``. In place, so that every module's
+    ``TrainConfig`` is this one; pydantic's validator is built again on its next use."""
+    global _ADAPTER
+    fields: list[dataclasses.Field[Any]] = []
+    for f in _OWN_FIELDS:
+        if f.name == "eval":
+            for learner in LEARNERS.values():
+                section: dataclasses.Field[Any] = field(default_factory=learner.settings)
+                section.name, section.type = learner.section, learner.settings
+                fields.append(section)
+        if f.name == "algo":
+            f.type = Literal[tuple(LEARNERS)] if LEARNERS else StrictStr  # type: ignore[assignment]
+        fields.append(f)
+    cls: Any = TrainConfig
+    for name in ("__init__", "__repr__", "__eq__", "__match_args__", "__dataclass_fields__", "__dataclass_params__"):
+        if name in cls.__dict__:
+            delattr(cls, name)
+    cls.__annotations__ = {f.name: f.type for f in fields}
+    for f in fields:
+        setattr(cls, f.name, f)  # dataclass() reads each Field back from the class
+    dataclasses.dataclass(cls)  # a section's class attribute goes: dataclass() keeps none for a default_factory
+    _ADAPTER = None
+
+
+on_register(_add_sections)
+_add_sections()
 
 
 # ---- pydantic's errors in the schema's words -------------------------------------------------------------------

@@ -24,10 +24,9 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvObs, VecEnvStepReturn
 
 from yacht_agents.random_agent import RandomAgent
 from yacht_agents.sb3_agent import action_scores
@@ -36,6 +35,7 @@ from yacht_env.actions import action_mask, num_actions
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState
 from yacht_tools.seeds import agent_seed, game_seed
+from yacht_training.sb3_vec_env import SharedVecEnv
 
 SEATS = 2
 Opponent = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -62,7 +62,7 @@ class SnapshotOpponent:
         return torch.multinomial(probs, 1, generator=self.gen).squeeze(1).numpy().astype(np.int64)
 
 
-class HeadsUpVecEnv(VecEnv):
+class HeadsUpVecEnv(SharedVecEnv):
     """``num_envs`` games of two, the learner in one seat, ``opponent`` in the other (module docstring)."""
 
     def __init__(self, num_envs: int, rules: str | RuleSet = "yacht", *, seed: int = 0, reward_scale: float = 0.02,
@@ -81,7 +81,6 @@ class HeadsUpVecEnv(VecEnv):
         self.seats = np.zeros(num_envs, dtype=np.int64)
         self.games = np.zeros(num_envs, dtype=np.int64)
         self.potential = np.zeros(num_envs, dtype=np.float64)
-        self._actions: np.ndarray | None = None
 
     # ---- one game ------------------------------------------------------------------------------------------
     def _new_game(self, i: int) -> None:
@@ -130,18 +129,11 @@ class HeadsUpVecEnv(VecEnv):
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return self._obs()
 
-    def step_async(self, actions: np.ndarray) -> None:
-        """Keep the learner's actions for :meth:`step_wait`."""
-        self._actions = np.asarray(actions).reshape(self.num_envs)
-
     def step_wait(self) -> VecEnvStepReturn:
         """Play the learner's actions, then the opponent's until the learner is to act again; an ended game gives its
         result (``infos[i]['outcome']``) and is replaced by the slot's next one."""
-        if self._actions is None:
-            raise RuntimeError("call step_async() before step_wait()")
-        for i, a in enumerate(self._actions.tolist()):
+        for i, a in enumerate(self._take_actions().tolist()):
             self.tables[i] = MP.play(self.tables[i], int(a), self.rngs[i], self.unique_keeps)[0]
-        self._actions = None
         self._opponent_moves(range(self.num_envs))
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
@@ -169,31 +161,6 @@ class HeadsUpVecEnv(VecEnv):
     def action_masks(self) -> np.ndarray:
         """(N, A) bool masks of the learner's legal actions."""
         return np.stack([action_mask(t[int(s)], self.unique_keeps) for t, s in zip(self.tables, self.seats)])
-
-    def has_attr(self, attr_name: str) -> bool:
-        """Whether the env has ``attr_name`` (one object serves every slot)."""
-        return hasattr(self, attr_name)
-
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        """The env's attribute, once per requested slot."""
-        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        """Set an attribute of the env (for every slot: they share it)."""
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
-                   **method_kwargs: Any) -> list[Any]:
-        """``action_masks`` gives row i per game (what MaskablePPO stacks); other methods are called per game."""
-        idx = list(self._get_indices(indices))
-        if method_name == "action_masks":
-            return list(self.action_masks()[idx])
-        fn = getattr(self, method_name)
-        return [fn(*method_args, **method_kwargs) for _ in idx]
-
-    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
-        """No slot is wrapped."""
-        return [False for _ in self._get_indices(indices)]
 
 
 def win_evaluation(agent: Any, rules: str | RuleSet, games: int, seed: int, progress: bool = False

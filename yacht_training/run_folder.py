@@ -3,7 +3,8 @@
 Layout: ``config.yaml`` (the resolved config), ``command.txt`` (every command that ran in the folder),
 ``config_changes.txt`` (what the options of each ``--resume`` changed in the config), ``.lock`` (held by the
 ``train.py`` working in the folder),
-``checkpoints/step_<N>.<ext>`` (periodic, and at the end or on Ctrl-C), ``evaluations.json`` (periodic
+``checkpoints/step_<N>.<ext>`` (periodic, and at the end or on Ctrl-C; the suffix is the learner's,
+:mod:`yacht_training.learners`), ``evaluations.json`` (periodic
 evaluations), ``training_time.json``, the models (``final_model``, ``best_model``), ``eval.json`` (the final
 evaluation) and ``learning_curve.png``. Every file a later run reads is written atomically
 (:mod:`yacht_env.files`). ``--resume`` takes the newest checkpoint that loads, falling back past a torn one
@@ -29,6 +30,7 @@ from yacht_env.file_lock import FileLock
 from yacht_env.files import append_own, read_regular, regular_file_problem, write_text_atomic
 from yacht_tools.plots import figure, legend_below, save
 from yacht_training.config import TrainConfig
+from yacht_training.learners import get_learner
 
 EVALS_FILE = "evaluations.json"
 MAX_EVALS_BYTES = 64 << 20
@@ -37,8 +39,6 @@ TIME_FILE = "training_time.json"
 CONFIG_FILE = "config.yaml"
 CHANGES_FILE = "config_changes.txt"
 LOCK_FILE = ".lock"
-CHECKPOINT_SUFFIX = {"maskable_ppo": ".zip", "td": ".pt", "rllib_ppo": ".pt"}
-"""Per algorithm: the file type of its checkpoints."""
 _STEP = re.compile(r"^step_(\d+)$")
 
 T = TypeVar("T")
@@ -124,7 +124,7 @@ def record_run(run_dir: Path, cfg: TrainConfig, argv: list[str], changes: Sequen
 
 def checkpoint_path(run_dir: Path, cfg: TrainConfig, steps: int) -> Path:
     """Where the checkpoint at ``steps`` environment steps goes."""
-    return run_dir / "checkpoints" / f"step_{steps}{CHECKPOINT_SUFFIX[cfg.algo]}"
+    return run_dir / "checkpoints" / f"step_{steps}{get_learner(cfg.algo).checkpoint}"
 
 
 def checkpoints(run_dir: Path, cfg: TrainConfig) -> list[tuple[int, Path]]:
@@ -133,7 +133,7 @@ def checkpoints(run_dir: Path, cfg: TrainConfig) -> list[tuple[int, Path]]:
     if not folder.is_dir():
         return []
     out = []
-    for p in folder.glob(f"step_*{CHECKPOINT_SUFFIX[cfg.algo]}"):
+    for p in folder.glob(f"step_*{get_learner(cfg.algo).checkpoint}"):
         m = _STEP.match(p.stem)
         if m:
             out.append((int(m.group(1)), p))
@@ -147,8 +147,8 @@ def load_newest(run_dir: Path, cfg: TrainConfig, load: Callable[[Path], T],
     ``ValueError`` if none loads."""
     found = checkpoints(run_dir, cfg)
     if not found:
-        raise ValueError(f"--resume {str(run_dir)!r}: no checkpoints/step_*{CHECKPOINT_SUFFIX[cfg.algo]} there to "
-                         "resume from")
+        suffix = get_learner(cfg.algo).checkpoint
+        raise ValueError(f"--resume {str(run_dir)!r}: no checkpoints/step_*{suffix} there to resume from")
     errors = []
     for _steps, path in found:
         try:

@@ -1,4 +1,5 @@
-"""A stable-baselines3 ``VecEnv`` over the vector engine, with the ``action_masks`` MaskablePPO reads.
+"""A stable-baselines3 ``VecEnv`` over the vector engine, with the ``action_masks`` MaskablePPO reads, and
+:class:`SharedVecEnv`, the SB3 plumbing it shares with the heads-up ``VecEnv`` (:mod:`yacht_training.heads_up`).
 
 sb3-contrib's MaskablePPO gets masks from a VecEnv through ``env.has_attr("action_masks")`` and
 ``np.stack(env.env_method("action_masks"))`` (``sb3_contrib.common.maskable.utils``); both are answered here from
@@ -22,10 +23,78 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices,
 from yacht_env.rules import RuleSet
 from yacht_env.vector.env import YachtVectorEnv
 
-_PER_GAME_METHODS = ("action_masks", "state", "generator")
+
+class SharedVecEnv(VecEnv):
+    """The SB3 ``VecEnv`` plumbing of an env whose games share one object (an engine, or the env itself): the
+    actions kept from ``step_async`` for ``step_wait``, and SB3's per-sub-environment access (``has_attr``,
+    ``get_attr``, ``set_attr``, ``env_method``, ``env_is_wrapped``) answered from that one object, with
+    ``env_method("action_masks")`` giving row i of the (N, A) masks, as MaskablePPO stacks them.
+
+    A subclass gives ``reset``, ``step_wait`` (taking the actions with :meth:`_take_actions`), ``close`` and
+    ``action_masks``; ``_holder()`` (the object the attributes live on; the env itself by default) and
+    ``PER_GAME`` (the holder's methods that take the game's index: ``env_method`` calls ``method(i)`` per game)."""
+
+    PER_GAME: tuple[str, ...] = ()
+    _actions: np.ndarray | None = None
+
+    def _holder(self) -> Any:
+        """The object whose attributes and methods every game shares."""
+        return self
+
+    def action_masks(self) -> np.ndarray:
+        """(N, A) bool masks of the legal actions."""
+        raise NotImplementedError
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Keep the actions (one per game) for ``step_wait``."""
+        self._actions = np.asarray(actions).reshape(self.num_envs)
+
+    def _take_actions(self) -> np.ndarray:
+        """The actions of the last ``step_async``, once; ``RuntimeError`` if there were none."""
+        if self._actions is None:
+            raise RuntimeError("call step_async() before step_wait()")
+        actions, self._actions = self._actions, None
+        return actions
+
+    def _indices(self, indices: VecEnvIndices) -> list[int]:
+        return list(self._get_indices(indices))
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name in ("action_masks", *self.PER_GAME) or hasattr(self._holder(), attr_name)
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """The shared attribute, once per requested game."""
+        holder = self._holder()
+        if not hasattr(holder, attr_name):
+            raise AttributeError(f"{type(holder).__name__} has no attribute {attr_name!r}")
+        value = getattr(holder, attr_name)
+        return [value for _ in self._indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Set a shared attribute; only for all games at once."""
+        if len(self._indices(indices)) != self.num_envs:
+            raise ValueError("the games share one object: set attributes for all of them (indices=None)")
+        setattr(self._holder(), attr_name, value)
+
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
+                   **method_kwargs: Any) -> list[Any]:
+        """``action_masks``: row i of the masks per game; a ``PER_GAME`` method: ``method(i)`` per game; any other
+        method of the holder: called once per requested game."""
+        idx = self._indices(indices)
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return list(masks[idx]) if len(idx) != self.num_envs else list(masks)
+        fn = getattr(self._holder(), method_name)
+        if method_name in self.PER_GAME:
+            return [fn(i) for i in idx]
+        return [fn(*method_args, **method_kwargs) for _ in idx]
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
+        """No game is wrapped."""
+        return [False for _ in self._indices(indices)]
 
 
-class YachtSB3VecEnv(VecEnv):
+class YachtSB3VecEnv(SharedVecEnv):
     """SB3 ``VecEnv`` of ``num_envs`` games on :class:`~yacht_env.vector.env.YachtVectorEnv`.
 
     - ``reward_scale``: rewards are multiplied by it (e.g. 1/50 keeps returns near 1-10); ``infos[i]["final_score"]``
@@ -34,6 +103,8 @@ class YachtSB3VecEnv(VecEnv):
     - the other keyword arguments go to :class:`~yacht_env.vector.env.YachtVectorEnv` (``strict``,
       ``unique_keeps``, ``max_episode_steps``, ...).
     """
+
+    PER_GAME = ("state", "generator")
 
     def __init__(self, num_envs: int = 8, rules: str | RuleSet = "yacht", reward_scale: float = 1.0,
                  seed: int | None = None, venv: YachtVectorEnv | None = None, **env_kwargs: Any) -> None:
@@ -49,7 +120,6 @@ class YachtSB3VecEnv(VecEnv):
         self.render_mode = self.venv.render_mode
         super().__init__(self.venv.num_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self.metadata = dict(self.venv.metadata)  # render_fps: the frame rate VecVideoRecorder writes
-        self._actions: np.ndarray | None = None
         if seed is not None:
             self.seed(seed)
 
@@ -66,14 +136,8 @@ class YachtSB3VecEnv(VecEnv):
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return obs
 
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs)
-
     def step_wait(self) -> VecEnvStepReturn:
-        if self._actions is None:
-            raise RuntimeError("call step_async() before step_wait()")
-        obs, reward, terminated, truncated, info = self.venv.step(self._actions)
-        self._actions = None
+        obs, reward, terminated, truncated, info = self.venv.step(self._take_actions())
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if "final_obs" in info:
@@ -94,42 +158,8 @@ class YachtSB3VecEnv(VecEnv):
         """(N, A) bool masks of the legal actions."""
         return self.venv.action_masks()
 
-    # ---- per-sub-environment access (SB3 semantics) -------------------------------------------------------
-    def _indices(self, indices: VecEnvIndices) -> list[int]:
-        return list(self._get_indices(indices))
-
-    def has_attr(self, attr_name: str) -> bool:
-        return attr_name in _PER_GAME_METHODS or hasattr(self.venv, attr_name)
-
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        """The engine's attribute, once per requested game (all games share one engine)."""
-        if not hasattr(self.venv, attr_name):
-            raise AttributeError(f"{type(self.venv).__name__} has no attribute {attr_name!r}")
-        value = getattr(self.venv, attr_name)
-        return [value for _ in self._indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        """Set an attribute on the engine; only for all games at once."""
-        if len(self._indices(indices)) != self.num_envs:
-            raise ValueError("the games share one engine: set attributes for all of them (indices=None)")
-        setattr(self.venv, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
-                   **method_kwargs: Any) -> list[Any]:
-        """Per-game methods: ``action_masks`` (row i of the masks, what MaskablePPO stacks), ``state``,
-        ``generator``; any other engine method is called once per requested game."""
-        idx = self._indices(indices)
-        if method_name == "action_masks":
-            masks = self.venv.action_masks()
-            return list(masks[idx]) if len(idx) != self.num_envs else list(masks)
-        if method_name in ("state", "generator"):
-            fn = getattr(self.venv, method_name)
-            return [fn(i) for i in idx]
-        fn = getattr(self.venv, method_name)
-        return [fn(*method_args, **method_kwargs) for _ in idx]
-
-    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
-        return [False for _ in self._indices(indices)]
+    def _holder(self) -> YachtVectorEnv:
+        return self.venv  # the engine: SB3's get_attr / env_method reach its attributes and methods
 
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
         """Seeds for the next reset: game i gets ``seed + i`` (SB3's convention)."""
