@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
+from filelock import FileLock, Timeout
 
-from yacht_env.file_lock import FileLock
 from yacht_env.files import append_own, read_regular, regular_file_problem, write_text_atomic
 from yacht_tools.plots import figure, legend_below, save
 from yacht_training.config import TrainConfig
@@ -45,21 +45,21 @@ T = TypeVar("T")
 
 
 class RunLock:
-    """An exclusive ``flock`` on ``<run folder>/.lock``, held while one ``train.py`` works in the folder: a second
-    process (a second ``--resume``) is refused at once instead of interleaving its checkpoints with the first's.
-    The kernel drops the lock when the process ends, however it ends."""
+    """An exclusive lock (``filelock``: ``flock`` on Unix) on ``<run folder>/.lock``, held while one ``train.py``
+    works in the folder: a second process (a second ``--resume``) is refused at once instead of interleaving its
+    checkpoints with the first's. The kernel drops the lock when the process ends, however it ends."""
 
     def __init__(self, run_dir: Path) -> None:
         self.path = run_dir / LOCK_FILE
-        self._lock = FileLock(self.path)
-        if not self._lock.acquire():
+        self._lock = FileLock(self.path, timeout=0)
+        try:
+            self._lock.acquire()
+        except Timeout:
             with open(self.path, encoding="ascii", errors="replace") as f:
                 holder = f.read(32).strip() or "?"
             raise ValueError(f"run folder {str(run_dir)!r} is in use by another train.py (pid {holder}); wait for it "
-                             "to end or stop it first")
-        assert self._lock.fd is not None
-        os.ftruncate(self._lock.fd, 0)
-        os.pwrite(self._lock.fd, f"{os.getpid()}\n".encode(), 0)
+                             "to end or stop it first") from None
+        self.path.write_text(f"{os.getpid()}\n", encoding="ascii")  # the holder, for the message above
 
     def release(self) -> None:
         self._lock.release()
