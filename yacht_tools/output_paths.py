@@ -208,7 +208,8 @@ def check_output_paths(paths: dict[str, str | Path | None], inputs: Sequence[Inp
 def agent_inputs(specs: Sequence[str | None]) -> list[Input]:
     """What the agent specs of a command read from disk (a model file, a run folder's model and ``eval.json``, a
     shipped model): the inputs its outputs may not replace."""
-    from yacht_agents.loader import MODEL_SUFFIXES, SHIPPED_MODELS_DIR
+    from yacht_agents.loader import SHIPPED_MODELS_DIR
+    from yacht_agents.model_kinds import model_suffixes
 
     out = []
     for spec in (s.strip() for s in specs if isinstance(s, str) and s.strip()):
@@ -217,6 +218,6 @@ def agent_inputs(specs: Sequence[str | None]) -> list[Input]:
             out.append(Input(path, "the run folder", ("eval.json", "final_model.*", "best_model.*")))
         elif path.exists():
             out.append(Input(path, "the model file"))
-        out += [Input(SHIPPED_MODELS_DIR / f"{spec}{suffix}", f"the shipped model of {spec!r}")
-                for suffix in MODEL_SUFFIXES if "/" not in spec and (SHIPPED_MODELS_DIR / f"{spec}{suffix}").is_file()]
+        shipped = [SHIPPED_MODELS_DIR / f"{spec}{suffix}" for suffix in model_suffixes()] if "/" not in spec else []
+        out += [Input(p, f"the shipped model of {spec!r}") for p in shipped if p.is_file()]
     return out
