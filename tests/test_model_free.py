@@ -137,7 +137,7 @@ def test_saved_model_loads_through_the_safe_loader(rules: str, keep_head: str, v
             blob = zin.read(item)
             if item.filename == "data":
                 data = json.loads(blob)
-                data["policy_kwargs"]["vf_arch"] = [60000, 60000]
+                data["policy_kwargs"]["vf_arch"] = [1024, 1024]
                 blob = json.dumps(data).encode()
             zout.writestr(item, blob)
     with pytest.raises(ValueError, match="does not describe its own network"):

@@ -84,8 +84,11 @@ def test_a_hostile_network_size_is_refused_before_it_is_built(tmp_path: Path,
 
 def test_a_network_larger_than_the_weights_in_the_file_is_refused_before_it_is_built(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Within the caps, 16 layers of 4,096 would still be 1 GB of weights built for a file of a few KB."""
-    rc, err = _eval_cli(_td_file(tmp_path, lambda d: d["meta"].update(hidden=[4096] * 16)), capsys)
+    """Within the caps, 3 layers of 1,024 would still be 8 MB of weights built for a file of a few KB; 16 layers of
+    4,096 (1 GB) are over the cap on any network's size."""
+    rc, err = _eval_cli(_td_file(tmp_path, lambda d: d["meta"].update(hidden=[1024] * 3)), capsys)
     assert rc == 2 and err.count("\n") == 1
     assert "the network weights do not fit its metadata: it declares a network of " in err
-    assert "(16 hidden layers of up to 4,096 units), the file holds 121" in err
+    assert "(3 hidden layers of up to 1,024 units), the file holds 121" in err
+    rc, err = _eval_cli(_td_file(tmp_path, lambda d: d["meta"].update(hidden=[4096] * 16)), capsys)
+    assert rc == 2 and err.count("\n") == 1 and "more than the limit of 4,194,304 (MAX_NETWORK_NUMBERS" in err
