@@ -117,20 +117,30 @@ def check_solve_memory(rules: RuleSet) -> None:
 
 def _states(layout: Layout, reach: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The reachable non-final turn-start states as flat indices, and their layers (number of filled boxes),
-    fullest scorecard first and grouped by filled set within a layer."""
+    fullest scorecard first and grouped by filled set within a layer. Listed :data:`SETS_CHUNK` filled sets at a
+    time: Ctrl-C is seen between two chunks (one pass over every set of 20 boxes took seconds), and no array of
+    every (set, upper total, five-of-a-kind) cell is held."""
     C, U, Y = layout.num_categories, layout.U, layout.Y
-    F = np.arange(1 << C)
-    popcount = _popcount(C)
-    ok_u = _capped_reach(layout, reach)[F & ((1 << NUM_UPPER) - 1)]
-    ok = np.broadcast_to(ok_u[:, :, None], (1 << C, U, Y)).copy()
-    if Y == 2:
-        ok[:, :, 1] &= (F >> layout.five_kind_category & 1 == 1)[:, None]
-    ok[popcount == C] = False  # the final state is worth 0, nothing to solve
-    order = np.argsort(-popcount, kind="stable")  # filled sets, fullest first
-    pos = np.flatnonzero(ok[order].ravel())
     UY = U * Y
-    F_of = order[pos // UY]
-    return (F_of * UY + pos % UY).astype(np.int64), popcount[F_of]
+    popcount = _popcount(C)
+    capped = _capped_reach(layout, reach)
+    order = np.argsort(-popcount, kind="stable")  # filled sets, fullest first
+    states, layers = [], []
+    for lo in range(0, len(order), SETS_CHUNK):
+        F = order[lo:lo + SETS_CHUNK]
+        ok = np.broadcast_to(capped[F & ((1 << NUM_UPPER) - 1)][:, :, None], (len(F), U, Y)).copy()
+        if Y == 2:
+            ok[:, :, 1] &= (F >> layout.five_kind_category & 1 == 1)[:, None]
+        ok[popcount[F] == C] = False  # the final state is worth 0, nothing to solve
+        pos = np.flatnonzero(ok.ravel())
+        F_of = F[pos // UY]
+        states.append((F_of * UY + pos % UY).astype(np.int64))
+        layers.append(popcount[F_of])
+    return np.concatenate(states), np.concatenate(layers)
+
+
+SETS_CHUNK = 1 << 14
+"""Filled sets listed at a time by :func:`_states`."""
 
 
 LAYER_CHUNK = 1 << 16
