@@ -301,18 +301,24 @@ def _python_tables(rules: str) -> tuple[tuple[int, ...], tuple[int, ...], list[l
 
 
 def encode(state: GameState, out: np.ndarray | None = None) -> np.ndarray:
-    """The observation of ``state`` (a new float32 array, or written into ``out``)."""
+    """The observation of ``state`` (a new float32 array, or written into ``out``). A state between two turns at a
+    table (:attr:`~yacht_env.state.GameState.awaits_roll`: no dice yet) shows zeros in the dice and rolls slices and,
+    with no legal box, in the slices computed from the dice."""
     rs = state.ruleset
     t = encoding_tables(rs.name)
     fields, params, score, joker = _python_tables(rs.name)
     obs = np.empty(size(rs), dtype=np.float32) if out is None else out
-    h = state.hand
+    unrolled = state.awaits_roll
+    h = 0 if unrolled else state.hand
     face = int(FIVE_KIND_FACE[h])
     filled = state.filled_bits
-    legal = 0 if state.is_over else legal_bits(params, face, filled)
+    legal = 0 if state.is_over or unrolled else legal_bits(params, face, filled)
     box = state.yahtzee_box if rs.has_five_kind_box else None
     write_observation(obs, t._replace(fields=fields), HandRules(params, score[h], joker[h], face),
-                      Position(h, state.rolls_left, filled, state.upper_total, -1 if box is None else box, legal))
+                      Position(h, 0 if unrolled else state.rolls_left, filled, state.upper_total,
+                               -1 if box is None else box, legal))
+    if unrolled:
+        obs[:HAND_PART] = 0.0
     return obs
 
 
@@ -367,17 +373,19 @@ def decode_batch(obs: np.ndarray, rules: str | RuleSet) -> DecodedBatch:
 
 def decode(obs: np.ndarray, rules: str | RuleSet) -> dict[str, Any]:
     """Readable fields of an observation: dice, rolls left, open categories, turn, the bonus fields, and (layout 2)
-    the upper boxes that secure the bonus now and whether the Joker applies."""
+    the upper boxes that secure the bonus now and whether the Joker applies. Zeros in the dice and rolls slices (a
+    seat between its turns at a table) read as no dice and 3 rolls left."""
     rs = get_rules(rules)
     obs = np.asarray(obs, dtype=np.float64)
     if obs.shape != (size(rs),):
         raise ValueError(f"observation for rules {rs.name!r} must have shape ({size(rs)},), got {obs.shape}")
     lay = layout(rs)
     b = decode_batch(obs[None], rs)
+    unrolled = not obs[:HAND_PART].any()  # between two turns at a table: the turn's first roll is still to come
     out: dict[str, Any] = {
-        "dice": [int(f) for f in D.HANDS[b.hand[0]]],
-        "dice_counts": [int(c) for c in D.HAND_COUNTS[b.hand[0]]],
-        "rolls_left": int(b.rolls[0]),
+        "dice": [] if unrolled else [int(f) for f in D.HANDS[b.hand[0]]],
+        "dice_counts": [0] * D.NUM_FACES if unrolled else [int(c) for c in D.HAND_COUNTS[b.hand[0]]],
+        "rolls_left": ROLLS_PER_TURN if unrolled else int(b.rolls[0]),
         "open": [c for c, v in zip(rs.category_ids, b.open[0]) if v],
         "points": {c: round(v * POINTS_SCALE) for c, v in zip(rs.category_ids, obs[lay["points"]]) if v > 0},
         "turn": round(obs[lay["turn"].start] * rs.num_categories),
