@@ -377,7 +377,7 @@ def test_a_step_after_every_agent_left_is_refused() -> None:
     e = MP.env(2)
     e.reset(seed=2)
     pick = np.random.default_rng(0)
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         e.step(None if term or trunc else int(pick.choice(np.flatnonzero(obs["action_mask"]))))
     assert e.agents == []

@@ -81,10 +81,11 @@ class DistributionTable:
             out[-1] = 1.0
             return ScoreDistribution(out)
         F, u, y = self.layout.key(state.filled_bits, state.upper_total, state.yahtzee_box)
-        if state.awaits_roll:
-            return ScoreDistribution(self.of_key(int(F), int(u), int(y), state.total).astype(np.float64))
         s = (F * self.layout.U + u) * self.layout.Y + y
-        out = np.empty(max(int(self.table.offsets[s + 1] - self.table.offsets[s]), 1))  # s's row: no more can come
+        width = max(int(self.table.offsets[s + 1] - self.table.offsets[s]), 1)  # s's row: no more can come
+        if state.awaits_roll:
+            return ScoreDistribution(np.concatenate([np.zeros(state.total), self.table.row(s)[:width]]))
+        out = np.empty(width)
         DK.turn_distribution(search_tables(self.rules), self._E, self.table.kernel, s, _KEEP_MASK, state.hand,
                              state.rolls_left, out)
         return ScoreDistribution(np.concatenate([np.zeros(state.total), out]))

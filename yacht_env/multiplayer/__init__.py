@@ -59,4 +59,5 @@ from yacht_env.multiplayer.table import (
 
 __all__ = ["HAS_PETTINGZOO", "MAX_PLAYERS", "MIN_PLAYERS", "OUTCOME_NAMES", "REWARD_MODES", "SCORE_SCALE", "bounds",
            "check_num_players", "check_position", "deal_turn", "decode", "encode", "env", "is_over", "layout",
-           "max_total", "new_table", "outcome", "play", "ranks", "raw_env", "render_table", "seat_to_act", "size", "win_shares"]
+           "max_total", "new_table", "outcome", "play", "ranks", "raw_env", "render_table", "seat_to_act", "size",
+           "win_shares"]
