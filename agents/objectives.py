@@ -4,7 +4,8 @@
 table of :mod:`yacht_solver.reach`): its success rate estimates P*(T).
 
 ``optimal-win`` (:class:`WinAgent`) plays to finish first. At each of its turns it takes the exact distribution of
-every opponent's final score from the opponent's present state (their play being the expected-score optimum,
+every opponent's final score from the opponent's present state, between its turns and before its next roll (their
+play being the expected-score optimum,
 :mod:`yacht_solver.distribution`), turns it into ``g(f)``, the win share a final score of ``f`` would bring
 (ties shared as the tournament shares them), and searches its turn exactly for the end-of-turn value
 ``sum_t (g(t) - g(t - 1)) * P*(at least t - total more points)`` from the reach table: each threshold's best
@@ -25,7 +26,7 @@ import numpy as np
 from yacht_agents.base import Agent
 from yacht_env.digits import parse_digits
 from yacht_env.rules import RuleSet
-from yacht_env.state import GameState
+from yacht_env.state import ROLLS_PER_TURN, GameState
 from yacht_solver import ReachSolution, distribution_table, solve, solve_reach
 from yacht_solver import reach_kernels as RK
 from yacht_solver import win_kernels as WK
@@ -122,6 +123,14 @@ def win_shares_by_score(opponents: Sequence[np.ndarray]) -> np.ndarray:
     return (poly / np.arange(1, len(opponents) + 2)[:, None]).sum(axis=0)
 
 
+def _before_roll(state: GameState) -> GameState:
+    """``state`` as it is between its turns, before its next roll: its dice (if a position gave it any) dropped,
+    unless its game is over."""
+    if state.is_over or state.awaits_roll:
+        return state
+    return GameState(state.rules, (), ROLLS_PER_TURN, state.scores, state.bonus_count)
+
+
 class WinAgent(Agent):
     """Plays to finish first at a table of two or more (see the module docstring); alone it plays the expected-score
     optimum. Deterministic."""
@@ -146,16 +155,18 @@ class WinAgent(Agent):
         return self.expected.best_action(state)
 
     def act_at_table(self, states: Sequence[GameState], seat: int, mask: np.ndarray) -> int:
-        """The action of ``seat`` at a table whose seats are in ``states``."""
+        """The action of ``seat`` at a table whose seats are in ``states``. Every other seat is between its turns:
+        its next roll is not made yet, so it is valued before that roll (dice a position holds for it are not
+        read)."""
         me = states[seat]
-        others = [s for i, s in enumerate(states) if i != seat]
+        others = [_before_roll(s) for i, s in enumerate(states) if i != seat]
         if not others:
             return self.expected.best_action(me)
         return int(self.win_values(me, others)[1])
 
     def win_values(self, me: GameState, others: Sequence[GameState]) -> tuple[np.ndarray, int]:
         """(32 + C,) this agent's estimate of its win share after each legal action (NaN where illegal), and the
-        action it plays."""
+        action it plays; each of ``others`` valued from its state as given (at a table, between its turns)."""
         ends = self._turn_ends(me, others)
         key = self.reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box)
         pos = Positions(*(np.array([v]) for v in (*key, me.hand, me.rolls_left)))

@@ -181,3 +181,51 @@ def test_a_heads_up_record_with_bad_fields_is_refused(change: Any, match: str) -
     change(record["final"], record["references"])
     with pytest.raises(ValueError, match=match):
         P.check_record(record, "the record")
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"num_envs": 0}, r"num_envs must be an integer in 1\.\."),
+    ({"reward_scale": float("nan")}, r"reward_scale must be a finite number in 0\.\..*got nan"),
+    ({"reward_scale": 1e300}, r"reward_scale must be a finite number .*float32 rewards"),
+    ({"reward_scale": -0.5}, r"reward_scale must be a finite number in 0\.\."),
+    ({"reward_scale": "0.1"}, r"reward_scale must be a finite number"),
+])
+def test_self_play_settings_that_cannot_work_are_refused_in_one_line(kwargs: dict[str, Any], match: str,
+                                                                     small: str) -> None:
+    args = {"num_envs": 2, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        HeadsUpVecEnv(args.pop("num_envs"), small, **args)
+
+
+def test_a_bad_learner_action_is_refused_and_no_game_moves(small: str) -> None:
+    env = HeadsUpVecEnv(2, small, seed=1)
+    env.reset()
+    before = list(env.tables)
+    legal = [int(np.flatnonzero(m)[0]) for m in env.action_masks()]
+    for actions, match in [([999, legal[1]], r"action 999 is outside the action space: accepted 0\.\."),
+                           ([legal[0]], "one action per game: 2 actions, got 1"),
+                           ([legal[0], 2.5], "action must be an integer"),
+                           ([legal[0], 31], r"game 1: action 31 .* is illegal")]:
+        with pytest.raises(ValueError, match=match):
+            env.step(np.array(actions, dtype=object if 2.5 in actions else None))
+        assert env.tables == before
+
+
+def test_no_seat_holds_dice_between_its_turns_in_self_play(small: str) -> None:
+    """At each of the learner's decisions the other seat awaits its roll (or has finished)."""
+    env = HeadsUpVecEnv(4, small, seed=2)
+    _, _ = _play(env, 0, seed=0)
+    rng = np.random.default_rng(5)
+    for _ in range(60):
+        for table, seat in zip(env.tables, env.seats.tolist()):
+            assert not table[seat].awaits_roll and (table[1 - seat].awaits_roll or table[1 - seat].is_over)
+        env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
+
+
+def test_optimal_win_estimate_and_count_agree(small: str) -> None:
+    """optimal-win's chance to win by the exact win-regret and its win count agree: it reads no roll that is not
+    made, so the estimate has no gap to the count."""
+    res = H.chance_against_optimal_duel("optimal-win", small, 2_000, seed=3)
+    lo, hi = res["chance_ci95"]
+    wlo, whi = res["win_rate_ci95"]
+    assert max(lo, wlo) <= min(hi, whi)

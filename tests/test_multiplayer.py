@@ -247,16 +247,21 @@ def test_bad_arguments_and_actions() -> None:
         e.reset(options={"states": [_card(FULL), _card(FULL)]})
     with pytest.raises(ValueError, match="yacht GameStates"):
         e.reset(options={"states": [_card(FULL), GameState("yahtzee", (1, 2, 3, 4, 5), 2, (None,) * 13)]})
-    e.reset(options={"states": ["yacht | dice 1 2 3 4 5 | rolls 0 | filled choice=20", "dice 6 6 6 6 6 | rolls 2"]})
+    with pytest.raises(ValueError, match=r"seat 0 is between its turns .* holds dice .*\('dice -'"):
+        e.reset(options={"states": ["yacht | dice 1 2 3 4 5 | rolls 0 | filled choice=20", "dice 6 6 6 6 6 | rolls 2"]})
+    e.reset(options={"states": ["yacht | dice - | rolls 3 | filled choice=20", "dice 6 6 6 6 6 | rolls 2"]})
     assert e.agent_selection == "player_1"  # player_0 has filled one box more
     e.step(NUM_KEEP_ACTIONS + 11)  # player_1 scores Yacht: 50
     assert e.agent_selection == "player_0" and e.unwrapped.state_of("player_1").scores[11] == 50
-    with pytest.raises(ValueError, match="player_0: action 0 .* no rolls left"):
-        e.step(0)
+    mine = e.unwrapped.state_of("player_0")
+    assert mine.rolls_left == 2 and len(mine.dice) == 5  # its first roll, made as its turn began
+    assert e.unwrapped.state_of("player_1").awaits_roll  # and player_1's next one is not made yet
     with pytest.raises(ValueError, match="'choice' is already filled"):
         e.step(NUM_KEEP_ACTIONS + 10)
-    e.step(NUM_KEEP_ACTIONS + 9)  # Big Straight with 1 2 3 4 5: 0
-    assert e.agent_selection == "player_1" and e.unwrapped.state_of("player_0").scores[9] == 0
+    e.step(NUM_KEEP_ACTIONS + 9)  # Big Straight
+    assert e.agent_selection == "player_1" and e.unwrapped.state_of("player_0").scores[9] == mine.points(9)
+    e.reset(seed=4, options={"states": ["yacht | dice - | rolls 3 | filled -"] * 2})  # the seat to act rolls
+    assert e.unwrapped.state_of("player_0").rolls_left == 2 and e.unwrapped.state_of("player_1").awaits_roll
 
 
 def test_illegal_reward_wrapper_ends_the_game() -> None:
@@ -308,3 +313,74 @@ def test_step_for_an_agent_not_to_act_before_reset_or_after_the_end_is_refused()
             e.step(int(np.flatnonzero(e.action_masks())[-1]))
     with pytest.raises(ValueError, match=r"^step\(\) after the game ended and every agent left: call reset\(\)"):
         e.step(None)
+
+
+def test_a_seat_rolls_at_the_start_of_its_own_turn() -> None:
+    """Dice are dealt at the start of each seat's turn, never before: after the second player scores, the chance
+    outcome that follows is the first player's own next roll (a different draw, different dice for player 0, the
+    same for player 1), and at a new table only seat 0 has rolled."""
+    table = MP.new_table("yacht", 2, np.random.default_rng(0))
+    assert len(table[0].dice) == 5 and table[1].awaits_roll
+    table, _, _ = MP.play(table, NUM_KEEP_ACTIONS + 11, np.random.default_rng(1))  # seat 0 scores Yacht
+    assert table[0].awaits_roll and len(table[1].dice) == 5 and table[1].rolls_left == 2
+    box = NUM_KEEP_ACTIONS + table[1].legal_categories()[0]
+    after = [MP.play(table, box, np.random.default_rng(s))[0] for s in range(6)]  # seat 1 scores; then the dice
+    assert all(t[1] == after[0][1] and t[1].awaits_roll for t in after)  # the scorer's state: no dice, whatever roll
+    assert len({t[0].dice for t in after}) > 1  # the roll that follows is seat 0's own
+    assert all(t[0].rolls_left == 2 and t[0].scores == table[0].scores for t in after)
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_no_seat_holds_dice_between_its_turns(num_players: int) -> None:
+    """At every decision of a PettingZoo game, every seat but the one to act awaits its roll (or has finished), and
+    its observation, seen from any seat, shows no dice."""
+    e = MP.env(num_players, "yahtzee")
+    e.reset(seed=5)
+    pick = np.random.default_rng(3)
+    hand = slice(0, O.HAND_PART)
+    decisions = 0
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        for other in e.possible_agents:
+            st = e.unwrapped.state_of(other)
+            if other != agent and not st.is_over:
+                assert st.awaits_roll
+                assert not e.observe(other)["observation"][hand].any()
+        assert e.observe(agent)["observation"][hand].any()
+        e.step(int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+        decisions += 1
+    assert decisions >= num_players * 13
+
+
+def test_a_table_of_one_rolls_as_the_single_player_game() -> None:
+    """A one-seat table (evaluation plays them) draws the same dice as the single-player transitions: a score rolls
+    the next turn at once, from the same draws."""
+    from yacht_env.state import new_game, reroll_pattern, score_category, unrolled_game
+
+    rng_a, rng_b, pick = np.random.default_rng(9), np.random.default_rng(9), np.random.default_rng(1)
+    table = MP.deal_turn((unrolled_game("yacht"),), rng_a)
+    alone = new_game("yacht", rng_b)
+    while not alone.is_over:
+        assert table == (alone,)
+        a = int(pick.choice(np.flatnonzero(action_mask(alone))))
+        table = MP.play(table, a, rng_a)[0]
+        alone = reroll_pattern(alone, a, rng_b) if a < NUM_KEEP_ACTIONS else score_category(
+            alone, a - NUM_KEEP_ACTIONS, rng_b)[0]
+    assert table == (alone,) and rng_a.bit_generator.state == rng_b.bit_generator.state
+
+
+def test_a_step_after_every_agent_left_is_refused() -> None:
+    """A finished agent steps None once (PettingZoo's dead step); a step once every agent has left is refused."""
+    e = MP.env(2)
+    e.reset(seed=2)
+    pick = np.random.default_rng(0)
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(pick.choice(np.flatnonzero(obs["action_mask"]))))
+    assert e.agents == []
+    for action in (None, 0):
+        with pytest.raises(ValueError, match="every agent left: call reset"):
+            e.step(action)

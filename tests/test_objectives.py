@@ -774,3 +774,50 @@ def test_a_forged_table_of_zeros_with_a_valid_checksum_is_solved_again(kind: str
     got, _ = RM.cached_table(rs, kind, lambda: calls.append(1) or real, modules)
     assert calls == [1]
     np.testing.assert_array_equal(got.data, real.data)
+
+
+def test_a_turn_start_distribution_is_the_mean_over_the_first_roll() -> None:
+    """Between two turns at a table (no dice yet) a player's final-score distribution is its turn-start row: the
+    distributions after each first roll, weighted by the roll's chance."""
+    from yacht_env import dice as D
+    from yacht_env.state import deal_to, end_turn, new_game
+    from yacht_solver import distribution_table
+
+    table = distribution_table("knizia")
+    rng = np.random.default_rng(4)
+    st = new_game("knizia", rng)
+    st, _ = end_turn(st, int(rng.choice(st.legal_categories())))
+    assert st.awaits_roll
+    want = sum(p * table.of_state(deal_to(st, h)).probabilities for h, p in zip(D.HANDS, D.HAND_PROBABILITY))
+    got = table.of_state(st).probabilities
+    assert got.shape == want.shape and np.allclose(got, want, atol=1e-9)
+
+
+def test_the_win_agent_reads_no_roll_that_is_not_made() -> None:
+    """optimal-win decides the same whatever dice the opponent's next roll would bring: at a table the opponent holds
+    none between its turns, and dice a position gives it are not read."""
+    from yacht_agents.objectives import WinAgent
+    from yacht_env import dice as D
+    from yacht_env import multiplayer as MP
+    from yacht_env.actions import action_mask
+    from yacht_env.state import deal_to
+
+    agent = WinAgent("knizia")
+    rng, pick = np.random.default_rng(8), np.random.default_rng(1)
+    hands = [D.HANDS[k] for k in pick.choice(len(D.HANDS), 4, replace=False)]
+    table = MP.new_table("knizia", 2, rng)
+    checked = 0
+    while not MP.is_over(table):
+        seat = MP.seat_to_act(table)
+        mask = action_mask(table[seat])
+        if seat == 0:
+            assert table[1].awaits_roll or table[1].is_over
+            a = agent.act_at_table(table, 0, mask)
+            if not table[1].is_over:
+                for h in hands:
+                    assert agent.act_at_table((table[0], deal_to(table[1], h)), 0, mask) == a
+                checked += 1
+        else:
+            a = int(pick.choice(np.flatnonzero(mask)))
+        table = MP.play(table, a, rng)[0]
+    assert checked >= 12

@@ -18,7 +18,17 @@ from yacht_env.env import YachtEnv
 from yacht_env.i18n import LANGUAGES, category_name
 from yacht_env.render import action_command, action_label, render_dice, render_scorecard
 from yacht_env.rules import get_rules
-from yacht_env.state import GameState, new_game, parse, reroll, reroll_pattern, score_category
+from yacht_env.state import (
+    GameState,
+    deal,
+    end_turn,
+    new_game,
+    parse,
+    reroll,
+    reroll_pattern,
+    score_category,
+    unrolled_game,
+)
 from yacht_solver import solve
 from yacht_tools.messages import fmt, text
 from yacht_tools.play import (
@@ -56,13 +66,24 @@ def scripted(lines: Sequence[str]) -> tuple[Iterator[str], list[str]]:
 
 
 def greedy_turn(agent: GreedyAgent, st: GameState, rng: np.random.Generator) -> GameState:
-    """One turn of the greedy agent, exactly as ``yacht play --vs greedy`` plays it."""
+    """One turn of the greedy agent, exactly as ``yacht play --vs greedy`` plays it: its first roll made as the turn
+    begins, and none after its score (the next turn's roll is made when that turn begins)."""
+    st = deal(st, rng)
     while True:
         a = agent.act(np.zeros(0, dtype=np.float32), action_mask(st), st)
         if a < NUM_KEEP_ACTIONS:
             st = reroll_pattern(st, a, rng)
         else:
-            return score_category(st, a - NUM_KEEP_ACTIONS, rng)[0]
+            return end_turn(st, a - NUM_KEEP_ACTIONS)[0]
+
+
+def round_vs_greedy(agent: GreedyAgent, me: GameState, them: GameState, box: int, rng: np.random.Generator
+                    ) -> tuple[GameState, GameState]:
+    """A round of ``yacht play --vs greedy``: the person scores ``box``, greedy plays its turn, then the person's
+    next turn begins with its first roll."""
+    me, _ = end_turn(me, box)
+    them = greedy_turn(agent, them, rng)
+    return (me if me.is_over else deal(me, rng)), them
 
 
 def spawn(*args: str) -> pexpect.spawn:
@@ -199,11 +220,10 @@ def test_play_game_against_greedy_in_process() -> None:
     read, out = scripted([f"score {cid}" for cid in YACHT_IDS])
     res = play_game("yacht", 8, opponent=GreedyAgent("yacht"), read=read, write=out.append)
     rng = np.random.default_rng(8)
-    me, them = new_game("yacht", rng), new_game("yacht", rng)
+    me, them = new_game("yacht", rng), unrolled_game("yacht")
     agent = GreedyAgent("yacht")
     for k in range(12):
-        me, _ = score_category(me, k, rng)
-        them = greedy_turn(agent, them, rng)
+        me, them = round_vs_greedy(agent, me, them, k, rng)
     assert res["finished"] and res["totals"] == [me.total, them.total]
     text = "\n".join(out)
     assert "Turn of greedy (12/12)" in text
@@ -397,7 +417,7 @@ def test_vs_and_hint_through_a_terminal() -> None:
     seed = 6
     child = spawn("--rules", "yacht", "--seed", str(seed), "--vs", "greedy", "--hint", "--no-confirm")
     rng = np.random.default_rng(seed)
-    me, them = new_game("yacht", rng), new_game("yacht", rng)
+    me, them = new_game("yacht", rng), unrolled_game("yacht")
     agent = GreedyAgent("yacht")
     try:
         for k in range(12):
@@ -409,8 +429,7 @@ def test_vs_and_hint_through_a_terminal() -> None:
             if k:
                 assert f"Turn of greedy ({k}/12)" in shown
             child.sendline(f"s {k + 1}")
-            me, _ = score_category(me, k, rng)
-            them = greedy_turn(agent, them, rng)
+            me, them = round_vs_greedy(agent, me, them, k, rng)
         child.expect(pexpect.EOF)
         end = child.before.replace("\r\n", "\n")
     finally:

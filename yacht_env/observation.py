@@ -373,17 +373,19 @@ def decode_batch(obs: np.ndarray, rules: str | RuleSet) -> DecodedBatch:
 
 def decode(obs: np.ndarray, rules: str | RuleSet) -> dict[str, Any]:
     """Readable fields of an observation: dice, rolls left, open categories, turn, the bonus fields, and (layout 2)
-    the upper boxes that secure the bonus now and whether the Joker applies."""
+    the upper boxes that secure the bonus now and whether the Joker applies. Zeros in the dice and rolls slices (a
+    seat between its turns at a table) read as no dice and 3 rolls left."""
     rs = get_rules(rules)
     obs = np.asarray(obs, dtype=np.float64)
     if obs.shape != (size(rs),):
         raise ValueError(f"observation for rules {rs.name!r} must have shape ({size(rs)},), got {obs.shape}")
     lay = layout(rs)
     b = decode_batch(obs[None], rs)
+    unrolled = not obs[:HAND_PART].any()  # between two turns at a table: the turn's first roll is still to come
     out: dict[str, Any] = {
-        "dice": [int(f) for f in D.HANDS[b.hand[0]]],
-        "dice_counts": [int(c) for c in D.HAND_COUNTS[b.hand[0]]],
-        "rolls_left": int(b.rolls[0]),
+        "dice": [] if unrolled else [int(f) for f in D.HANDS[b.hand[0]]],
+        "dice_counts": [0] * D.NUM_FACES if unrolled else [int(c) for c in D.HAND_COUNTS[b.hand[0]]],
+        "rolls_left": ROLLS_PER_TURN if unrolled else int(b.rolls[0]),
         "open": [c for c, v in zip(rs.category_ids, b.open[0]) if v],
         "points": {c: round(v * POINTS_SCALE) for c, v in zip(rs.category_ids, obs[lay["points"]]) if v > 0},
         "turn": round(obs[lay["turn"].start] * rs.num_categories),

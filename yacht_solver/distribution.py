@@ -72,7 +72,8 @@ class DistributionTable:
 
     def of_state(self, state: GameState) -> ScoreDistribution:
         """The final-score distribution from ``state`` (mid-turn too: its hand and rolls left) under the solver's
-        decisions."""
+        decisions. A state between two turns at a table (:attr:`~yacht_env.state.GameState.awaits_roll`) has its
+        turn-start row: the distribution over the first roll to come."""
         if not isinstance(state, GameState) or state.rules != self.rules.name:
             raise ValueError(f"expected a GameState of rules {self.rules.name!r}, got {state!r}")
         if state.is_over:
@@ -81,7 +82,10 @@ class DistributionTable:
             return ScoreDistribution(out)
         F, u, y = self.layout.key(state.filled_bits, state.upper_total, state.yahtzee_box)
         s = (F * self.layout.U + u) * self.layout.Y + y
-        out = np.empty(max(int(self.table.offsets[s + 1] - self.table.offsets[s]), 1))  # s's row: no more can come
+        width = max(int(self.table.offsets[s + 1] - self.table.offsets[s]), 1)  # s's row: no more can come
+        if state.awaits_roll:
+            return ScoreDistribution(np.concatenate([np.zeros(state.total), self.table.row(s)[:width]]))
+        out = np.empty(width)
         DISTK.turn_distribution(search_tables(self.rules), self._E, self.table.kernel, s, _KEEP_MASK, state.hand,
                              state.rolls_left, out)
         return ScoreDistribution(np.concatenate([np.zeros(state.total), out]))

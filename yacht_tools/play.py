@@ -32,11 +32,12 @@ from gymnasium.utils import seeding
 
 from yacht_agents.base import Agent
 from yacht_env import dice as D
+from yacht_env import multiplayer as MP
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.i18n import CATEGORY_NAMES, category_aliases, category_name, check_lang
 from yacht_env.render import action_command, action_label, render_board, render_scorecard, verdict
 from yacht_env.rules import RuleSet, get_rules
-from yacht_env.state import GameState, new_game
+from yacht_env.state import GameState, unrolled_game
 from yacht_solver import Solution, solve
 from yacht_tools.coach import Coach
 from yacht_tools.games import Table, play_tables
@@ -298,7 +299,7 @@ def play_game(rules: str | RuleSet = "yacht", seed: int = 0, *, lang: str = "en"
     names = [you] if opponent is None else [you, other if other != you else f"{other} 2"]
     human = HumanPlayer(rs, names, lang, hint, read, write, confirm=confirm)
     human.coach = coach
-    table = Table(tuple(new_game(rs, rng) for _ in range(n)), rng)  # seat order, as multiplayer.new_table
+    table = Table(MP.deal_turn(tuple(unrolled_game(rs) for _ in range(n)), rng), rng)  # as multiplayer.new_table
 
     def show_move(i: int, seat: int, st: GameState, a: int) -> None:
         if a >= NUM_KEEP_ACTIONS:

@@ -31,10 +31,11 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvObs, VecEnvStepR
 from yacht_agents.random_agent import RandomAgent
 from yacht_agents.sb3_agent import action_scores
 from yacht_env import multiplayer as MP
-from yacht_env.actions import action_mask, num_actions
+from yacht_env.actions import action_mask, check_action, describe_action, illegal_reason, num_actions
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState
-from yacht_tools.seeds import agent_seed, game_seed
+from yacht_env.vector.env import MAX_NUM_ENVS
+from yacht_tools.seeds import agent_seed, check_int, game_seed
 from yacht_training.sb3_vec_env import SharedVecEnv
 
 SEATS = 2
@@ -62,14 +63,32 @@ class SnapshotOpponent:
         return torch.multinomial(probs, 1, generator=self.gen).squeeze(1).numpy().astype(np.int64)
 
 
+MAX_SHAPING = 1e6
+"""The largest shaping potential :class:`HeadsUpVecEnv` accepts, ``reward_scale`` times the highest score: float32
+rewards of that size still tell a game's result of 1 apart (their step is 1/16)."""
+
+
+def _check_reward_scale(value: Any, rules: RuleSet) -> float:
+    """``value`` as the shaping's ``reward_scale``: a finite number in ``0..MAX_SHAPING / highest score`` (0: no
+    shaping), else a ``ValueError`` saying so."""
+    top = MP.max_total(rules)
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if not ok or not np.isfinite(value) or not 0 <= value <= MAX_SHAPING / top:
+        raise ValueError(f"reward_scale must be a finite number in 0..{MAX_SHAPING / top:.6g} (the shaping potential "
+                         f"per point of lead: at most {MAX_SHAPING:,.0f} at {rules.name}'s highest score, {top}, so "
+                         f"that float32 rewards keep the game's result of 1), got {value!r}")
+    return float(value)
+
+
 class HeadsUpVecEnv(SharedVecEnv):
     """``num_envs`` games of two, the learner in one seat, ``opponent`` in the other (module docstring)."""
 
     def __init__(self, num_envs: int, rules: str | RuleSet = "yacht", *, seed: int = 0, reward_scale: float = 0.02,
                  unique_keeps: bool = True, opponent: Opponent | None = None) -> None:
         self.rules = get_rules(rules)
-        self.base_seed = int(seed)
-        self.reward_scale = float(reward_scale)
+        num_envs = check_int(num_envs, "num_envs", 1, MAX_NUM_ENVS)
+        self.base_seed = check_int(seed, "seed", 0)
+        self.reward_scale = _check_reward_scale(reward_scale, self.rules)
         self.unique_keeps = bool(unique_keeps)
         self.render_mode = None  # SB3 reads it; the tables have no picture
         # until another is set (training sets a snapshot of the learner), the other seat plays uniformly at random
@@ -129,11 +148,27 @@ class HeadsUpVecEnv(SharedVecEnv):
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return self._obs()
 
+    def step_async(self, actions: np.ndarray) -> None:
+        """Keep the learner's actions for :meth:`step_wait`, checked first: one legal action per game, else a
+        ``ValueError`` naming the game and the action (and no game moves)."""
+        acts = np.asarray(actions)
+        if acts.size != self.num_envs:
+            raise ValueError(f"step needs one action per game: {self.num_envs} actions, got {acts.size} (shape "
+                             f"{acts.shape})")
+        acts = acts.reshape(self.num_envs)
+        n = int(self.action_space.n)
+        for i, (table, seat) in enumerate(zip(self.tables, self.seats.tolist())):
+            a = check_action(acts[i], n)
+            if not action_mask(table[seat], self.unique_keeps)[a]:
+                raise ValueError(f"game {i}: action {a} ({describe_action(a, table[seat])}) is illegal: "
+                                 f"{illegal_reason(table[seat], a, self.unique_keeps)}")
+        super().step_async(acts.astype(np.int64))
+
     def step_wait(self) -> VecEnvStepReturn:
         """Play the learner's actions, then the opponent's until the learner is to act again; an ended game gives its
         result (``infos[i]['outcome']``) and is replaced by the slot's next one."""
         for i, a in enumerate(self._take_actions().tolist()):
-            self.tables[i] = MP.play(self.tables[i], int(a), self.rngs[i], self.unique_keeps)[0]
+            self.tables[i] = MP.play(self.tables[i], a, self.rngs[i], self.unique_keeps, check=False)[0]
         self._opponent_moves(range(self.num_envs))
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)

@@ -5,10 +5,10 @@ plays a whole turn (up to three rolls, then a score), then player 1, and so on; 
 is full and the highest total wins. Players sharing the highest total share the win (a draw).
 
 Who is to act follows from the states alone (:func:`seat_to_act`: the first seat with the fewest filled boxes), so
-a position is just one ``GameState`` per seat. Dice come from one generator shared by the table. A player's dice
-for a turn are rolled when their previous turn ends (:func:`~yacht_env.state.score_category` rolls them), and at
-the start of the game every seat rolls in seat order; no one sees another player's dice, so this is the same game
-as rolling at the start of the turn, and every player's state is at every moment a valid single-player state.
+a position is just one ``GameState`` per seat. Dice come from one generator shared by the table, and each seat rolls
+at the start of its own turn (:func:`deal_turn`, made by :func:`play` when a turn ends and by :func:`new_table` for
+seat 0): a seat between its turns holds no dice (:attr:`~yacht_env.state.GameState.awaits_roll`), so no player, and
+no agent, can see a roll before it is made. A seat's state during its turn is a valid single-player state.
 
 Agents written for the single-player environment play here unchanged: they act on their own state
 (``env.unwrapped.state_of(agent)``) and its single-player observation (``env.unwrapped.single_observation(agent)``).
@@ -40,6 +40,8 @@ from yacht_env.multiplayer.table import (
     SCORE_SCALE,
     bounds,
     check_num_players,
+    check_position,
+    deal_turn,
     decode,
     encode,
     is_over,
@@ -56,5 +58,6 @@ from yacht_env.multiplayer.table import (
 )
 
 __all__ = ["HAS_PETTINGZOO", "MAX_PLAYERS", "MIN_PLAYERS", "OUTCOME_NAMES", "REWARD_MODES", "SCORE_SCALE", "bounds",
-           "check_num_players", "decode", "encode", "env", "is_over", "layout", "max_total", "new_table", "outcome",
-           "play", "ranks", "raw_env", "render_table", "seat_to_act", "size", "win_shares"]
+           "check_num_players", "check_position", "deal_turn", "decode", "encode", "env", "is_over", "layout",
+           "max_total", "new_table", "outcome", "play", "ranks", "raw_env", "render_table", "seat_to_act", "size",
+           "win_shares"]

@@ -17,6 +17,8 @@ from yacht_env.multiplayer.table import (
     OUTCOME_NAMES,
     bounds,
     check_num_players,
+    check_position,
+    deal_turn,
     encode,
     is_over,
     new_table,
@@ -41,6 +43,19 @@ except ModuleNotFoundError:  # pragma: no cover - exercised only without the ext
     HAS_PETTINGZOO = False
 
 REWARD_MODES = ("points", "win")
+
+
+if HAS_PETTINGZOO:
+    class _OrderEnforcing(OrderEnforcingWrapper):
+        """PettingZoo's order-enforcing wrapper, but a ``step()`` once every agent has left the game is refused with
+        the raw environment's ``ValueError`` instead of a warning and nothing done (a loop that steps on would
+        otherwise spin unnoticed). A finished agent's own ``step(None)``, before it leaves, stays PettingZoo's
+        dead step."""
+
+        def step(self, action: Any) -> None:
+            if self._has_reset and not self.agents:
+                self.env.unwrapped.step(action)  # raises: the game ended and every agent left
+            super().step(action)
 
 
 class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming convention)
@@ -83,7 +98,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming convention)
     uses PettingZoo's ``TerminateIllegalWrapper`` instead.
 
     ``reset(seed=..., options={"states": [GameState or notation, ...]})`` starts from a given position: one state
-    per seat, the seat to act being the first with the fewest filled boxes (unknown option keys are ignored).
+    per seat, the seat to act being the first with the fewest filled boxes (unknown option keys are ignored). Every
+    other unfinished seat is between its turns and holds no dice (``dice -``); the seat to act may hold its dice, or
+    none, and then rolls them from the seeded generator.
 
     ## Version History
     - v0: initial version.
@@ -160,7 +177,11 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming convention)
                 raise ValueError(f"options['states'] must hold {self.rules.name} GameStates, got {s!r}")
         if is_over(states):
             raise ValueError("options['states'] is a finished game: at least one scorecard must have an open box")
-        return states
+        try:
+            check_position(states)
+        except ValueError as e:
+            raise ValueError(f"options['states']: {e}") from None
+        return deal_turn(states, self._rng)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
@@ -260,11 +281,13 @@ def env(num_players: int = 2, rules: str = "yacht", reward: str = "points", rend
         illegal_reward: float | None = None, **kwargs: Any) -> AECEnv:
     """The multiplayer environment with PettingZoo's order-enforcing wrapper (``env.unwrapped`` is the
     :class:`raw_env`). With ``illegal_reward`` an illegal action ends the game with that reward for the player who
-    made it (PettingZoo's ``TerminateIllegalWrapper``) instead of raising ``ValueError``."""
+    made it (PettingZoo's ``TerminateIllegalWrapper``) instead of raising ``ValueError``. A ``step()`` after every
+    agent has left the game (each finished agent steps ``None`` once, then leaves) raises ``ValueError``: call
+    ``reset()`` for a new game."""
     e: AECEnv = raw_env(num_players=num_players, rules=rules, reward=reward, render_mode=render_mode, **kwargs)
     if illegal_reward is not None:
         e = TerminateIllegalWrapper(e, illegal_reward=float(illegal_reward))
-    return OrderEnforcingWrapper(e)
+    return _OrderEnforcing(e)
 
 
 __all__ = ["HAS_PETTINGZOO", "REWARD_MODES", "env", "raw_env"]

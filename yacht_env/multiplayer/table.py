@@ -15,7 +15,7 @@ from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask, describe_action
 from yacht_env.render import render_board
 from yacht_env.rules import RuleSet, get_rules
-from yacht_env.state import GameState, new_game, reroll_pattern, score_category
+from yacht_env.state import GameState, deal, end_turn, reroll_pattern, unrolled_game
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
@@ -43,9 +43,10 @@ def max_total(rules: str | RuleSet) -> int:
 
 
 def new_table(rules: str | RuleSet, num_players: int, rng: np.random.Generator) -> tuple[GameState, ...]:
-    """A new game for ``num_players``: empty scorecards, each seat's first roll made, in seat order."""
+    """A new game for ``num_players``: empty scorecards, the first roll of seat 0 made, the other seats awaiting
+    theirs (each is rolled when the seat's first turn begins, :func:`play`)."""
     rs = get_rules(rules)
-    return tuple(new_game(rs, rng) for _ in range(check_num_players(num_players)))
+    return deal_turn(tuple(unrolled_game(rs) for _ in range(check_num_players(num_players))), rng)
 
 
 def seat_to_act(states: Sequence[GameState]) -> int | None:
@@ -59,9 +60,34 @@ def is_over(states: Sequence[GameState]) -> bool:
     return all(s.is_over for s in states)
 
 
+def deal_turn(states: Sequence[GameState], rng: np.random.Generator) -> tuple[GameState, ...]:
+    """``states`` with the first roll of the seat to act made from ``rng`` if its turn has not begun (it awaits its
+    roll); as they are otherwise. The one place where a seat's turn begins: a seat rolls at the start of its own
+    turn, so no seat holds dice it has not played yet."""
+    seat = seat_to_act(states)
+    if seat is None or not states[seat].awaits_roll:
+        return tuple(states)
+    return tuple(states[:seat]) + (deal(states[seat], rng),) + tuple(states[seat + 1:])
+
+
+def check_position(states: Sequence[GameState]) -> None:
+    """``ValueError`` unless ``states`` is a position of the game: every seat that is neither to act nor finished is
+    between its turns, with no dice (``dice -`` in the notation; its roll is made when its turn begins)."""
+    seat = seat_to_act(states)
+    for i, s in enumerate(states):
+        if i != seat and not s.is_over and not s.awaits_roll:
+            raise ValueError(f"seat {i} is between its turns (seat {seat} is to act) but holds dice "
+                             f"{list(s.dice)}: a seat rolls at the start of its own turn, so give it no dice "
+                             "('dice -', rolls 3)")
+
+
 def play(states: Sequence[GameState], action: int, rng: np.random.Generator, unique_keeps: bool = True,
          check: bool = True) -> tuple[tuple[GameState, ...], int, int]:
     """Apply ``action`` (of the ``Discrete(32 + C)`` space) for the seat to act.
+
+    A score ends the seat's turn (:func:`~yacht_env.state.end_turn`) and the next seat to act rolls its first roll
+    from ``rng`` (:func:`deal_turn`): with one seat, the draw :func:`~yacht_env.state.score_category` makes, so a
+    one-seat table is the single-player game, roll for roll.
 
     Returns the new states, the seat that acted and the points its action added (0 for a keep). Raises
     ``ValueError`` if the game is over or (with ``check``) the action is illegal for that seat."""
@@ -74,8 +100,9 @@ def play(states: Sequence[GameState], action: int, rng: np.random.Generator, uni
     if action < NUM_KEEP_ACTIONS:
         new, pts = reroll_pattern(st, action, rng), 0
     else:
-        new, pts = score_category(st, action - NUM_KEEP_ACTIONS, rng)
-    return tuple(states[:seat]) + (new,) + tuple(states[seat + 1:]), seat, pts
+        new, pts = end_turn(st, action - NUM_KEEP_ACTIONS)
+    after = tuple(states[:seat]) + (new,) + tuple(states[seat + 1:])
+    return (after if action < NUM_KEEP_ACTIONS else deal_turn(after, rng)), seat, pts
 
 
 def outcome(totals: Sequence[int]) -> list[int]:
