@@ -219,3 +219,19 @@ def test_train_py_names_the_accepted_players(value: str, match: str, tmp_path: P
                         str(tmp_path / "runs")], capture_output=True, text=True, env=child_env(), timeout=300)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and match in p.stderr, p.stderr
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize(("section", "key", "widths"), [
+    ("td", "hidden", [4096, 4096, 4096]), ("policy", "net_arch", [4096, 4096]), ("rllib", "hidden", [2049, 2049]),
+])
+def test_a_network_too_large_to_read_back_is_refused(section: str, key: str, widths: list[int]) -> None:
+    """A config may not train a network whose model files the readers refuse (MAX_NETWORK_NUMBERS): the key named,
+    in one line; the largest that fits is accepted."""
+    from yacht_agents.nets import MAX_NETWORK_NUMBERS
+    from yacht_training.config import from_dict
+
+    with pytest.raises(ValueError, match=rf"config key '{section}\.{key}': hidden layers .* at most "
+                                         rf"{MAX_NETWORK_NUMBERS:,} \(MAX_NETWORK_NUMBERS\)") as e:
+        from_dict({section: {key: widths}})
+    assert "\n" not in str(e.value)
+    assert getattr(from_dict({section: {key: [2000, 2000]}}), section)  # 4,008,001 numbers between them: it fits

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
 
 import pydantic
-from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import AfterValidator, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
-from yacht_agents.nets import ACTIVATIONS, MAX_LAYERS, MAX_WIDTH
+from yacht_agents.nets import ACTIVATIONS, MAX_LAYERS, MAX_NETWORK_NUMBERS, MAX_WIDTH, mlp_weights
 from yacht_agents.td_agent import VALUE_SCALE_RANGE
 from yacht_env.observation import visible_columns
 from yacht_env.rules import RULESETS
@@ -48,7 +48,20 @@ Share = Annotated[StrictFloat, Field(ge=0, le=1, allow_inf_nan=False)]  # a disc
 Positive = Annotated[StrictFloat, Field(gt=0, allow_inf_nan=False)]
 NonNegative = Annotated[StrictFloat, Field(ge=0, allow_inf_nan=False)]
 Width = Annotated[StrictInt, Field(ge=1, le=MAX_WIDTH)]
-Widths = Annotated[list[Width], Field(min_length=1, max_length=MAX_LAYERS)]  # the network is built from them
+
+
+def _readable_network(widths: list[int]) -> list[int]:
+    """Layer widths whose hidden layers alone hold at most :data:`~yacht_agents.nets.MAX_NETWORK_NUMBERS` numbers:
+    a larger network could be trained but its model files not read back."""
+    if mlp_weights(1, widths, 1) > MAX_NETWORK_NUMBERS:
+        raise ValueError(f"hidden layers {widths} hold {mlp_weights(1, widths, 1):,} numbers or more; a model file "
+                         f"may hold at most {MAX_NETWORK_NUMBERS:,} (MAX_NETWORK_NUMBERS), so its models could not "
+                         "be read back")
+    return widths
+
+
+Widths = Annotated[list[Width], Field(min_length=1, max_length=MAX_LAYERS),  # the network is built from them
+                   AfterValidator(_readable_network)]
 Activation = Literal[ACTIVATIONS]
 FinalModel = Literal["final", "best"]  # the model of eval.json and the one to ship
 Schedule = Union[StrictFloat, StrictStr]  # noqa: UP007 - a number or lin_<start>[_<end>] (yacht_training.schedules)
@@ -396,8 +409,9 @@ def _type_name(tp: Any, ranges: bool = True) -> str:
 
 def _message(error: Any) -> str:
     """One of pydantic's errors in the words of the schema: the dotted key, what it accepts, the value cut short."""
-    if error["type"] == "value_error":  # a check of several keys (_check_together): its message as it is
-        return str(error["ctx"]["error"])
+    if error["type"] == "value_error":  # a check of one key (named here) or of several (_check_together: as it is)
+        key = ".".join(str(p) for p in error["loc"])
+        return f"config key {key!r}: {error['ctx']['error']}" if key else str(error["ctx"]["error"])
     tp: Any = TrainConfig
     path: list[str] = []
     item = ""
