@@ -103,17 +103,27 @@ def main(argv: list[str] | None = None) -> int:
     dense = dense_layers(rs, args.old_table.resolve())
     print(f"dense table checked in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     kept_values, zeros, low_bits = 0, 0, np.zeros(1 << 16, dtype=np.int64)
-    layers: list[DK.DuelLayer] = []
-    for t in range(len(plan.cells) - 1, -1, -1):
-        lay = stripped(plan, t, dense[t])
-        kept_values += len(lay.data)
-        zeros += int((lay.lo - plan.lowest(t)).sum(dtype=np.int64))
-        low_bits += np.bincount(lay.data.view(np.uint32)[::97] & 0xFFFF, minlength=1 << 16)
-        for q in range(0, len(lay.lo), max(1, len(lay.lo) // 2000)):  # the kept rows expand to the dense rows
-            row = dense[t].data[int(dense[t].off[q]):int(dense[t].off[q + 1])]
-            assert (DU.expand(lay, q, len(row), int(plan.lowest(t)[q])).view(np.uint32) == row.view(np.uint32)).all()
-        layers.append(lay if args.write else None)  # type: ignore[arg-type]
-        print(f"layer {t}: {len(lay.data):,} of {plan.cells[t]:,} values kept", file=sys.stderr, flush=True)
+
+    def source(emit: Any) -> None:  # each layer stripped, counted, checked against its dense rows, then emitted
+        nonlocal kept_values, zeros, low_bits
+        for t in range(len(plan.cells) - 1, -1, -1):
+            lay = stripped(plan, t, dense[t])
+            kept_values += len(lay.data)
+            zeros += int((lay.lo - plan.lowest(t)).sum(dtype=np.int64))
+            low_bits += np.bincount(lay.data.view(np.uint32)[::97] & 0xFFFF, minlength=1 << 16)
+            for q in range(0, len(lay.lo), max(1, len(lay.lo) // 2000)):  # the kept rows expand to the dense rows
+                row = dense[t].data[int(dense[t].off[q]):int(dense[t].off[q + 1])]
+                back = DU.expand(lay, q, len(row), int(plan.lowest(t)[q]))
+                assert (back.view(np.uint32) == row.view(np.uint32)).all(), (t, q)
+            emit(t, lay)
+            print(f"layer {t}: {len(lay.data):,} of {plan.cells[t]:,} values kept", file=sys.stderr, flush=True)
+
+    if args.write is not None:
+        os.environ[TC.ENV_VAR] = str(args.write.resolve())
+        args.write.mkdir(parents=True, exist_ok=True)
+        DU.save_table(rs, source)
+    else:
+        source(lambda t, lay: None)
     prob = low_bits / low_bits.sum()
     entropy = float(-(prob[prob > 0] * np.log2(prob[prob > 0])).sum())
     out: dict[str, Any] = {
@@ -123,19 +133,15 @@ def main(argv: list[str] | None = None) -> int:
         "dense_table_bytes": sum(plan.cells) * DU.DTYPE.itemsize, "low16_entropy_bits": round(entropy, 3),
         "seconds": round(time.perf_counter() - t0, 1)}
     if args.write is not None:
-        out.update(_write_and_compare(rs, dense, layers[::-1], args.write.resolve(), args.decisions))
+        out.update(_compare(rs, dense, args.decisions))
     print(json.dumps(out), flush=True)
     return 0
 
 
-def _write_and_compare(rs: RuleSet, dense: list[DK.DuelLayer], kept: list[DK.DuelLayer], where: Path,
-                       decisions: int) -> dict[str, Any]:
-    """Write the kept table into ``where``, load it as the solver does, compare it with the dense one."""
-    os.environ[TC.ENV_VAR] = str(where)
-    where.mkdir(parents=True, exist_ok=True)
-    DU.save_table(rs, lambda emit: [emit(t, kept[t]) for t in range(len(kept) - 1, -1, -1)])
-    new = DU.solve_duel(rs)  # read back from the file just written
-    if not new.from_cache:
+def _compare(rs: RuleSet, dense: list[DK.DuelLayer], decisions: int) -> dict[str, Any]:
+    """Load the kept table just written as the solver does and compare it with the dense one."""
+    new = DU.cached_duel(rs)  # read back from the file just written, as the solver reads it
+    if new is None or new.path is None:
         raise SystemExit("the kept table did not read back")
     old = DU.DuelSolution(rs, dense)
     res: dict[str, Any] = {"file_bytes": new.path.stat().st_size, "first_player_win_dense": old.first_player_win,

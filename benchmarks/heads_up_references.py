@@ -7,7 +7,7 @@ from the exact win-regret and the plain win count, each with its interval, to a 
     python benchmarks/heads_up_references.py --agents optimal optimal-win --games 100000 \
         --record docs/records/heads-up-references.json
 
-Needs the two-player table of Yacht (``yacht solve --objective duel``, 6.2 GB). One agent per process:
+Needs the two-player table of Yacht (``yacht solve --objective duel``, 4.9 GB). One agent per process:
 ``--agents optimal`` and ``--agents optimal-win`` run side by side, then ``--merge`` puts their records together.
 """
 

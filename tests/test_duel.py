@@ -284,6 +284,23 @@ def test_the_kept_table_reads_back_the_dense_table_bit_for_bit() -> None:
     assert sol.table_bytes == sum(len(sol.layer(t).data) for t in range(13)) * 4 + sum(plan.pairs) * 4
 
 
+def test_the_decisions_of_a_turn_share_one_search_and_give_what_a_fresh_search_gives() -> None:
+    """The keep values of a turn are searched once and kept for its other decisions (the tournament asks each
+    decision twice: the player's choice and its win-regret): every action's chance equals a fresh search's."""
+    rs = registered(UPPER6)
+    sol = _duel(rs.name)
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        mover, other = _state(rs, 0b000101, rng), _state(rs, 0b010101, rng)
+        for h, rolls in ((0, 2), (17, 1), (251, 0), (100, 2)):
+            st = GameState(rs.name, HANDS[h], rolls, mover.scores)
+            got = sol.action_win_probabilities(st, other)
+            sol._turns.clear()
+            want = sol.action_win_probabilities(st, other)
+            assert np.array_equal(got, want, equal_nan=True)
+    assert 0 < len(sol._turns) <= DU._TURNS_KEPT
+
+
 def test_a_table_whose_index_or_values_do_not_fit_is_refused(tmp_path, monkeypatch) -> None:  # noqa: ANN001
     """A file whose checksum holds but whose index words point past a row, or past the words, or whose values are
     not probabilities, or which ends early, is not used (no kernel reads it): the table is solved again."""

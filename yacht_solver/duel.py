@@ -38,7 +38,7 @@ from yacht_solver.core import turn_start_layers
 from yacht_solver.long_work import cancel_on_interrupt, long_work
 from yacht_solver.memory_limit import refuse_above_limit
 from yacht_solver.reach import most_points, objective_key
-from yacht_solver.search.turn_search import SearchTables
+from yacht_solver.search.turn_search import NUM_KEEPS, KeepLane, SearchTables
 from yacht_solver.search.turn_tables import search_tables
 
 __all__ = ["DUEL_VERSION", "DuelPlan", "DuelSolution", "duel_plan", "solve_duel"]
@@ -51,6 +51,8 @@ WORD = np.dtype("<u4")
 MAX_ROW = 1 << 16
 """Rows (differences of a pair) shorter than this: an index word holds two such counts."""
 _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
+_TURNS_KEPT = 1 << 12
+"""The turns whose keep values a solution keeps (7 KB each; a tournament plays 128 tables side by side)."""
 
 
 @lru_cache(maxsize=4)
@@ -177,6 +179,12 @@ class DuelSolution:
         self.from_cache = from_cache
         self.path = path
         self._layers = layers
+        self._turns: dict[DK.DuelPair, KeepLane] = {}
+        self._flat = lru_cache(maxsize=1 << 16)(self._flat_of)
+
+    def _flat_of(self, filled: int, upper: int, five_kind: int | None) -> int:
+        """The turn-start state of a scorecard (a flat index of the turn search's tables)."""
+        return int(self.layout.flat(*self.layout.key(filled, upper, five_kind)))
 
     def __repr__(self) -> str:
         return f"DuelSolution(rules={self.rules.name!r}, first_player_win={self.first_player_win:.7f})"
@@ -224,8 +232,8 @@ class DuelSolution:
             raise ValueError(f"the mover has filled {k} boxes and the other {j}: in a game of two, the other has "
                              f"filled as many (the mover moves first) or one more (it moves second)")
         ix = self.plan.index
-        sa = int(self.layout.flat(*self.layout.key(mover.filled_bits, mover.upper_total, mover.yahtzee_box)))
-        sb = int(self.layout.flat(*self.layout.key(other.filled_bits, other.upper_total, other.yahtzee_box)))
+        sa = self._flat(mover.filled_bits, mover.upper_total, mover.yahtzee_box)
+        sb = self._flat(other.filled_bits, other.upper_total, other.yahtzee_box)
         if ix.rank[sa] < 0 or ix.rank[sb] < 0:
             raise ValueError("no game reaches these scorecards")
         return k + j, sa, sb, mover.total - other.total
@@ -252,9 +260,17 @@ class DuelSolution:
 
     def _decide(self, mover: GameState, other: GameState) -> tuple[int, np.ndarray]:
         t, sa, sb, d = self._pair(mover, other)
+        pair, nxt = DK.DuelPair(sa, sb, d), self._layers[t + 1]
+        turn = self._turns.get(pair)
+        if turn is None:  # each decision of a turn reads the same keep values: searched once per turn
+            turn = KeepLane(np.empty((NUM_KEEPS, 1)), np.empty((NUM_KEEPS, 1)), 0)
+            DK.duel_turn(self.tables, self.plan.index, nxt, pair, turn.K1, turn.K2)
+            if len(self._turns) >= _TURNS_KEPT:
+                self._turns.clear()
+            self._turns[pair] = turn
         values = np.empty(NUM_KEEP_ACTIONS + self.rules.num_categories)
-        action = DK.duel_decide(self.tables, self.plan.index, self.layer(t + 1), DK.DuelPair(sa, sb, d), mover.hand,
-                                mover.rolls_left, _KEEP_MASK, values)
+        action = DK.duel_decide(self.tables, self.plan.index, nxt, pair, turn, mover.hand, mover.rolls_left,
+                                _KEEP_MASK, values)
         return int(action), np.where(values > -np.inf, values, np.nan)
 
 
@@ -431,9 +447,10 @@ CELLS_PER_SECOND = 1_695_000
 ``benchmarks/bench_duel.py --rules yacht``), for the time a solve announces."""
 
 
-DISK_BYTES = {"yacht": 0}
-"""The table's size as solved (what the sweep keeps, :attr:`DuelSolution.table_bytes`; ``python
-benchmarks/duel_table_size.py`` prints it), for the size a solve announces; other rule sets announce the most."""
+DISK_BYTES = {"yacht": 4_874_143_116}
+"""The table's size as solved (what the sweep keeps, :attr:`DuelSolution.table_bytes`: ``python
+benchmarks/duel_table_size.py``'s record ``docs/records/duel-table-size.json``), for the size a solve announces;
+other rule sets announce the most."""
 
 
 def _announce(rules: RuleSet, plan: DuelPlan, cache: bool) -> SlowNotice:
@@ -445,6 +462,23 @@ def _announce(rules: RuleSet, plan: DuelPlan, cache: bool) -> SlowNotice:
             f"{plan.sweep_bytes / 1e9:.1f} GB of memory while it runs; "
             f"{'once, then cached' if cache else 'not cached'})")
     return long_work(what, sum(plan.cells) / CELLS_PER_SECOND)
+
+def cached_duel(rules: str | RuleSet) -> DuelSolution | None:
+    """The solution of ``rules`` from a valid table in the disk cache, memory-mapped (once per process: two agents
+    of a tournament share it), or ``None`` if there is none (nothing is solved)."""
+    rs = get_rules(rules)
+    t0 = time.perf_counter()
+    key = duel_key(rs)
+    where = str(duel_path(rs, key))
+    hit = _MEMO.get(where)
+    if hit is not None:
+        return hit
+    got = _load(rs, key, duel_plan(rs))
+    if got is None:
+        return None
+    _MEMO[where] = DuelSolution(rs, got, seconds=time.perf_counter() - t0, from_cache=True, path=duel_path(rs, key))
+    return _MEMO[where]
+
 
 def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[int], None] | None = None
                ) -> DuelSolution:
@@ -475,16 +509,11 @@ def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[
         with _announce(rs, plan, cache=False):
             sweep(rs, keep, progress)
         return DuelSolution(rs, layers, seconds=time.perf_counter() - t0)
+    hit = cached_duel(rs)
+    if hit is not None:
+        return hit
     key = duel_key(rs)
     where = str(duel_path(rs, key))
-    hit = _MEMO.get(where)
-    if hit is not None:  # one mapping per process: two agents of a tournament share it
-        return hit
-    got = _load(rs, key, plan)
-    if got is not None:
-        sol = DuelSolution(rs, got, seconds=time.perf_counter() - t0, from_cache=True, path=duel_path(rs, key))
-        _MEMO[where] = sol
-        return sol
     path = duel_path(rs, key)
     if path.is_dir() or (path.parent.exists() and not path.parent.is_dir()):  # found now, not after an hour's sweep
         raise ValueError(f"the duel table's file {str(path)!r} cannot be written: "

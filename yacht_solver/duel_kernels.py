@@ -44,7 +44,7 @@ from yacht_solver.search.turn_search import (
 
 guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
-__all__ = ["DuelIndex", "DuelLayer", "DuelPair", "Stripped", "duel_decide", "duel_rows", "strip_rows"]
+__all__ = ["DuelIndex", "DuelLayer", "DuelPair", "Stripped", "duel_decide", "duel_rows", "duel_turn", "strip_rows"]
 
 
 class DuelIndex(NamedTuple):
@@ -221,18 +221,24 @@ def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, ab: tuple[int, in
 
 
 @njit(cache=True)
-def duel_decide(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, h: int, rolls: int,
-                keep_mask: np.ndarray, values: np.ndarray) -> int:
-    """The action with hand ``h`` and ``rolls`` rolls left that maximises the mover's chance to win in ``pair`` (the
-    opponent's turn in layer ``nxt``); ``values`` (32 + C) gets every action's chance (``-inf`` where illegal).
-    Ties: the lowest action."""
-    sa, sb, d = pair
-    C = tb.scoring.score_table.shape[1]
-    K1, K2, M = np.empty((NUM_KEEPS, 1)), np.empty((NUM_KEEPS, 1)), np.empty((NUM_KEEPS, 1))
-    T = np.empty((max(tb.BOXV.shape[1], C), 1))
+def duel_turn(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, K1: np.ndarray, K2: np.ndarray
+              ) -> None:
+    """The mover's turn in ``pair`` (the opponent's turn in layer ``nxt``): ``K1`` and ``K2`` (462, 1) get each
+    keep's chance with one and two rolls left, what every decision of the turn reads (:func:`duel_decide`)."""
+    T = np.empty((max(tb.BOXV.shape[1], tb.scoring.score_table.shape[1]), 1))
     duel_hand_values(tb, ix, nxt, pair, K1[HAND0:],
                      HandScratch(T, np.empty(1, dtype=np.int64), np.empty(1, dtype=np.int64)))
-    keep_tree(K1, K2, M, np.empty(1))
+    keep_tree(K1, K2, np.empty((NUM_KEEPS, 1)), np.empty(1))
+
+
+@njit(cache=True)
+def duel_decide(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, turn: KeepLane, h: int,
+                rolls: int, keep_mask: np.ndarray, values: np.ndarray) -> int:
+    """The action with hand ``h`` and ``rolls`` rolls left that maximises the mover's chance to win in ``pair`` (the
+    opponent's turn in layer ``nxt``; ``turn``: :func:`duel_turn`'s keep values); ``values`` (32 + C) gets every
+    action's chance (``-inf`` where illegal). Ties: the lowest action."""
+    sa, sb, d = pair
+    C = tb.scoring.score_table.shape[1]
     key = _key_of(tb, sa)
     face = FIVE_KIND_FACE[h]
     lb = legal_bits(tb.scoring.params, face, key[0])
@@ -244,7 +250,7 @@ def duel_decide(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair,
             s2, pts = box_step(tb, tb.scoring.score_table[h], tb.scoring.joker_table[h], face, key, c)
             box[c] = 1.0 - _row_value(nxt, ix.rank[sb] * n_next + ix.rank[s2], -d - pts)
     legal = np.empty(values.shape[0], dtype=np.bool_)
-    action_row(values, legal, box, KeepLane(K1, K2, 0), h, rolls, keep_mask)
+    action_row(values, legal, box, turn, h, rolls, keep_mask)
     for a in range(values.shape[0]):
         if not legal[a]:
             values[a] = NEG_INF
