@@ -5,10 +5,13 @@
 the browser tests and the strict build of the site (``tests/test_docs_site.py``); ``rllib`` runs what needs the older
 gymnasium that Ray pins. ``nox -s docs`` (the site alone), ``nox -s browser`` (the browser tests alone) and
 ``nox -s lint`` are there for work on one part. The browser tests need Debian's chromium: ``.ci/browser.sh`` says
-so and installs it only where it is missing.
+so and installs it with apt-get (through sudo where not root) only where it is missing; ``YACHT_ENV_SKIP_BROWSER=1
+nox`` installs nothing outside the project and leaves the browser tests out.
 """
 
 from __future__ import annotations
+
+import os
 
 import nox
 
@@ -26,6 +29,19 @@ PYTEST = ["python", "-m", "pytest", "-n", "auto", "--maxprocesses", "4", "--full
 # environment under Gymnasium's, PettingZoo's and SB3's own checkers), the single environment, and the model files
 # (their spaces are gymnasium objects)
 RLLIB_ALSO = ["tests/test_api_contract.py", "tests/test_env.py", "tests/test_sb3_zip.py"]
+
+
+SKIP_BROWSER = "YACHT_ENV_SKIP_BROWSER"  # =1: no chromium installed, the browser tests left out
+
+
+def _browser(session: nox.Session) -> str:
+    """Install chromium where it is missing (``.ci/browser.sh``), or, with ``YACHT_ENV_SKIP_BROWSER=1``, nothing;
+    the pytest marker expression that leaves the browser tests out then (else an empty string)."""
+    if os.environ.get(SKIP_BROWSER) == "1":
+        session.log(f"{SKIP_BROWSER}=1: no browser installed, the browser tests left out")
+        return " and not browser"
+    session.run("bash", ".ci/browser.sh", external=True)
+    return ""
 
 
 def _install(session: nox.Session, *args: str) -> None:
@@ -51,10 +67,10 @@ def _lint(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """ruff, the layer contracts, and the whole suite (slow tests, browser tests and the site's strict build too)
     on the newest gymnasium; not the Ray tests, which have a session of their own."""
-    session.run("bash", ".ci/browser.sh", external=True)
+    browser = _browser(session)
     _install_everything(session)
     _lint(session)
-    session.run(*PYTEST, "-m", "not rllib", *session.posargs)
+    session.run(*PYTEST, "-m", "not rllib" + browser, *session.posargs)
 
 
 @nox.session(venv_params=SHARED)

@@ -29,6 +29,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
+from yacht_agents.nets import MAX_WIDTH
 from yacht_agents.sb3_policies import _COMMON_KWARGS, PolicySpec, _int_list, _optimizer_kwargs, _str, register_policy
 from yacht_env import dice as D
 from yacht_env import multiplayer as MP
@@ -235,8 +236,8 @@ def _str_list(value: Any, key: str) -> list[str]:
 
 
 def _width(value: Any, key: str) -> int:
-    if type(value) is not int or not 0 < value <= 1 << 12:
-        raise ValueError(f"policy_kwargs[{key!r}] must be an int in 1..4096, got {value!r}")
+    if type(value) is not int or not 0 < value <= MAX_WIDTH:
+        raise ValueError(f"policy_kwargs[{key!r}] must be an int in 1..{MAX_WIDTH} (MAX_WIDTH), got {value!r}")
     return value
 
 

@@ -47,8 +47,14 @@ def mlp(in_dim: int, hidden: Sequence[int], activation_fn: str, out_dim: int) ->
     return nn.Sequential(*layers)
 
 
-MAX_MODEL_BYTES = 256 << 20
-"""The largest ``.pt`` file read (a model or checkpoint of this project is a few MB)."""
+MAX_NETWORK_NUMBERS = 1 << 22
+"""The most numbers (weights and biases) a network read from a file may hold or declare: 4,194,304, 20 times the
+largest model this project ships (``ppo-yatzy``: 205,840), so that a file can make no network past 16 MB of float32."""
+MAX_MODEL_BYTES = 64 << 20
+"""The largest ``.pt`` file read: a network of :data:`MAX_NETWORK_NUMBERS` float32 numbers with Adam's two moments
+is 48 MB (the shipped models are under 3 MB)."""
+MAX_STORED_TENSORS = 10_000
+"""The most tensors (and containers) one ``.pt`` file may hold; a shipped model or checkpoint holds under 100."""
 _TORCH_ADVICE = ("weights_only", "Weights only load failed", "file an issue", "Check the documentation")
 
 
@@ -77,13 +83,64 @@ def load_torch_file(path: str | Path) -> Any:
             raise ValueError("not a file written by torch.save (it does not start as torch's zip format does)")
         f.seek(0)
         try:
-            return torch.load(f, map_location="cpu", weights_only=True)
+            data = torch.load(f, map_location="cpu", weights_only=True)
         except Exception as e:  # noqa: BLE001 - UnpicklingError, RuntimeError, EOFError, ...: all mean "refused"
             raise ValueError(f"torch's weights-only loader refused it: {torch_load_reason(e)}") from None
+    check_storage(data, "")
+    return data
+
+
+def _tensors(obj: Any, where: str, out: list[tuple[str, Any]], depth: int = 0) -> None:
+    """The tensors in nested dicts, lists and tuples with where each sits (``state_dict['0.weight']``)."""
+    import torch
+
+    if len(out) > MAX_STORED_TENSORS or depth > 32:
+        raise ValueError(f"it holds more than {MAX_STORED_TENSORS:,} tensors or nests containers deeper than 32 "
+                         "levels (MAX_STORED_TENSORS); a model or checkpoint of this project holds under 100")
+    if isinstance(obj, torch.Tensor):
+        out.append((where, obj))
+    elif isinstance(obj, Mapping):
+        for k, v in obj.items():
+            _tensors(v, f"{where}[{k!r}]", out, depth + 1)
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            _tensors(v, f"{where}[{i}]", out, depth + 1)
+
+
+def check_storage(data: Any, what: str, name: str = "") -> None:
+    """``ValueError`` naming ``what`` unless every tensor in ``data`` (nested dicts, lists, tuples) owns its storage:
+    dense, contiguous, from the storage's start to its end, no storage shared by two tensors. ``torch.save`` writes
+    each storage once, so a view (``torch.zeros(1).expand(12000, 12000)``: stride 0) or two tensors over one storage
+    would let a file of a few KB declare a network of gigabytes; a tensor that owns its storage holds only what the
+    file holds."""
+    import torch
+
+    found: list[tuple[str, Any]] = []
+    _tensors(data, name, found)
+    owners: dict[tuple[int, int], str] = {}
+    what = f"{what}: " if what else ""
+    for where, t in found:
+        if t.layout != torch.strided or t.device.type != "cpu":
+            continue  # check_weights refuses these where weights are read (a sparse or meta tensor has no storage)
+        storage = t.untyped_storage()
+        shown, held = t.numel() * t.element_size(), storage.nbytes()
+        if shown and (not t.is_contiguous() or t.storage_offset() != 0 or shown != held):
+            raise ValueError(f"{what}the tensor {where or 'it holds'} is a view of {held:,} stored bytes shown as "
+                             f"{shown:,} (shape {tuple(t.shape)}, strides {tuple(t.stride())}); accepted: tensors "
+                             "that own their storage, as torch.save writes them (a file must hold the numbers it "
+                             "declares)")
+        key = (storage.data_ptr(), held)
+        if shown and key in owners:
+            raise ValueError(f"{what}the tensors {owners[key] or 'it holds'} and {where} share one storage; "
+                             "accepted: tensors that own their storage, as torch.save writes them (a file must hold "
+                             "the numbers it declares)")
+        owners[key] = where
 
 
 MAX_LAYERS, MAX_WIDTH = 16, 4096
-"""The largest network a model file may ask for (it is built before its weights are read)."""
+"""The deepest and widest network a model file or config may ask for (it is built before its weights are read): 16
+hidden layers (the shipped models have 2 or 3) of 4,096 units (16 times the widest shipped layer, 256); the total is
+bounded by :data:`MAX_NETWORK_NUMBERS`."""
 
 
 def check_hidden(hidden: object, key: str = "hidden") -> list[int]:
@@ -106,6 +163,11 @@ def check_declared_mlp(state_dict: Any, in_dim: int, hidden: object, out_dim: in
     ``state_dict`` holds (a small file must not make a huge network); ``ValueError`` naming ``what`` otherwise."""
     widths = check_hidden(hidden)
     want = mlp_weights(in_dim, widths, out_dim)
+    if want > MAX_NETWORK_NUMBERS:
+        raise ValueError(f"{what}: it declares a network of {want:,} numbers ({len(widths)} hidden layers of up to "
+                         f"{max(widths):,} units), more than the limit of {MAX_NETWORK_NUMBERS:,} "
+                         "(MAX_NETWORK_NUMBERS, 20 times the largest model this project ships)")
+    check_storage(state_dict, what, "state_dict")
     have = sum(int(t.numel()) for t in state_dict.values()) if isinstance(state_dict, Mapping) else 0
     if want != have:
         raise ValueError(f"{what}: the network weights do not fit its metadata: it declares a network of {want:,} "

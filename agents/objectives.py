@@ -30,6 +30,7 @@ from yacht_solver import ReachSolution, distribution_table, solve, solve_reach
 from yacht_solver import reach_kernels as RK
 from yacht_solver import win_kernels as WK
 from yacht_solver.ragged import Ragged
+from yacht_solver.search.turn_search import Positions
 
 TURNS_KEPT = 4096
 """Turns whose end-of-turn values :class:`WinAgent` keeps (a few kilobytes each)."""
@@ -157,8 +158,8 @@ class WinAgent(Agent):
         action it plays."""
         ends = self._turn_ends(me, others)
         key = self.reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box)
-        one = [np.array([v]) for v in (*key, ends.need, me.hand, me.rolls_left)]
-        actions, values = self.reach.decide(*one, values=True, lookup=self._turn_lookup(ends))
+        pos = Positions(*(np.array([v]) for v in (*key, me.hand, me.rolls_left)))
+        actions, values = self.reach.decide(pos, np.array([ends.need]), values=True, lookup=self._turn_lookup(ends))
         vals = values[0]
         return np.where(vals > -np.inf, vals, np.nan), int(actions[0])
 

@@ -19,6 +19,8 @@ from stable_baselines3.common.torch_layers import FlattenExtractor
 from stable_baselines3.dqn.policies import DQNPolicy
 from torch import nn
 
+from yacht_agents.nets import MAX_LAYERS, MAX_WIDTH
+
 short_repr = reprlib.Repr()
 short_repr.maxstring = short_repr.maxother = 80
 
@@ -55,7 +57,7 @@ def _check(ok: Callable[[Any], bool], want: str, convert: Callable[[Any], Any] =
 
 
 def _widths(v: Any) -> bool:
-    return isinstance(v, list) and len(v) <= 64 and all(type(x) is int and 0 < x <= 1 << 16 for x in v)
+    return isinstance(v, list) and len(v) <= MAX_LAYERS and all(type(x) is int and 0 < x <= MAX_WIDTH for x in v)
 
 
 def _numbers(v: Any) -> bool:
@@ -63,7 +65,7 @@ def _numbers(v: Any) -> bool:
                                                                                           for x in v)
 
 
-_WIDTHS = "a list of at most 64 layer widths (ints in 1..65536)"
+_WIDTHS = f"a list of at most {MAX_LAYERS} layer widths (ints in 1..{MAX_WIDTH}: MAX_LAYERS, MAX_WIDTH)"
 _int_list = _check(lambda v: v is None or _widths(v), _WIDTHS)
 _ac_net_arch = _check(lambda v: v is None or _widths(v) or isinstance(v, dict) and v.keys() <= {"pi", "vf"} and all(
     map(_widths, v.values())), f"{_WIDTHS}, or a dict of such lists under 'pi' and 'vf'")

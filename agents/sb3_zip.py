@@ -28,7 +28,14 @@ from stable_baselines3 import A2C, DQN, PPO
 from stable_baselines3.common.policies import BasePolicy
 from stable_baselines3.common.save_util import load_from_zip_file
 
-from yacht_agents.nets import check_weights, one_line, torch_load_reason
+from yacht_agents.nets import (
+    MAX_MODEL_BYTES,
+    MAX_NETWORK_NUMBERS,
+    check_storage,
+    check_weights,
+    one_line,
+    torch_load_reason,
+)
 from yacht_agents.sb3_policies import ACTIVATIONS, FEATURE_EXTRACTORS, OPTIMIZERS, POLICY_REGISTRY, Ref, short_repr
 from yacht_env.files import read_regular, regular_file_problem
 
@@ -36,12 +43,13 @@ from yacht_env.files import read_regular, regular_file_problem
 @dataclass(frozen=True)
 class ZipLimits:
     """Size limits for a model file, checked on the sizes the zip declares before anything is decompressed (zipfile
-    never inflates an entry past its declared size). SB3 zips of this project are under 3 MB."""
+    never inflates an entry past its declared size). SB3 zips of this project are under 3 MB; a file or entry may be
+    as large as a ``.pt`` model (``MAX_MODEL_BYTES``, 64 MB)."""
 
-    max_file_bytes: int = 256 << 20
+    max_file_bytes: int = MAX_MODEL_BYTES
     max_entries: int = 64
-    max_entry_bytes: int = 256 << 20
-    max_total_bytes: int = 512 << 20
+    max_entry_bytes: int = MAX_MODEL_BYTES
+    max_total_bytes: int = 2 * MAX_MODEL_BYTES
     max_data_bytes: int = 32 << 20  # the data JSON
     max_torch_entries: int = 100_000  # records inside one .pth (torch's own zip format)
 
@@ -148,6 +156,7 @@ def _weights(arc: _Zip, limits: ZipLimits) -> dict[str, dict[str, Any]]:
     except Exception as e:  # noqa: BLE001 - torch raises UnpicklingError, RuntimeError, ...: all mean "refused"
         raise ValueError(f"{arc.source}: its weights were rejected by torch's weights-only loader: "
                          f"{torch_load_reason(e)}") from None
+    check_storage(params, arc.source)  # what the size guard counts is what the file holds: no views, no sharing
     if variables is not None and (not isinstance(variables, dict) or variables):
         held = short_repr.repr(list(variables)) if isinstance(variables, dict) else f"a {type(variables).__name__}"
         raise ValueError(f"{arc.source}: pytorch_variables.pth holds {held}; accepted: nothing (PPO, A2C, DQN and "
@@ -389,7 +398,12 @@ def _check_size(info: Sb3ZipInfo, sd: Mapping[str, th.Tensor], observation_space
     trunks = [*(arch.values() if isinstance(arch, dict) else [arch] * copies),
               info.constructor_kwargs.get("vf_arch") or []]  # the model-free policy's own value trunk
     wanted = sum(a * b for w in trunks for a, b in zip([first, *w], w))
-    if wanted > sum(t.numel() for t in sd.values()):
+    held = sum(t.numel() for t in sd.values())  # each tensor owns its storage (check_storage): numbers in the file
+    if max(wanted, held) > MAX_NETWORK_NUMBERS:
+        raise ValueError(f"{info.source}: policy_kwargs ask for at least {wanted:,} weights and policy.pth holds "
+                         f"{held:,}; the limit is {MAX_NETWORK_NUMBERS:,} (MAX_NETWORK_NUMBERS, 20 times the largest "
+                         "model this project ships)")
+    if wanted > held:
         raise ValueError(f"{info.source}: policy_kwargs ask for at least {wanted:,} weights, policy.pth holds "
                          f"{sum(t.numel() for t in sd.values()):,}: the file does not describe its own network")
 

@@ -1,7 +1,7 @@
 """A MaskablePPO policy that plays each turn by exact expectimax over the dice, with learned box utilities.
 
 The network sees only the scorecard part of the observation (open boxes, turn, capped upper total, Yahtzee box)
-and outputs one *utility* per way of closing a box: what filling it is worth for the rest of the game. Everything
+and outputs one *utility* per way of filling a box: what that is worth for the rest of the game. Everything
 within the turn is then computed exactly from the dice model (``yacht_env.dice``): the value of ending the turn
 with hand ``h`` is ``max`` over the boxes ``c`` it may go in of ``points(c, h) + utility(c, h)``; keeps are valued
 by their outcome probabilities; a hand with a roll left is worth its best keep. Action values ``Q`` come out for

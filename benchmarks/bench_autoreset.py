@@ -72,6 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", help="a git revision whose default engine is measured beside this tree's")
     ap.add_argument("--json", type=Path, help="also write the results as JSON here")
     args = ap.parse_args(argv)
+    if args.json:  # checked before the work; written as a shell's > would (a device: through)
+        from yacht_tools.output_paths import check_output_path
+
+        check_output_path(args.json, "--json")
     configs: list[tuple[str, Path, str]] = [(f"this tree, {m}", ROOT, m) for m in MODES]
     with tempfile.TemporaryDirectory() as tmp:
         if args.baseline:
@@ -101,9 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {name} | {medians[name]:,.0f} | {medians[name] / ref:.3f} | "
               f"{', '.join(f'{x:,.0f}' for x in v)} |")
     if args.json:
-        from yacht_env.files import write_text_atomic
+        from yacht_tools.output_paths import write_user_text
 
-        write_text_atomic(args.json, json.dumps({"rules": args.rules, "num_envs": args.num_envs, "clock": args.clock,
+        write_user_text(args.json, json.dumps({"rules": args.rules, "num_envs": args.num_envs, "clock": args.clock,
                                                  "runs": runs,
                                                  "medians": medians, "reference": configs[0][0]}, indent=2))
     return 0

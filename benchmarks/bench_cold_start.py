@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 
-from yacht_env.files import write_text_atomic
+from yacht_tools.output_paths import check_output_path, write_user_text
 
 STAGES = {
     "gym.make + reset + a random game, every rule set": (
@@ -68,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--json", help="also write the rows as JSON here")
     args = p.parse_args(argv)
+    if args.json:  # checked before the work; written as a shell's > would (a device: through)
+        check_output_path(args.json, "--json")
     rows = []
     install = "full install (training extras)" if _installed("stable_baselines3") else "install without extras"
     for name, code in [*STAGES.items(), ("all of them, one process", ALL)]:
@@ -85,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         print(f"| {r['stage']} | {r['cache']} | {r['wall_s']:.1f} | {r['compile_s']:.1f} |")
     if args.json:
-        write_text_atomic(args.json, json.dumps(rows, indent=1))
+        write_user_text(args.json, json.dumps(rows, indent=1))
     return 0
 
 

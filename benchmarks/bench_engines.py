@@ -40,9 +40,9 @@ import numpy as np
 
 import yacht_env  # noqa: F401  (registers the ids)
 from yacht_env.env import YachtEnv
-from yacht_env.files import write_text_atomic
 from yacht_env.single_engine import AUTO_SWITCH_STEPS
 from yacht_env.vector import LegalActionSampler, YachtVectorEnv
+from yacht_tools.output_paths import check_output_path, write_user_text
 
 RULE_IDS = yacht_env.ENV_IDS  # every rule set's Gymnasium id
 
@@ -244,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="interleaved rounds of every row; each row reports its median round (default 1)")
     ap.add_argument("--profile", action="store_true", help="print a cProfile of single-env steps and exit")
     args = ap.parse_args(argv)
+    if args.json:  # checked before the work; written as a shell's > would (a device: through)
+        check_output_path(args.json, "--json")
 
     if args.profile:
         print(profile_single(args.rules[0]))
@@ -287,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         data = {"machine": info, "pyhtzee_steps_per_s": base,
                 "rows": [dict(asdict(r), steps_per_s=r.steps_per_s, steps_per_cpu_s=r.steps_per_cpu_s,
                               vs_pyhtzee=(r.steps_per_s / base if base else None)) for r in rows]}
-        write_text_atomic(args.json, json.dumps(data, indent=2))
+        write_user_text(args.json, json.dumps(data, indent=2))
     return 0
 
 

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 
-from yacht_env.files import write_text_atomic
+from yacht_tools.output_paths import check_output_path, write_user_text
 
 COMMANDS = [  # (arguments of yacht eval, target in seconds for the whole command)
     (["--agent", "optimal", "--rules", "yacht", "--episodes", "10000", "--seed", "0"], 5.0),
@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=3, help="timed runs of each command (default: 3)")
     p.add_argument("--json", help="also write the rows as JSON here")
     args = p.parse_args(argv)
+    if args.json:  # checked before the work; written as a shell's > would (a device: through)
+        check_output_path(args.json, "--json")
     if args.repeat < 1:
         p.error(f"--repeat must be a positive integer, got {args.repeat}")
     rows = []
@@ -61,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         target = "-" if r["target_s"] is None else f"< {r['target_s']:g}"
         print(f"| `{r['command']}` | {r['best_s']:.2f} | {r['median_s']:.2f} | {r['played_s']:.2f} | {target} |")
     if args.json:
-        write_text_atomic(args.json, json.dumps(rows, indent=1))
+        write_user_text(args.json, json.dumps(rows, indent=1))
     return 0
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from yacht_env.files import write_text_atomic
+from yacht_tools.output_paths import check_output_path, write_user_text
 from yacht_training.config import TrainConfig, from_dict, load_config, merge
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,6 +67,8 @@ def main() -> None:
                    choices=list(VARIANTS))
     p.add_argument("--json", type=Path, help="also write the rows as JSON here")
     args = p.parse_args()
+    if args.json:  # checked before the work; written as a shell's > would (a device: through)
+        check_output_path(args.json, "--json")
     base = load_config(args.config).to_dict()
     rows = []
     print(f"config {args.config.name}: {base['n_envs']} games x {base['ppo']['n_steps']} steps a rollout, "
@@ -80,7 +82,7 @@ def main() -> None:
         factor = m["steps_per_s"] / rows[0]["steps_per_s"]
         print(f"| {name} | {what} | {m['steps_per_s']:,.0f} | {factor:.2f}x | {m['warmup_s']:.1f} |", flush=True)
     if args.json:
-        write_text_atomic(args.json, json.dumps({"config": str(args.config), "rows": rows}, indent=1))
+        write_user_text(args.json, json.dumps({"config": str(args.config), "rows": rows}, indent=1))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from yacht_env.engine import pcg64 as P
+from yacht_env.engine import pcg64 as PCG
 from yacht_env.engine.batch import StepOutputs
 from yacht_env.engine.game import step_game
 from yacht_env.vector import LegalActionSampler, YachtVectorEnv
@@ -47,10 +47,10 @@ def best_rate(fn: Callable[[], int], seconds: float, cpu: bool = True) -> float:
 
 
 @numba.njit(parallel=True, _nrt=True)
-def step_prange(actions, st, tb, out) -> None:
+def step_prange(actions, st, ki, out) -> None:
     """The vector step as numba's ``prange`` runs it (an OpenMP-style team with a barrier at the end)."""
     for i in prange(actions.shape[0]):
-        step_game(i, actions[i], st, tb, out)
+        step_game(i, actions[i], st, ki, out)
 
 
 def threads_rows(n: int, seconds: float) -> dict[str, float]:
@@ -72,7 +72,7 @@ def threads_rows(n: int, seconds: float) -> dict[str, float]:
     def step_pr() -> int:
         a = sampler(env._mask)
         o, r, te, tr, il, fo, fm, fc = bufs
-        step_prange(a, env._b, env._t, StepOutputs(o, env._mask, r, te, tr, il, fo, fm, fc))
+        step_prange(a, env._b, env._inputs, StepOutputs(o, env._mask, r, te, tr, il, fo, fm, fc))
         return n
 
     out[f"vector step, numba prange, {numba.get_num_threads()} threads (steps/s wall)"] = best_rate(
@@ -94,10 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     rows: dict[str, float] = threads_rows(n, s)
 
     gens = [np.random.Generator(np.random.PCG64(np.random.SeedSequence(i))) for i in range(n)]
-    state = P.seed_states(list(range(n)))
+    state = PCG.seed_states(list(range(n)))
 
     def dice_numba() -> int:
-        P.roll_dice(state[0], 5 * n)
+        PCG.roll_dice(state[0], 5 * n)
         return n
 
     def dice_numpy() -> int:

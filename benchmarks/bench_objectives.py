@@ -37,7 +37,7 @@ from numba import njit
 
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.rules import get_rules
-from yacht_solver import distribution_kernels as DK
+from yacht_solver import distribution_kernels as DISTK
 from yacht_solver import reach_kernels as RK
 from yacht_solver import solve
 from yacht_solver.core import turn_start_layers
@@ -95,9 +95,9 @@ def sampled(rules: str, sample: int) -> dict:
     t0 = time.perf_counter()
     RK.reach_rows(tb, table.kernel, states, N)
     per_reach = (time.perf_counter() - t0) / len(states)
-    DK.distribution_rows(tb, E, table.kernel, states[:2], mask)
+    DISTK.distribution_rows(tb, E, table.kernel, states[:2], mask)
     t0 = time.perf_counter()
-    DK.distribution_rows(tb, E, table.kernel, states, mask)
+    DISTK.distribution_rows(tb, E, table.kernel, states, mask)
     per_dist = (time.perf_counter() - t0) / len(states)
     n, threads = len(every), numba.get_num_threads()
     return {"rules": rs.name, "mode": f"sampled {len(states)} states", "states": n, "table_mb": table_bytes(rs) / 1e6,

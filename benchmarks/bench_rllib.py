@@ -80,12 +80,12 @@ def main() -> int:
     import ray
     from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
 
-    from yacht_training import rllib_ppo as R
+    from yacht_training import rllib_ppo as RLLIB
 
     t_import = time.perf_counter() - t0
     pss0, _ = tree_pss_mib(os.getpid())
     t0 = time.perf_counter()
-    R.start_ray(cfg, None)
+    RLLIB.start_ray(cfg, None)
     t_init = time.perf_counter() - t0
     time.sleep(2.0)
     pss_ray, nproc_ray = tree_pss_mib(os.getpid())
@@ -98,7 +98,7 @@ def main() -> int:
             cfg.rllib.num_env_runners = n
             cfg.rllib.vectorize = mode
             t0 = time.perf_counter()
-            algo = R.ppo_config(cfg).build_algo()
+            algo = RLLIB.ppo_config(cfg).build_algo()
             t_build = time.perf_counter() - t0
             t0 = time.perf_counter()
             algo.train()  # warm-up

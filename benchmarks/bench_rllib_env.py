@@ -50,7 +50,7 @@ def main() -> int:
     import gymnasium as gym
     import torch
 
-    from yacht_training import rllib_ppo as R
+    from yacht_training import rllib_ppo as RLLIB
     from yacht_training.config import load_config
     from yacht_training.rllib_env import YachtRLlibEnv, YachtRLlibVectorEnv
 
@@ -67,11 +67,11 @@ def main() -> int:
     cfg = load_config(ROOT / "configs" / "yacht_rllib_ppo.yaml")
     cfg.rllib.num_env_runners = 0
     cfg.rllib.num_envs_per_env_runner = n
-    R.start_ray(cfg, None)
+    RLLIB.start_ray(cfg, None)
     runners = {}
     for mode in ("engine", "sync"):
         cfg.rllib.vectorize = mode
-        runners[mode] = R.ppo_config(cfg).build_algo()
+        runners[mode] = RLLIB.ppo_config(cfg).build_algo()
         runners[mode].env_runner.sample(num_timesteps=8192)
     times: dict[str, list[float]] = {"engine": [], "sync": []}
     for _ in range(args.repeat):

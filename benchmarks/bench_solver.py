@@ -116,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     os.environ["YACHT_ENV_CACHE_DIR"] = tempfile.mkdtemp(prefix="yacht-bench-")  # leave the user's cache alone
+    if args.json:  # checked before the work; written as a shell's > would (a device: through)
+        from yacht_tools.output_paths import check_output_path
+
+        check_output_path(args.json, "--json")
     import numba
 
     if args.threads:
@@ -169,9 +173,9 @@ def main(argv: list[str] | None = None) -> int:
               f"mean {g['mean']:.3f} ± {g['half_width_99_9']:.3f}"
               f" (99.9 %), solved {g['start_value']:.3f}: {'agrees' if g['agrees'] else 'DISAGREES'}")
     if args.json:
-        from yacht_env.files import write_text_atomic
+        from yacht_tools.output_paths import write_user_text
 
-        write_text_atomic(args.json, json.dumps(result, indent=2) + "\n")
+        write_user_text(args.json, json.dumps(result, indent=2) + "\n")
     ok = ok and result.get("simulation", {}).get("agrees", True)
     return 0 if ok else 1
 

@@ -33,11 +33,11 @@ import numpy as np
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState
 from yacht_solver import duel as DU
-from yacht_solver import duel_kernels as DK
+from yacht_solver import duel_kernels as DUELK
 from yacht_solver import table_cache as TC
 
 
-def dense_layers(rs: RuleSet, path: Path) -> list[DK.DuelLayer]:
+def dense_layers(rs: RuleSet, path: Path) -> list[DUELK.DuelLayer]:
     """The layers of a dense (version 1) table file, memory-mapped, checked by the table reader."""
     with open(path, "rb") as f:
         n = int.from_bytes(f.read(len(TC.MAGIC) + 8)[len(TC.MAGIC):], "little")
@@ -49,21 +49,21 @@ def dense_layers(rs: RuleSet, path: Path) -> list[DK.DuelLayer]:
     flat = TC.load(rs, (sum(plan.cells),), key=key, value_range=(0.0, 1.0), dtype="<f4", mapped=True)
     if flat is None:
         raise SystemExit(f"{path} is not a whole dense duel table of rules {rs.name!r}")
-    layers: list[DK.DuelLayer] = [None] * len(plan.cells)  # type: ignore[list-item]
+    layers: list[DUELK.DuelLayer] = [None] * len(plan.cells)  # type: ignore[list-item]
     pos = 0
     for t in range(len(plan.cells) - 1, -1, -1):  # the last layer first
         a, b = t // 2, t - t // 2
-        layers[t] = DK.DuelLayer(flat[pos:pos + plan.cells[t]], plan.offsets(t), plan.lowest(t), a, b)
+        layers[t] = DUELK.DuelLayer(flat[pos:pos + plan.cells[t]], plan.offsets(t), plan.lowest(t), a, b)
         pos += plan.cells[t]
     return layers
 
 
-def stripped(plan: DU.DuelPlan, t: int, dense: DK.DuelLayer) -> DK.DuelLayer:
+def stripped(plan: DU.DuelPlan, t: int, dense: DUELK.DuelLayer) -> DUELK.DuelLayer:
     """Layer ``t`` of a dense table as the solver keeps it."""
     n = len(dense.off) - 1
-    out = DK.Stripped(np.empty(len(dense.data), dtype=DU.DTYPE), np.empty(n, np.int32), np.empty(n, np.int32))
-    kept = DK.strip_rows(dense.data, dense.off, out)
-    return DU.layer_of(plan, t, DK.Stripped(out.data[:kept].copy(), out.zeros, out.kept))
+    out = DUELK.Stripped(np.empty(len(dense.data), dtype=DU.DTYPE), np.empty(n, np.int32), np.empty(n, np.int32))
+    kept = DUELK.strip_rows(dense.data, dense.off, out)
+    return DU.layer_of(plan, t, DUELK.Stripped(out.data[:kept].copy(), out.zeros, out.kept))
 
 
 def positions(rs: RuleSet, n: int, seed: int = 0) -> list[tuple[GameState, GameState]]:
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _compare(rs: RuleSet, dense: list[DK.DuelLayer], decisions: int) -> dict[str, Any]:
+def _compare(rs: RuleSet, dense: list[DUELK.DuelLayer], decisions: int) -> dict[str, Any]:
     """Load the kept table just written as the solver does and compare it with the dense one."""
     new = DU.cached_duel(rs)  # read back from the file just written, as the solver reads it
     if new is None or new.path is None:

@@ -15,6 +15,7 @@ import sys
 import numpy as np
 
 from yacht_solver.reach import solve_reach
+from yacht_solver.search.turn_search import Positions
 from yacht_solver.search.turn_tables import HAND_PROBABILITY
 
 NEEDS = (1, 50, 150, 250, 300)
@@ -32,8 +33,8 @@ def largest_gap(rules: str, states: int) -> tuple[int, float]:
         F, rest = divmod(int(s), UY)
         u, y = divmod(rest, rs.layout.Y)
         for need in (k for k in NEEDS if k < rs.width):
-            _, values = rs.decide(np.full(n, F), np.full(n, u), np.full(n, y), np.full(n, need), np.arange(n),
-                                  np.full(n, 2), values=True)
+            pos = Positions(np.full(n, F), np.full(n, u), np.full(n, y), np.arange(n), np.full(n, 2))
+            _, values = rs.decide(pos, np.full(n, need), values=True)
             worst = max(worst, abs(float(HAND_PROBABILITY @ values.max(axis=1)) - float(rs.table[s, need])))
     return len(keys), worst
 

@@ -2,7 +2,7 @@
 shipped run first, then the other seeds of the same config) and ship the run's periodic evaluations as
 ``docs/records/NAME-evaluations.json``, from which the site draws the agent's learning curve.
 
-    python benchmarks/ship_model.py --name ppo-yacht --config configs/yacht_model_free_25min.yaml \\
+    python benchmarks/ship_model.py --name ppo-yacht --config configs/yacht_model_free_20min.yaml \\
         --kind "model-free: ..." --algo "MaskablePPO ..." --note "learning seconds ..." RUN_DIR [RUN_DIR ...]
 
 The card holds what ``yacht eval`` and ``agents.md`` report: the config and the command that reproduce the run, its

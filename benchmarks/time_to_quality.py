@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from yacht_env.files import write_text_atomic
+from yacht_tools.output_paths import check_output_path, write_user_text
 from yacht_training.run_folder import load_evaluations
 
 
@@ -66,6 +66,8 @@ def main() -> int:
     p.add_argument("--minutes", nargs="+", type=float, default=[5, 10, 15, 20, 25])
     p.add_argument("--markdown", type=Path, help="also write the table here")
     args = p.parse_args()
+    if args.markdown:  # checked before the work; written as a shell's > would (a device: through)
+        check_output_path(args.markdown, "--markdown")
     try:
         runs = [(r, read_run(r)) for r in args.runs]
     except (OSError, ValueError) as e:
@@ -74,7 +76,7 @@ def main() -> int:
     text = table(runs, args.minutes)
     print(text)
     if args.markdown:
-        write_text_atomic(args.markdown, text + "\n")
+        write_user_text(args.markdown, text + "\n")
     return 0
 
 

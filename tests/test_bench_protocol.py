@@ -53,6 +53,14 @@ def test_evaluate_measures_what_yacht_eval_measures(greedy_records: Path) -> Non
                                                        / (refs["optimal"] - refs["random"]))
 
 
+def test_a_report_of_agents_alone_is_not_headed_as_a_budget(greedy_records: Path) -> None:
+    """Records of agents evaluated without ``--budget`` (your own agent, say) report under a heading that says so,
+    not "Budget agents"."""
+    text = markdown_report(aggregate_records(P.read_records([greedy_records])))
+    assert text.startswith("## Agents evaluated without a training budget\n") and "Budget agents" not in text
+    assert "| greedy | 1 |" in text
+
+
 @pytest.mark.parametrize("learner", ["td=yacht_td.yaml",
                                      pytest.param("ppo=yacht_model_free.yaml", marks=pytest.mark.slow)])
 def test_a_short_run_of_each_learner_writes_a_record_the_report_reads(learner: str, tiny_budget: str,

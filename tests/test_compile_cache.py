@@ -91,7 +91,7 @@ def test_a_cold_cache_announces_compiling_once_per_command(tmp_path: Path) -> No
     announced = [line for line in compiling if not line.startswith("yacht-env: still compiling numba kernels: ")]
     assert len(announced) == 1, p.stderr
     assert "once per machine" in announced[0] and str(tmp_path / "numba") in announced[0], announced
-    assert "starting with the turn search" in announced[0] or "starting with the vector engine" in announced[0]
+    assert "starting with those of yacht_solver." in announced[0] or "of yacht_env.engine." in announced[0]
 
 
 def test_the_single_environment_imports_no_numba_and_plays_a_game(tmp_path: Path) -> None:

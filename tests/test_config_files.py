@@ -203,3 +203,19 @@ def test_train_py_reads_a_config_from_a_pipe(tmp_path: Path) -> None:
         os.close(read)
     (run,) = runs.iterdir()
     assert r.rc == 0 and run.name.startswith("config-s0-") and (run / "eval.json").is_file()
+
+
+@pytest.mark.parametrize(("value", "match"), [
+    ("3", "config key 'players': 3; accepted: 1, 2"),
+    ("'2'", "config key 'players': '2'; accepted: 1, 2 (numbers, without quotes)"),
+    ("0", "config key 'players': 0; accepted: 1, 2"),
+    ("[2]", "config key 'players': [2]; accepted: 1, 2"),
+])
+def test_train_py_names_the_accepted_players(value: str, match: str, tmp_path: Path) -> None:
+    """``players: 3`` or ``players: '2'`` raised a TypeError from the message code (it joined integer choices)."""
+    path = tmp_path / "players.yaml"
+    path.write_text(f"algo: td\nplayers: {value}\n")
+    p = subprocess.run([sys.executable, str(REPO / "train.py"), "--config", str(path), "--run-dir",
+                        str(tmp_path / "runs")], capture_output=True, text=True, env=child_env(), timeout=300)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and match in p.stderr, p.stderr
+    assert not (tmp_path / "runs").exists()

@@ -2,8 +2,9 @@
 command shown uses only flags the parsers have, the README stays a front page, and the site's generated reference
 parts cover what the code has.
 
-The examples of a page run in order in one namespace (a page reads top to bottom), in a temporary folder. An example
-that would train for long runs with a smaller budget: :data:`SMALLER` lists each such change, and a change that no
+Every example runs as it stands, in a namespace of its own (a reader copies one block), the examples of a page in
+order in one temporary folder (a file one writes, a later one may read). An example that would train for long runs
+with a smaller budget: :data:`SMALLER` lists each such change, and a change that no
 longer matches its page fails, so no example is ever skipped or shortened silently.
 """
 
@@ -31,7 +32,6 @@ from docgen.observation import slice_meanings  # noqa: E402
 
 PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if "hooks" not in p.parts)]
 SMALLER: dict[str, list[tuple[str, str]]] = {}  # page -> (text in an example, what the test runs instead)
-STANDALONE = {"README.md"}  # pages whose every example runs on its own (a reader copies one block)
 README_LIMIT = 10_000
 
 
@@ -72,11 +72,9 @@ def python_pages() -> list[Path]:
 def test_python_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     changes = SMALLER.get(rel(page), [])
-    namespace: dict[str, object] = {"__name__": "__docs_example__"}
     used = set()
     for b in (b for b in blocks(page) if b.lang == "python"):
-        if rel(page) in STANDALONE:
-            namespace = {"__name__": "__docs_example__"}
+        namespace = {"__name__": "__docs_example__"}  # each example as it stands
         code = b.code
         for old, new in changes:
             if old in code:
@@ -129,7 +127,7 @@ def test_printed_claims_are_read() -> None:
 
 
 def test_smaller_budgets_name_pages_with_examples() -> None:
-    assert set(SMALLER) <= {rel(p) for p in python_pages()} and STANDALONE <= {rel(p) for p in python_pages()}
+    assert set(SMALLER) <= {rel(p) for p in python_pages()}
 
 
 def _commands(text: str) -> list[list[str]]:
@@ -233,6 +231,58 @@ def test_ci_runs_the_readme_test_command_with_the_site_build() -> None:
     assert '"mkdocs", "build", "--strict"' in site  # the tests session builds the site as strictly as `nox -s docs`
 
 
+def test_readme_says_what_the_test_command_costs_and_installs() -> None:
+    """The README names the test command's time and disk, what it installs outside the project, and the switch that
+    leaves the browser out, which the noxfile reads."""
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    after = text.split("<!-- ci:test-command -->", 1)[1]
+    for words in ("minutes on two CPU cores", "GB in `.nox/`", "`chromium`", "`apt-get`", "`sudo`",
+                  "YACHT_ENV_SKIP_BROWSER=1", "installs nothing outside the project"):
+        assert words in after, words
+    import importlib.util
+    import types
+
+    fake = types.ModuleType("nox")  # nox itself lives in the runner's venv: the noxfile's three names, stood in
+    fake.options = types.SimpleNamespace()  # type: ignore[attr-defined]
+    fake.Session = object  # type: ignore[attr-defined]
+    fake.session = lambda *a, **k: a[0] if a and callable(a[0]) else (lambda f: f)  # type: ignore[attr-defined]
+    spec = importlib.util.spec_from_file_location("noxfile_read", ROOT / "noxfile.py")
+    noxfile = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    with pytest.MonkeyPatch.context() as m:
+        m.setitem(sys.modules, "nox", fake)
+        spec.loader.exec_module(noxfile)  # type: ignore[union-attr]
+    assert noxfile.SKIP_BROWSER == "YACHT_ENV_SKIP_BROWSER"
+
+    class Session:
+        def __init__(self) -> None:
+            self.ran: list[tuple[str, ...]] = []
+
+        def log(self, *args: object) -> None:
+            pass
+
+        def run(self, *args: str, **kwargs: object) -> None:
+            self.ran.append(args)
+
+    for value, markers, ran in (("1", " and not browser", []), ("", "", [("bash", ".ci/browser.sh")])):
+        session = Session()
+        with pytest.MonkeyPatch.context() as m:
+            m.setenv("YACHT_ENV_SKIP_BROWSER", value)
+            assert noxfile._browser(session) == markers
+        assert session.ran == ran
+
+
+def test_rule_set_lists_name_clubhouse() -> None:
+    """A list of the rule sets that runs up to Knizia's Yacht goes on to Clubhouse Games Yacht (the newest one); a
+    benchmark's command line is a measurement made as written and is left as it is."""
+    from yacht_env import ENV_IDS
+
+    assert list(ENV_IDS)[-2:] == ["knizia", "clubhouse"]
+    short = [f"{rel(p)}:{i}" for p in PAGES if p.name != "changelog.md"
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if "python benchmarks/" not in line and re.search(r"yatzy\W{1,4}knizia(?!\W{1,4}clubhouse)", line)]
+    assert not short, f"rule-set lists without clubhouse: {short}"
+
+
 def test_readme_links_reach_pages() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     tokens = MarkdownIt().parse(text)
@@ -246,22 +296,47 @@ def test_readme_links_reach_pages() -> None:
 
 def test_every_generator_is_on_a_page() -> None:
     text = "\n".join(p.read_text(encoding="utf-8") for p in PAGES)
-    assert all(f"<!-- generated: {name} -->" in text for name in GENERATORS)
+    assert all(f"<!-- generated: {name} -->\n" in text and f"<!-- end generated: {name} -->" in text
+               for name in GENERATORS)
 
 
-def test_a_generated_part_leaves_a_note_in_the_markdown_and_none_on_the_site() -> None:
-    """Read on a code host, a page says what the build puts at each marker (no silent hole); the build replaces the
-    marker and its note together."""
-    from generate import MARKER
+def test_generated_parts_are_committed_and_fresh() -> None:
+    """Read in the repository, every page is whole: each generated part is in the page, as
+    ``python docs/hooks/generate.py`` writes it now (no placeholder, nothing stale)."""
+    import subprocess
 
-    for p in PAGES:
-        lines = p.read_text(encoding="utf-8").splitlines()
-        for i, line in enumerate(lines):
-            if line.startswith("<!-- generated: "):
-                assert i + 1 < len(lines) and lines[i + 1].startswith("> *Generated when the site is built: "), \
-                    f"{rel(p)}:{i + 1}: a generated part without its note"
-    page = "intro\n<!-- generated: x -->\n> *Generated when the site is built: a table.*\nafter"
-    assert MARKER.sub("TABLE", page) == "intro\nTABLE\nafter"
+    # in a process of its own: a test here may register a rule set of its own, which no page shows
+    p = subprocess.run([sys.executable, "docs/hooks/generate.py", "--check", "--pages-only"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, f"stale generated parts (run python docs/hooks/generate.py):\n{p.stdout}{p.stderr}"
+    text = "\n".join(p.read_text(encoding="utf-8") for p in PAGES)
+    assert "Generated when the site is built" not in text and "published site" not in text
+
+
+def test_a_stale_generated_part_is_found() -> None:
+    from generate import fill
+
+    page = "intro\n<!-- generated: env-ids -->\nold table\n<!-- end generated: env-ids -->\nafter\n"
+    filled, stale = fill(page, "page.md")
+    assert stale == ["env-ids"] and "old table" not in filled and "`Yacht-v0`" in filled
+    assert fill(filled, "page.md") == (filled, [])
+    with pytest.raises(ValueError, match="end marker"):
+        fill("<!-- generated: env-ids -->\ntext\n", "page.md")
+    with pytest.raises(ValueError, match="unknown generated part 'nope'"):
+        fill("<!-- generated: nope -->\n<!-- end generated: nope -->\n", "page.md")
+
+
+def test_the_site_hook_warns_of_a_stale_part(caplog: pytest.LogCaptureFixture) -> None:
+    """The site's build fills a stale part afresh and warns (a strict build fails on the warning)."""
+    import logging
+    import types
+
+    from generate import on_page_markdown
+
+    page = types.SimpleNamespace(file=types.SimpleNamespace(src_path="page.md"))
+    with caplog.at_level(logging.WARNING, logger="mkdocs.hooks.generate"):
+        out = on_page_markdown("<!-- generated: env-ids -->\nold\n<!-- end generated: env-ids -->\n", page)
+    assert "'env-ids' is stale" in caplog.text and "old" not in out and "`Yacht-v0`" in out
 
 
 def test_config_reference_has_every_key() -> None:

@@ -1,8 +1,8 @@
 """The built site: its pictures are there and are pictures, it works opened from disk, and (in headless Chromium) the
 CLI reference keeps every flag whole in its table cell, wide or narrow.
 
-Builds the site with ``mkdocs build`` into a temporary folder (seconds; the pictures are drawn then), then reads the
-files and the laid-out page. Needs
+Builds the site with ``mkdocs build`` into a temporary folder (seconds; the pictures are the committed ones of
+``docs/img/``), then reads the files and the laid-out page. Needs
 Chromium as tests/test_replay_page.py does (its ``browser`` fixture); screenshots go beside that test's.
 """
 
@@ -39,7 +39,8 @@ return {count: codes.length, tables: document.querySelectorAll('.cli-flags table
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
-    p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT,
+    # not -q: mkdocs's quiet mode drops the warnings that --strict counts (a stale part or broken link would pass)
+    p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=ROOT,
                        capture_output=True, text=True, timeout=600, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert p.returncode == 0, p.stderr[-3000:]
     return out

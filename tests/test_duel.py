@@ -17,7 +17,7 @@ from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.rules import RULESETS, YACHT, Category, RuleSet, get_rules, register_rules
 from yacht_env.state import GameState
 from yacht_solver import duel as DU
-from yacht_solver import duel_kernels as DK
+from yacht_solver import duel_kernels as DUELK
 from yacht_solver import table_cache as TC
 
 UPPER_YACHT = RuleSet("test-upper-yacht", "Upper boxes and Yacht", YACHT.categories[:6] + YACHT.categories[11:])
@@ -207,7 +207,7 @@ def test_end_game_with_one_box_left_each_equals_a_direct_computation(which: str)
     chance of each lead computed directly, and the first player's last turn, every box against every box."""
     rs = get_rules(which)
     n = rs.num_categories
-    layers: dict[int, DK.DuelLayer] = {}
+    layers: dict[int, DUELK.DuelLayer] = {}
     DU.sweep(rs, lambda t, a: layers.__setitem__(t, a), stop=2 * n - 2)
     plan = DU.duel_plan(rs)
     ix = plan.index
@@ -252,10 +252,10 @@ def _dense_sweep(rs: RuleSet) -> dict[int, np.ndarray]:
     last = 2 * rs.num_categories
     dense = {last: np.full(plan.cells[last], 0.5, dtype=np.float32)}
     for t in range(last - 1, -1, -1):
-        nxt = DK.DuelLayer(dense[t + 1], plan.offsets(t + 1), plan.lowest(t + 1), (t + 1) // 2, t + 1 - (t + 1) // 2)
+        nxt = DUELK.DuelLayer(dense[t + 1], plan.offsets(t + 1), plan.lowest(t + 1), (t + 1) // 2, t + 1 - (t + 1) // 2)
         full, n = plan.offsets(t), plan.pairs[t]
-        out = DK.Stripped(np.empty(full[-1], np.float32), np.empty(n, np.int32), np.empty(n, np.int32))
-        DK.duel_rows(tb, plan.index, nxt, (t // 2, t - t // 2), np.arange(n, dtype=np.int64), out)
+        out = DUELK.Stripped(np.empty(full[-1], np.float32), np.empty(n, np.int32), np.empty(n, np.int32))
+        DUELK.duel_rows(tb, plan.index, nxt, (t // 2, t - t // 2), np.arange(n, dtype=np.int64), out)
         rows, pos = np.ones(full[-1], dtype=np.float32), 0
         for p in range(n):
             z, k = int(out.zeros[p]), int(out.kept[p])
@@ -640,14 +640,14 @@ def test_ctrl_c_during_the_sweep_stops_at_once_and_keeps_nothing(tmp_path, monke
     monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
     rs = registered(UPPER_YACHT)
     ran = []
-    rows = duel.DK.duel_rows
+    rows = duel.DUELK.duel_rows
 
     def counted(*args):  # noqa: ANN002, ANN202
         ran.append(1)
         time.sleep(0.05)  # a batch long enough that the main thread's reaction time does not decide the count
         return rows(*args)
 
-    monkeypatch.setattr(duel.DK, "duel_rows", counted)
+    monkeypatch.setattr(duel.DUELK, "duel_rows", counted)
     monkeypatch.setattr(duel, "CELLS_PER_SECOND", 1)  # announced as a long solve, as Yacht's is
     threads = duel.numba.get_num_threads()
     plan = duel.duel_plan(rs)

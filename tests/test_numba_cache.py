@@ -1,9 +1,8 @@
-"""numba's on-disk cache: damaged or unknown files are dropped and compiled again."""
+"""numba's cache of the package's kernels: a folder named by the sources, found without numba, shared by processes."""
 
 from __future__ import annotations
 
-import hashlib
-import json
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -13,113 +12,110 @@ from conftest import child_env
 
 from yacht_env.jit import numba_cache
 
-# ==== a damaged numba cache is dropped and compiled again ====================================================
-
 _ENV_STEP = ("import os, sys, numpy as np, gymnasium as gym, yacht_env\n"  # the vector engine: compiled kernels
              "e = gym.make_vec('Yacht-v0', num_envs=2, vectorization_mode='vector_entry_point')\n"
              "o, _ = e.reset(seed=0)\n"
              "print(o.tobytes().hex(), e.step(np.zeros(2, dtype=np.int64))[0].tobytes().hex())\n"
              "sys.stdout.flush()\n")
 
+# ==== the folder is named by the sources ============================================================================
 
-def _cache_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.suffix in (".nbi", ".nbc"))
-
-
-@pytest.mark.slow
-def test_a_truncated_or_bit_flipped_numba_cache_is_recompiled(tmp_path: Path) -> None:
-    cache = tmp_path / "numba"
-    env = child_env(NUMBA_CACHE_DIR=str(cache))
-
-    def step(code: str = _ENV_STEP) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
-                              cwd=tmp_path)
-
-    # warm the cache; the process ends without atexit handlers: the manifest is written as numba saves
-    warm = step(_ENV_STEP + "os._exit(0)\n")
-    assert warm.returncode == 0, warm.stderr
-    found = _cache_files(cache)
-    assert {p.suffix for p in found} == {".nbi", ".nbc"}
-    for p in found:
-        manifest = json.loads((p.parent / f"{p.name.split('.')[0]}.cache.json").read_text())
-        assert manifest["files"][p.name] == hashlib.sha256(p.read_bytes()).hexdigest(), p.name
-    # damage: every index truncated, every data file bit-flipped
-    for p in found:
-        data = bytearray(p.read_bytes())
-        if p.suffix == ".nbi":
-            data = data[: len(data) // 2]
-        else:
-            for i in range(64, len(data), 997):
-                data[i] ^= 0xFF
-        p.write_bytes(bytes(data))
-    again = step()
-    assert again.returncode == 0, again.stderr
-    assert again.stdout == warm.stdout  # the same observations
-    note, *progress = again.stderr.splitlines()  # one note, then at most the "still compiling" lines of a slow machine
-    assert "damaged or unknown file(s)" in note and "Traceback" not in again.stderr
-    assert all(line.startswith("yacht-env: still compiling numba kernels: ") for line in progress), progress
-    third = step()  # the files compiled again are trusted again: loaded without a note
-    assert third.returncode == 0 and third.stdout == warm.stdout and "damaged" not in third.stderr
+_KERNEL = ("import numba\n\n@numba.njit\ndef helper(x):\n    return x + {n}\n\n"
+           "def twice(x):\n    return 2 * helper(x)\n\ndef thrice(x):\n    return 3 * x\n")
 
 
-def test_the_guard_drops_unknown_and_mismatching_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    """The guard on its own (no compiling): a file the manifest vouches for stays; one with another checksum, one
-    it does not list and a whole stale cache (other sources) go."""
-    src = tmp_path / "mod.py"
-    src.write_text("x = 1\n")
-    folder = tmp_path / "__pycache__"
-    monkeypatch.setattr(numba_cache, "_numba_cache_dir", lambda path: folder)
-    monkeypatch.setattr(numba_cache, "_NOTED", False)
-    monkeypatch.setattr(numba_cache, "_GUARDED", {})
-    monkeypatch.setattr(numba_cache._WATCH, "announced", numba_cache._WATCH.announced)
-    numba_cache.guard_numba_cache(str(src))
-    good, bad, unknown = (folder / f"mod.f-{i}.py311.nbi" for i in range(3))
-    for p in (good, bad, unknown):
-        p.write_bytes(b"index " + p.name.encode())
-    digest = numba_cache.source_digest()
-    numba_cache._write_manifest(folder / "mod.cache.json", digest, {
-        good.name: hashlib.sha256(good.read_bytes()).hexdigest(), bad.name: "0" * 64})
-    numba_cache.guard_numba_cache(str(src))
-    assert good.exists() and not bad.exists() and not unknown.exists()
-    assert capsys.readouterr().err.count("\n") == 1
-    assert numba_cache._read_manifest(folder / "mod.cache.json")["files"] == {
-        good.name: hashlib.sha256(good.read_bytes()).hexdigest()}
-    numba_cache._write_manifest(folder / "mod.cache.json", "other sources", {
-        good.name: hashlib.sha256(good.read_bytes()).hexdigest()})
-    numba_cache.guard_numba_cache(str(src))
-    assert not good.exists() and capsys.readouterr().err == ""  # a stale cache is no damage: no note
-    (folder / "mod.cache.json").write_text('{"version": 1, "sources": [[[')  # a torn manifest: start afresh
-    good.write_bytes(b"x")
-    numba_cache.guard_numba_cache(str(src))
-    assert not good.exists() and numba_cache._read_manifest(folder / "mod.cache.json")["sources"] == digest
+def _module(folder: Path, n: int = 1) -> object:
+    """A fresh module at ``folder/kern.py``: plain functions ``twice`` (calls the compiled ``helper``: ``x + n``) and
+    ``thrice``."""
+    folder.mkdir(exist_ok=True)
+    path = folder / "kern.py"
+    path.write_text(_KERNEL.format(n=n))
+    spec = importlib.util.spec_from_file_location(f"kern_{n}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod
 
 
-def test_the_cache_folder_follows_numba_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from numba.core import config
+def test_changed_sources_name_another_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The digest covers every source (an edit of any module a kernel inlines changes it) and names the folder."""
+    pkg = tmp_path / "pkg"
+    _module(pkg)
+    monkeypatch.setattr(numba_cache, "_PACKAGE", pkg)
+    monkeypatch.setattr(numba_cache, "_SOURCES", (pkg,))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    numba_cache.source_digest.cache_clear()
+    try:
+        before = numba_cache.cache_root()
+        (pkg / "kern.py").write_text(_KERNEL.format(n=2))
+        numba_cache.source_digest.cache_clear()
+        after = numba_cache.cache_root()
+    finally:
+        numba_cache.source_digest.cache_clear()
+    assert before != after and before.parent == after.parent == tmp_path / "numba"
 
-    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))
-    folder = numba_cache._numba_cache_dir(numba_cache.__file__)
-    assert folder.parent == tmp_path and folder.name.startswith("jit_")
+
+def test_new_sources_remove_the_cache_folders_made_over_30_days_before(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first kernel of new sources removes the folders of other sources made more than 30 days before; newer ones
+    (another checkout, another version in use) stay, and so does whatever else is in ``NUMBA_CACHE_DIR``."""
+    import os
+    import time
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    old, recent, other = tmp_path / "yacht-env-0123", tmp_path / "yacht-env-4567", tmp_path / "users_own_abc"
+    for folder in (old, recent, other):
+        (folder / "sub").mkdir(parents=True)
+    long_ago = time.time() - 31 * 86400
+    for folder in (old, other):
+        os.utime(folder, (long_ago, long_ago))
+    numba_cache._pipeline.__wrapped__()
+    assert not old.exists() and recent.is_dir() and other.is_dir()
 
 
-@pytest.mark.parametrize("custom", [False, True])
-def test_the_folder_found_without_numba_is_numbas_own(custom: bool, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """cache_manifest.numba_cache_folder (no numba import: the single env's engine="auto" looks there) names the
-    folder numba's own locators give, with NUMBA_CACHE_DIR set and without."""
-    from numba.core import config
+def test_a_kernel_loads_only_from_the_folder_of_its_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """numba caches a kernel in the folder :func:`kernel_cached` looks into (no numba there); the same sources load it,
+    other sources (another digest) compile afresh: a kernel built on old code is never loaded. The first compile is
+    announced with the folder, and its seconds are counted."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    monkeypatch.delenv("YACHT_ENV_QUIET", raising=False)
+    monkeypatch.delenv("YACHT_ENV_QUIET_COMPILE", raising=False)
+    monkeypatch.setattr(numba_cache._Compiles, "announced", False)
+    mod = _module(tmp_path / "src")
 
-    from yacht_env.jit.cache_manifest import numba_cache_folder
+    def run(digest: str) -> tuple[int, int]:
+        monkeypatch.setattr(numba_cache, "source_digest", lambda: digest)
+        k = numba_cache.cached_njit(mod.twice)
+        assert k(3) == 8 and Path(k.stats.cache_path).parent == numba_cache.cache_root()
+        return k.stats.cache_hits[k.signatures[0]], k.stats.cache_misses[k.signatures[0]]
 
-    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path) if custom else "")
-    if custom:
-        monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
-    else:
-        monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
-    kernels = str(Path(numba_cache.__file__).parents[1] / "engine" / "batch_kernels.py")
-    assert numba_cache_folder(kernels) == numba_cache._numba_cache_dir(kernels)
-    assert (numba_cache_folder(kernels).parent == tmp_path) is custom
+    compiled = numba_cache.compile_seconds()
+    assert run("a" * 64) == (0, 1) and numba_cache.kernel_cached(mod.__file__, "twice")
+    assert numba_cache.compile_seconds() > compiled
+    err = capsys.readouterr().err
+    assert "once per machine" in err and str(tmp_path / "numba" / ("yacht-env-" + "a" * 16)) in err
+    assert run("a" * 64) == (1, 0)  # loaded
+    monkeypatch.setattr(numba_cache, "source_digest", lambda: "b" * 64)
+    assert not numba_cache.kernel_cached(mod.__file__, "twice")
+    assert run("b" * 64) == (0, 1)  # compiled afresh
+    assert capsys.readouterr().err.count("once per machine") == 0  # announced once per process
+
+
+def test_a_users_own_numba_functions_are_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A numba function of the user's, compiled in the same process: numba's own cache place, no announcement, no
+    seconds counted as the package's."""
+    import numba
+
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(numba_cache, "cache_root", lambda: tmp_path / "ours")
+    mod = _module(tmp_path / "user")
+    assert numba_cache.cached_njit(mod.thrice)(1) == 3  # one of ours made and compiled first
+    capsys.readouterr()
+    compiled = numba_cache.compile_seconds()
+    k = numba.njit(mod.twice, cache=True)
+    assert k(3) == 8 and k.stats.cache_path == str(tmp_path / "user" / "__pycache__")
+    assert numba_cache.compile_seconds() == compiled and capsys.readouterr().err == ""
 
 
 @pytest.mark.slow
@@ -155,41 +151,17 @@ _REPORT = "from yacht_env.jit.numba_cache import compile_seconds\nprint('COMPILE
 
 
 def test_two_processes_compiling_into_one_cache_leave_it_whole(tmp_path: Path) -> None:
-    """Two processes compile two kernels of one module at the same time; each saves and records under the module's
-    lock, so the manifest vouches for both and a third process loads both without compiling or a note."""
+    """Two processes compile two kernels of one module into one cache at the same time (numba writes each file whole,
+    by a rename); a third process loads both without compiling."""
     env = child_env(NUMBA_CACHE_DIR=str(tmp_path / "numba"))
     procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True) for code in _SEARCH.values()]
     for p in procs:
         out, err = p.communicate(timeout=600)
         assert p.returncode == 0, err[-2000:]
-    [manifest] = (tmp_path / "numba").glob("*/turn_search.cache.json")
-    files = json.loads(manifest.read_text())["files"]
+    files = [p.name for p in (tmp_path / "numba").glob("*/*/turn_search.*.nbi")]
     assert any("_turn_values_kernel" in n for n in files) and any("_decide_kernel" in n for n in files), files
     third = subprocess.run([sys.executable, "-c", "".join(_SEARCH.values()) + _REPORT], env=env, capture_output=True,
                            text=True, timeout=600)
     assert third.returncode == 0, third.stderr[-2000:]
-    assert float(third.stdout.split("COMPILED")[1]) == 0.0 and "damaged" not in third.stderr, third.stderr
-
-
-def test_the_check_waits_while_another_process_saves(tmp_path: Path) -> None:
-    """The guard checks the files under the module's lock: while another process holds it (saving a kernel and
-    recording it), a process importing the module waits instead of judging a file not yet recorded."""
-    from yacht_env.file_lock import LOCKS_WORK, FileLock
-
-    if not LOCKS_WORK:
-        pytest.skip("no file locks here")
-    env = child_env(NUMBA_CACHE_DIR=str(tmp_path / "numba"))
-    code = "import yacht_solver.search.turn_tables\nprint('CHECKED')\n"
-    subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, timeout=300)
-    [lock_path] = (tmp_path / "numba").glob("*/turn_tables.cache.lock")
-    lock = FileLock(lock_path)
-    assert lock.acquire()
-    try:
-        p = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
-        with pytest.raises(subprocess.TimeoutExpired):
-            p.wait(timeout=5)
-    finally:
-        lock.release()
-    out, _ = p.communicate(timeout=300)
-    assert p.returncode == 0 and "CHECKED" in out
+    assert float(third.stdout.split("COMPILED")[1]) == 0.0 and "compiling" not in third.stderr, third.stderr

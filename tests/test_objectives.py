@@ -19,6 +19,7 @@ from yacht_env.state import GameState, new_game, reroll_pattern, score_category
 from yacht_solver import distribution_table, score_distribution, solve
 from yacht_solver.distribution import compute_distribution
 from yacht_solver.reach import compute_reach, max_score, most_points, solve_reach
+from yacht_solver.search.turn_search import Positions
 
 
 def _card(rules: str, F: int) -> tuple[int | None, ...]:
@@ -60,8 +61,7 @@ def test_the_start_distribution_is_read_once(monkeypatch: pytest.MonkeyPatch) ->
 
     reads: list[int | None] = []
     real = table_cache.load
-    monkeypatch.setattr(table_cache, "load", lambda *a, **k: (reads.append(k.get("rows", a[3] if len(a) > 3 else None)),
-                                                              real(*a, **k))[1])
+    monkeypatch.setattr(table_cache, "load", lambda *a, **k: (reads.append(k.get("rows")), real(*a, **k))[1])
     DM._start.cache_clear()
     first, again = score_distribution("knizia"), score_distribution("knizia")
     np.testing.assert_array_equal(first.probabilities, again.probabilities)
@@ -506,8 +506,8 @@ def test_the_win_agents_values_are_the_dense_search_of_its_objective(rules: str)
             need = np.clip(t[None, :] - me.total - pairs[:, 1:2], 0, N - 1)
             Q = np.zeros(dense.shape)
             Q[pairs[:, 0], N - 1 - pairs[:, 1]] = dense[pairs[:, :1], need] @ w + g[0]
-            one = [np.array([v]) for v in (*key, N - 1, me.hand, me.rolls_left)]
-            want = reach.decide(*one, values=True, table=Q)[1][0]
+            pos = Positions(*(np.array([v]) for v in (*key, me.hand, me.rolls_left)))
+            want = reach.decide(pos, np.array([N - 1]), values=True, table=Q)[1][0]
             got, action = agent.win_values(me, [other])
             assert np.allclose(np.where(want > -np.inf, want, np.nan), got, atol=1e-12, equal_nan=True)
             assert got[action] >= np.nanmax(got) - 1e-9  # the best, or tied with it (lowest index)
@@ -751,7 +751,7 @@ def test_a_forged_table_of_zeros_with_a_valid_checksum_is_solved_again(kind: str
 
     rs = get_rules("knizia")
     real = DM.distribution_table(rs).table if kind == "distribution" else solve_reach(rs).table
-    modules = (sys.modules[DM.__name__], DM.DK) if kind == "distribution" else ()
+    modules = (sys.modules[DM.__name__], DM.DISTK) if kind == "distribution" else ()
     monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
     table_cache.save(rs, np.zeros_like(real.data), RM.objective_key(rs, kind, modules), mapped=True)
     calls = []

@@ -28,9 +28,9 @@ from train_helpers import PPO, REPO, TD, child_env, no_temporary_files, only_run
 
 from yacht_env import files  # noqa: E402
 from yacht_env import rules as R  # noqa: E402
-from yacht_env.jit import numba_cache  # noqa: E402
 from yacht_solver import table_cache as solver_cache  # noqa: E402
 from yacht_solver.core import Layout  # noqa: E402
+from yacht_tools import output_paths  # noqa: E402
 from yacht_training import run_folder as rf  # noqa: E402
 from yacht_training.config import from_dict, load_config  # noqa: E402
 
@@ -66,8 +66,8 @@ class _TearingFile(io.FileIO):
 @contextlib.contextmanager
 def _tearing_writes(fault: Callable[[], BaseException], only: Callable[[Path], bool] = lambda p: True
                     ) -> Iterator[list[str]]:
-    """Every atomic write (yacht_env.files) and every matplotlib figure saved dies half way with ``fault``; yields
-    the paths that were torn."""
+    """Every atomic write (yacht_env.files, yacht_tools.output_paths) and every matplotlib figure saved dies half
+    way with ``fault``; yields the paths that were torn."""
     from matplotlib.figure import Figure
 
     torn: list[str] = []
@@ -87,6 +87,7 @@ def _tearing_writes(fault: Callable[[], BaseException], only: Callable[[Path], b
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(files, "open", tearing_open, raising=False)
+        mp.setattr(output_paths, "open", tearing_open, raising=False)
         mp.setattr(Figure, "savefig", tearing_savefig)
         yield torn
 
@@ -147,15 +148,12 @@ def _writers(folder: Path, ppo_model: Any) -> dict[str, tuple[Path, Callable[[in
         "solver cache": (solver_cache.cache_path(R.YACHT),
                          lambda v: solver_cache.save(R.YACHT, np.full(shape, float(v))),
                          lambda: float(solver_cache.load(R.YACHT, shape)[0, 0, 0])),
-        "numba cache manifest": (folder / "batch_kernels.cache.json",
-                                 lambda v: numba_cache._write_manifest(folder / "batch_kernels.cache.json", str(v), {}),
-                                 lambda: numba_cache._read_manifest(folder / "batch_kernels.cache.json")["sources"]),
     }
 
 
 WRITERS = ["td model / best_model.pt / final_model.pt", "ppo model or checkpoint (save_sb3_atomic)", "config.yaml",
            "evaluations.json", "eval.json", "training_time.json", "learning_curve.png", "yacht eval --json",
-           "solver cache", "numba cache manifest"]
+           "solver cache"]
 
 
 @pytest.mark.parametrize("fault", list(FAULTS))
@@ -248,7 +246,7 @@ def test_a_symlink_is_followed_and_its_target_written(tmp_path: Path, capsys: py
     assert json.loads(target.read_text())["episodes"] == 3
     dangling = tmp_path / "dangling.json"
     dangling.symlink_to("new.json")
-    files.write_text_atomic(dangling, "x", user_path=True)
+    output_paths.write_user_text(dangling, "x")
     assert dangling.is_symlink() and (tmp_path / "new.json").read_text() == "x"
     no_temporary_files(tmp_path)
 
@@ -276,7 +274,7 @@ def test_a_fifo_is_written_through(tmp_path: Path) -> None:
     got: list[bytes] = []
     reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
     reader.start()
-    files.write_text_atomic(fifo, '{"a": 1}\n', user_path=True)
+    output_paths.write_user_text(fifo, '{"a": 1}\n')
     reader.join(10)
     assert got == [b'{"a": 1}\n'] and stat.S_ISFIFO(fifo.lstat().st_mode)
 
@@ -301,21 +299,21 @@ def test_the_project_s_own_files_replace_a_link_or_a_device(tmp_path: Path) -> N
 
 def test_what_cannot_take_a_file_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"cannot write --json '.*': it is a folder; give a file name"):
-        files.check_output_path(tmp_path, "--json")
+        output_paths.check_output_path(tmp_path, "--json")
     with socket.socket(socket.AF_UNIX) as s:
         s.bind(str(tmp_path / "sock"))
         with pytest.raises(ValueError, match=r"cannot write --json '.*sock': it is a socket"):
-            files.check_output_path(tmp_path / "sock", "--json")
+            output_paths.check_output_path(tmp_path / "sock", "--json")
         with pytest.raises(ValueError, match=r"it is a socket"):
-            files.write_text_atomic(tmp_path / "sock", "x", user_path=True)
+            output_paths.write_user_text(tmp_path / "sock", "x")
     for path, match in [("", r"--plot needs a file name, got ''"), ("/sys/x.png", r"folder '/sys' takes no new file"),
                         ("/proc/x.png", r"folder '/proc' takes no new file")]:
         with pytest.raises(ValueError, match=match):
-            files.check_output_path(path, "--plot")
+            output_paths.check_output_path(path, "--plot")
     with pytest.raises(ValueError, match=r"--json and --plot name the same file '.*same': give each its own"):
-        files.check_output_paths({"--json": str(tmp_path / "same"), "--plot": str(tmp_path / "." / "same")})
-    assert files.check_output_paths({"--json": "/dev/null", "--plot": "/dev/null"})  # a device takes both
-    assert files.check_output_path("~/x.json", "--json") == Path.home() / "x.json"
+        output_paths.check_output_paths({"--json": str(tmp_path / "same"), "--plot": str(tmp_path / "." / "same")})
+    assert output_paths.check_output_paths({"--json": "/dev/null", "--plot": "/dev/null"})  # a device takes both
+    assert output_paths.check_output_path("~/x.json", "--json") == Path.home() / "x.json"
 
 
 def test_dev_stdout_into_a_file_is_added_to_not_replaced(tmp_path: Path) -> None:
@@ -353,3 +351,124 @@ def test_a_killed_writer_s_temporary_file_is_removed_by_a_later_write(tmp_path: 
     mine.write_text("keep")
     files.write_text_atomic(tmp_path / "other.json", "{}")
     assert sorted(q.name for q in tmp_path.iterdir()) == sorted([live.name, "mine.txt", "other.json"])
+
+
+# ==== yacht bench report writes as the other commands do, and never over what it reads ============================
+
+BENCH_RECORDS = REPO / "docs" / "records" / "bench-v1"
+
+
+@pytest.fixture
+def records(tmp_path: Path) -> Path:
+    """A records folder of two runs of one learner and the random agent (yacht, primary)."""
+    folder = tmp_path / "records"
+    folder.mkdir()
+    for name in ("yacht-td-primary-s0.json", "yacht-td-primary-s1.json", "yacht-random-agent-s0.json"):
+        (folder / name).write_bytes((BENCH_RECORDS / name).read_bytes())
+    return folder
+
+
+def _bench_report(*argv: str) -> int:
+    from yacht_cli import main
+
+    return main(["bench", "report", *argv])
+
+
+def test_bench_report_writes_devices_and_fifos_through(records: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """``--json /dev/full`` as root replaced the system's device with a regular file: the report now writes a
+    device or a FIFO through, as a shell's ``>`` would, and follows a symlink to its target."""
+    null, full = _device_copy(tmp_path / "null", 1, 3), _device_copy(tmp_path / "full", 1, 7)
+    assert _bench_report(str(records), "--json", str(null), "--markdown", str(null)) == 0
+    assert stat.S_ISCHR(null.lstat().st_mode)
+    capsys.readouterr()
+    assert _bench_report(str(records), "--json", str(full)) == 1
+    assert capsys.readouterr().err == "yacht bench: error: No space left on device\n"
+    assert stat.S_ISCHR(full.lstat().st_mode)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    assert _bench_report(str(records), "--markdown", str(fifo)) == 0
+    reader.join(30)
+    assert got and got[0].startswith(b"## Budget primary") and stat.S_ISFIFO(fifo.lstat().st_mode)
+    target, link = tmp_path / "report.json", tmp_path / "link.json"
+    link.symlink_to(target.name)
+    assert _bench_report(str(records), "--json", str(link)) == 0
+    assert link.is_symlink() and json.loads(target.read_text())["records"] == 3
+    no_temporary_files(tmp_path)
+
+
+def test_bench_report_to_a_link_to_stdout_reaches_stdout(records: Path, tmp_path: Path) -> None:
+    link = tmp_path / "out.json"
+    link.symlink_to("/proc/self/fd/1")
+    p = subprocess.run([sys.executable, "-m", "yacht_cli", "bench", "report", str(records), "--json", str(link)],
+                       capture_output=True, text=True, env=child_env(), timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert '"records": 3' in p.stdout and link.is_symlink()
+
+
+def test_a_character_device_is_refused_or_written_through_before_any_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check itself opens nothing for writing: /dev/null passes it untouched (never replaced)."""
+    opened: list[Any] = []
+    real = os.open
+    monkeypatch.setattr(os, "open", lambda path, flags, *a: opened.append((path, flags)) or real(path, flags, *a))
+    assert output_paths.check_output_paths({"--json": "/dev/null"}) == {"--json": Path("/dev/null")}
+    assert not [p for p, flags in opened if flags & (os.O_WRONLY | os.O_RDWR)]
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_bench_report_never_writes_over_its_records(records: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """``--json RECORDS/r0.json`` overwrote an input record and the folder could not be reported again."""
+    before = {p.name: p.read_bytes() for p in records.iterdir()}
+    record = records / "yacht-td-primary-s0.json"
+    link, hard = tmp_path / "alias.json", tmp_path / "hard.json"
+    link.symlink_to(record)
+    os.link(record, hard)
+    cases = [
+        ([str(records), "--json", str(record)], "is in the records folder"),
+        ([str(record), "--markdown", str(record)], "is the record"),
+        ([str(records), "--json", str(link)], "is in the records folder"),
+        ([str(record), "--json", str(hard)], "is the record"),
+        ([str(records), "--markdown", str(records / "new.json")], "whose *.json this command reads"),
+        ([str(records), "--plot", str(records / "curves.json")], "whose *.json this command reads"),
+    ]
+    for argv, match in cases:
+        assert _bench_report(*argv) == 2, argv
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and match in err and "give another path" in err, err
+    assert {p.name: p.read_bytes() for p in records.iterdir()} == before
+    assert _bench_report(str(records), "--markdown", str(records / "report.md")) == 0  # not a record: fine
+    assert _bench_report(str(records)) == 0  # and the folder is still a folder of records
+
+
+def test_no_command_writes_over_the_model_it_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from yacht_agents.loader import SHIPPED_MODELS_DIR
+    from yacht_cli import main
+
+    model = tmp_path / "m.pt"
+    model.write_bytes((SHIPPED_MODELS_DIR / "td-yacht.pt").read_bytes())
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "final_model.pt").write_bytes(model.read_bytes())
+    argvs = [
+        ["eval", "--agent", str(model), "--episodes", "2", "--json", str(model)],
+        ["eval", "--agent", str(model), "--episodes", "2", "--plot", str(model)],
+        ["eval", "--agent", str(run), "--episodes", "2", "--json", str(run / "eval.json")],
+        ["eval", "--agent", str(run), "--episodes", "2", "--json", str(run / "final_model.pt")],
+        ["tournament", "--agents", "greedy", str(model), "--games", "2", "--json", str(model)],
+        ["replay", "--agent", str(model), "--output", str(model)],
+        ["replay", "--agent", "greedy", "--vs", str(model), "--output", str(model)],
+    ]
+    for argv in argvs:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "this command reads" in err, err
+    assert model.read_bytes() == (SHIPPED_MODELS_DIR / "td-yacht.pt").read_bytes()
+    assert not (run / "eval.json").exists()
+    shipped = SHIPPED_MODELS_DIR / "td-yacht.pt"  # checked only: the check refuses before it opens anything
+    with pytest.raises(ValueError, match="the shipped model of 'td-yacht'"):
+        output_paths.check_output_paths({"--json": str(shipped)}, output_paths.agent_inputs(["td-yacht"]))
+    assert output_paths.check_output_paths({"--json": str(run / "eval.png")}, output_paths.agent_inputs([str(run)]))

@@ -166,3 +166,23 @@ def test_the_compile_notice_is_one_line_redrawn_on_a_terminal(monkeypatch: pytes
         time.sleep(0.3)
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) >= 2 and all(line.startswith("yacht-env: still compiling") for line in lines)
+
+
+def test_the_wait_for_the_first_update_sets_no_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slow first game (a model's first calls) is warm-up: no line shows a rate made of it, and the rate and time
+    left come from the games after it (``yacht eval --agent mine.zip`` once showed 1.30 s/game and 21 minutes left
+    for a run that ended a second later)."""
+    monkeypatch.setattr(progress, "DELAY_S", 0.0)
+    monkeypatch.setattr(progress, "LINE_INTERVAL_S", 0.0)
+    buf = io.StringIO()
+    with progress_bar(1000, "games", "game", file=buf) as bar:
+        bar.start_t -= 5.0  # five seconds before the first game ends ...
+        bar.last_print_t -= 5.0
+        bar.update(1)
+        time.sleep(0.05)
+        bar.update(99)  # ... then 99 games in a twentieth of a second
+        rate = bar.format_dict["rate"]
+    lines = buf.getvalue().splitlines()
+    assert not [line for line in lines if " 1/1000 " in line], lines  # the warm-up's own line is not written
+    assert rate is not None and rate > 200, rate  # about 99 / 0.05 s, not 100 / 5 s
+    assert not [line for line in lines if "s/game" in line], lines  # never seconds per game

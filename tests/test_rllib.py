@@ -222,6 +222,8 @@ def test_a_policy_file_declaring_a_huge_network_is_refused_before_it_is_built(
         tracemalloc.stop()
     assert "hidden must list 1..16 layer widths in 1..4096" in err and peak < 50 << 20
     err = _rllib_file_error(tmp_path, lambda d: d["meta"].update(hidden=[4096] * 16), capsys)
+    assert "it declares a network of 2" in err and "more than the limit of 4,194,304 (MAX_NETWORK_NUMBERS" in err
+    err = _rllib_file_error(tmp_path, lambda d: d["meta"].update(hidden=[512, 512]), capsys)
     assert "the network weights do not fit its metadata: it declares a network of " in err
 
 
@@ -265,7 +267,7 @@ def test_engine_and_sync_vectorisation_train_identically_and_the_learner_state_r
     iteration from the same seed gives the same weights. Weights and Adam state saved as tensors load back."""
     import torch
 
-    from yacht_training import rllib_ppo as R
+    from yacht_training import rllib_ppo as RLLIB
 
     base = json.loads(json.dumps(TINY))
     base["rllib"]["num_env_runners"] = 0
@@ -273,10 +275,10 @@ def test_engine_and_sync_vectorisation_train_identically_and_the_learner_state_r
     for mode in ("engine", "sync"):
         base["rllib"]["vectorize"] = mode
         cfg = from_dict(base)
-        R.start_ray(cfg, None)
-        algo = R.ppo_config(cfg).build_algo()
+        RLLIB.start_ray(cfg, None)
+        algo = RLLIB.ppo_config(cfg).build_algo()
         algo.train()
-        states[mode] = R.learner_state(algo)
+        states[mode] = RLLIB.learner_state(algo)
         if mode == "sync":
             algo.stop()
         else:
@@ -284,9 +286,9 @@ def test_engine_and_sync_vectorisation_train_identically_and_the_learner_state_r
     (m1, o1), (m2, _) = states["engine"], states["sync"]
     assert m1.keys() == m2.keys() and all(torch.equal(m1[k], m2[k]) for k in m1)
 
-    fresh = R.ppo_config(from_dict(base)).build_algo()
-    R.set_learner_state(fresh, m1, o1)
-    m3, o3 = R.learner_state(fresh)
+    fresh = RLLIB.ppo_config(from_dict(base)).build_algo()
+    RLLIB.set_learner_state(fresh, m1, o1)
+    m3, o3 = RLLIB.learner_state(fresh)
     assert all(torch.equal(m1[k], m3[k]) for k in m1)
     (name,) = o1
     s1, s3 = o1[name]["state"], o3[name]["state"]

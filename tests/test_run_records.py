@@ -20,7 +20,7 @@ from yacht_solver import solve
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs" / "hooks"))
 
-from docgen.pictures import LEARNING_CURVES, MODELS, PICTURES, RECORDS, shipped_record  # noqa: E402
+from docgen.pictures import LEARNING_CURVES, MODELS, PICTURES, RECORDS, render, shipped_record  # noqa: E402
 
 SHIPPED = sorted(p.stem for p in MODELS.glob("*.json"))
 KEYS = {"timesteps", "mean", "percent_of_optimal", "learning_s", "time"}  # what every learner records
@@ -52,7 +52,7 @@ def test_record_belongs_to_its_card(agent: str) -> None:
 
 def test_learning_curves_draw() -> None:
     """One of the pictures, drawn as the docs build draws it: a PNG."""
-    png = PICTURES["img/learning-curves-td.png"]()
+    png, _ = render(PICTURES["img/learning-curves-td.png"])
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
 
 

@@ -689,8 +689,9 @@ def test_unknown_policies_and_kwargs_are_refused(trained: dict[str, Path], tmp_p
         "pickle only": (serialized(pickle.dumps({"activation_fn": th.nn.Tanh})), "pickled \"<class 'dict'>\" without "
                                                                                  "readable fields"),
         "activation as text": ({"activation_fn": "<class 'torch.nn.modules.activation.Tanh'>"}, "not an accepted"),
-        "net_arch": ({"net_arch": [16, "x"]}, "must be a list of at most 64 layer widths"),
-        "huge net_arch": ({"net_arch": [60000, 60000]}, "does not describe its own network"),
+        "net_arch": ({"net_arch": [16, "x"]}, "must be a list of at most 16 layer widths"),
+        "huge net_arch": ({"net_arch": [512, 512]}, "does not describe its own network"),
+        "past the limit": ({"net_arch": [4096] * 3}, r"the limit is 4,194,304 \(MAX_NETWORK_NUMBERS"),
         "ortho_init": ({"net_arch": [16], "ortho_init": "yes"}, "must be True or False"),
     }
     for name, (value, message) in cases.items():
@@ -908,3 +909,57 @@ def test_a_broken_pt_file_says_why_in_one_line(content: bytes | str, reason: str
     err = _eval_error(path, capsys)
     assert re.search(f"as a TD model: {reason}", err), err
     assert not marker.exists()
+
+
+def _with_optimizer(src: Path, dst: Path, edit: Callable[[dict[str, Any]], None]) -> Path:
+    with zipfile.ZipFile(src) as z:
+        state = th.load(io.BytesIO(z.read("policy.optimizer.pth")), weights_only=True)
+    edit(state)
+    buf = io.BytesIO()
+    th.save(state, buf)
+    return rewrite_zip(src, dst, entries={"policy.optimizer.pth": buf.getvalue()})
+
+
+def test_restore_into_keeps_the_configs_optimizer_settings(tmp_path: Path) -> None:
+    original = _fresh_maskable()
+    original.learn(64)
+    path = save_sb3_atomic(original, tmp_path / "m.zip")
+    hostile = {"eps": float("nan"), "weight_decay": 1000.0, "betas": (0.0, 0.0), "amsgrad": True, "maximize": True,
+               "foreign": 3}
+
+    def smuggle(state: dict[str, Any]) -> None:
+        for group in state["param_groups"]:
+            group.update(hostile)
+
+    bad = _with_optimizer(path, tmp_path / "bad.zip", smuggle)
+    resumed = _fresh_maskable(seed=0)
+    mine = [{k: v for k, v in g.items() if k != "params"} for g in resumed.policy.optimizer.param_groups]
+    report = restore_into(resumed, bad)
+    assert [{k: v for k, v in g.items() if k != "params"} for g in resumed.policy.optimizer.param_groups] == mine
+    assert not resumed.policy.optimizer.param_groups[0]["maximize"]
+    diff = report.differences
+    assert math.isnan(diff["optimizer.eps"][0]) and diff["optimizer.eps"][1] == mine[0]["eps"]
+    assert diff["optimizer.weight_decay"] == (1000.0, mine[0]["weight_decay"])
+    assert diff["optimizer.betas"] == ((0.0, 0.0), mine[0]["betas"])
+    assert diff["optimizer.amsgrad"] == (True, False) and diff["optimizer.maximize"] == (True, False)
+    assert diff["optimizer.foreign"] == (3, None)
+    assert "optimizer.lr" not in diff  # set from the schedule at every update
+    want = original.policy.optimizer.state_dict()["state"]
+    got = resumed.policy.optimizer.state_dict()["state"]
+    assert all(th.equal(want[i]["exp_avg"], got[i]["exp_avg"]) for i in want)  # the state itself is restored
+    resumed.learn(64, reset_num_timesteps=False)
+    assert all(th.isfinite(p).all() for p in resumed.policy.parameters())
+    assert restore_into(_fresh_maskable(), path).differences == {}  # an honest file: nothing to say
+
+    def poison(state: dict[str, Any]) -> None:
+        next(iter(state["state"].values()))["exp_avg"].fill_(float("nan"))
+
+    with pytest.raises(ValueError, match=r"bad_state.zip.: policy.optimizer.pth holds a NaN, inf or negative step in "
+                                         r"state\[0\]\['exp_avg'\]"):
+        restore_into(_fresh_maskable(), _with_optimizer(path, tmp_path / "bad_state.zip", poison))
+
+    def negative_step(state: dict[str, Any]) -> None:
+        next(iter(state["state"].values()))["step"] = th.tensor(-5.0)
+
+    with pytest.raises(ValueError, match=r"\['step'\]"):
+        restore_into(_fresh_maskable(), _with_optimizer(path, tmp_path / "bad_step.zip", negative_step))

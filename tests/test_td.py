@@ -4,6 +4,7 @@ folders, model files."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -225,3 +226,65 @@ def test_config_and_network_agree_on_activations() -> None:
     TDConfig(activation="silu")
     for name in nets.ACTIVATIONS:
         nets.mlp(4, [3], name, 1)
+
+
+def test_resume_keeps_the_configs_optimizer_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A checkpoint's optimizer settings (eps nan, maximize: gradient ascent...) were adopted without a word."""
+    import train
+
+    assert train.main(["--config", str(_config(tmp_path)), "--run-dir", str(tmp_path / "runs"), "--no-progress"]) == 0
+    (run,) = (tmp_path / "runs").iterdir()
+    newest = max((run / "checkpoints").glob("step_*.pt"), key=lambda p: int(p.stem[5:]))
+    ck = torch.load(newest, weights_only=True)
+    for group in ck["optimizer"]["param_groups"]:
+        group.update(eps=float("nan"), weight_decay=1000.0, betas=(0.0, 0.0), amsgrad=True, maximize=True)
+    torch.save(ck, newest)
+    capsys.readouterr()
+    assert train.main(["--resume", str(run), "--timesteps", "6000", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert f"train.py: {newest.name} has other optimizer settings than the config, the config's are kept: " in err
+    for name in ("amsgrad: file True, config False", "betas: file (0.0, 0.0), config (0.9, 0.999)",
+                 "eps: file nan, config 1e-08", "maximize: file True, config False", "weight_decay: file 1000.0"):
+        assert f"optimizer.{name}" in err, err
+    after = max((run / "checkpoints").glob("step_*.pt"), key=lambda p: int(p.stem[5:]))
+    groups = torch.load(after, weights_only=True)["optimizer"]["param_groups"]
+    assert all(not g["maximize"] and g["eps"] == 1e-8 and g["weight_decay"] == 0 for g in groups)
+    assert all(torch.isfinite(t).all() for t in torch.load(run / "final_model.pt", weights_only=True)[
+        "state_dict"].values())
+
+
+def test_load_optimizer_state_refuses_non_finite_moments() -> None:
+    from yacht_training.optimizer_state import load_optimizer_state
+
+    p = torch.nn.Parameter(torch.ones(3))
+    opt = torch.optim.Adam([p])
+    p.grad = torch.ones(3)
+    opt.step()
+    state = opt.state_dict()
+    state["state"][0]["exp_avg_sq"] = torch.full((3,), float("inf"))
+    with pytest.raises(ValueError, match=r"ck holds a NaN, inf or negative step in state\[0\]\['exp_avg_sq'\]"):
+        load_optimizer_state(opt, state, "ck")
+    state["state"][0].update(exp_avg_sq=torch.ones(3), step=10 ** 400)
+    with pytest.raises(ValueError, match=r"state\[0\]\['step'\]"):
+        load_optimizer_state(opt, state, "ck")
+
+
+def test_a_nested_optimizer_state_gets_the_learners_own_settings() -> None:
+    """RLlib loads its optimizers' states itself: the file's settings are replaced in the state before it does."""
+    from yacht_training.optimizer_state import keep_own_settings_in_state
+
+    p = torch.nn.Parameter(torch.ones(3))
+    opt = torch.optim.Adam([p], lr=1e-3)
+    p.grad = torch.ones(3)
+    opt.step()
+    own = {"default_optimizer": {"module_optimizer_state": opt.state_dict(), "lr": 1e-3}}
+    theirs = {"default_optimizer": {"module_optimizer_state": opt.state_dict(), "lr": 5.0}}
+    theirs["default_optimizer"]["module_optimizer_state"]["param_groups"][0].update(maximize=True, eps=float("nan"))
+    diff = keep_own_settings_in_state(theirs, own, "ck")
+    got = theirs["default_optimizer"]["module_optimizer_state"]["param_groups"][0]
+    assert not got["maximize"] and got["eps"] == 1e-8 and got["params"] == [0]
+    key = "optimizer.default_optimizer.module_optimizer_state"
+    assert diff[f"{key}.maximize"] == (True, False) and math.isnan(diff[f"{key}.eps"][0])
+    theirs["default_optimizer"]["module_optimizer_state"]["state"][0]["exp_avg"] = torch.full((3,), float("nan"))
+    with pytest.raises(ValueError, match=r"ck holds a NaN"):
+        keep_own_settings_in_state(theirs, own, "ck")

@@ -13,7 +13,7 @@ from conftest import hunt_five_of_a_kind
 from gymnasium.vector import AutoresetMode
 
 from yacht_env import ENV_IDS, RULESETS, get_rules
-from yacht_env.engine import pcg64 as P
+from yacht_env.engine import pcg64 as PCG
 from yacht_env.env import YachtEnv
 from yacht_env.observation import layout, size
 from yacht_env.randomness import roll
@@ -35,15 +35,15 @@ def _bits(x: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("seed", [0, 1, 12345, 2**63 + 5, 10**30])
 def test_pcg64_matches_numpy(seed: int) -> None:
     bg = np.random.PCG64(np.random.SeedSequence(seed))
-    row = P.state_row(bg)
-    assert np.array_equal(P.random_raw(row, 2000), bg.random_raw(2000))
-    assert np.array_equal(row, P.state_row(bg))
+    row = PCG.state_row(bg)
+    assert np.array_equal(PCG.random_raw(row, 2000), bg.random_raw(2000))
+    assert np.array_equal(row, PCG.state_row(bg))
     g = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
-    row = P.state_row(g.bit_generator)
-    assert P.roll_dice(row, 3000).tolist() == roll(g, 3000)
-    copy = P.to_generator(row)
+    row = PCG.state_row(g.bit_generator)
+    assert PCG.roll_dice(row, 3000).tolist() == roll(g, 3000)
+    copy = PCG.to_generator(row)
     assert copy.bit_generator.random_raw(5).tolist() == g.bit_generator.random_raw(5).tolist()
-    assert np.array_equal(P.seed_states([seed])[0], P.state_row(np.random.PCG64(np.random.SeedSequence(seed))))
+    assert np.array_equal(PCG.seed_states([seed])[0], PCG.state_row(np.random.PCG64(np.random.SeedSequence(seed))))
 
 
 def test_mulhi64() -> None:
@@ -51,7 +51,7 @@ def test_mulhi64() -> None:
     edge = np.array([[0, 0], [2**64 - 1, 2**64 - 1], [2**63, 2], [1, 2**64 - 1]], dtype=np.uint64)
     for a, b in np.concatenate([vals, edge]):
         want = (int(a) * int(b)) >> 64
-        assert int(P.mulhi64(a, b)) == want
+        assert int(PCG.mulhi64(a, b)) == want
 
 
 @pytest.mark.parametrize("raw", [0, 0xAAAAAAAAAAAAAAAB, 0x2AAAAAAAAAAAAAAB])
@@ -62,15 +62,15 @@ def test_rejected_raw_values_are_skipped_like_randomness_roll(raw: int) -> None:
     inc = int(np.random.PCG64(7).state["state"]["inc"])
     hi = 0x0123456789ABCDEF  # top 6 bits 0: no rotation, so the output is hi ^ lo
     new_state = (hi << 64) | (hi ^ raw)
-    state = ((new_state - inc) * pow(P.MULT, -1, 1 << 128)) & M128
+    state = ((new_state - inc) * pow(PCG.MULT, -1, 1 << 128)) & M128
     bg = np.random.PCG64()
     bg.state = {"bit_generator": "PCG64", "state": {"state": state, "inc": inc}, "has_uint32": 0, "uinteger": 0}
-    row = P.state_row(bg)
-    assert int(P.to_generator(row).bit_generator.random_raw()) == raw
-    dice = P.roll_dice(row.copy(), 6).tolist()
+    row = PCG.state_row(bg)
+    assert int(PCG.to_generator(row).bit_generator.random_raw()) == raw
+    dice = PCG.roll_dice(row.copy(), 6).tolist()
     assert dice == roll(np.random.Generator(bg), 6)
     # the first die comes from the second raw value
-    second = int(P.random_raw(row.copy(), 2)[1])
+    second = int(PCG.random_raw(row.copy(), 2)[1])
     assert dice[0] == 1 + (second * 6 >> 64)
 
 
@@ -517,8 +517,8 @@ def test_seeding_is_numpys() -> None:
 
     rng = np.random.default_rng(7)
     seeds = [0, 1, 2**32 - 1, 2**32, 2**64 - 1, 2**64, 10**30, *(int(x) for x in rng.integers(0, 2**63, 300))]
-    want = np.array([P.state_row(np.random.PCG64(np.random.SeedSequence(s))) for s in seeds])
-    np.testing.assert_array_equal(P.seed_states(seeds), want)
+    want = np.array([PCG.state_row(np.random.PCG64(np.random.SeedSequence(s))) for s in seeds])
+    np.testing.assert_array_equal(PCG.seed_states(seeds), want)
     for s in (0, 3, 2**40 + 5, 10**25):
         keys = [0, 1, 2, 1000, 2**32, 2**45 + 1]
         want = [int(np.random.SeedSequence(s, spawn_key=(k,)).generate_state(1, np.uint64)[0]) for k in keys]

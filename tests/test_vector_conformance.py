@@ -18,8 +18,7 @@ from gymnasium.vector import AutoresetMode
 
 import yacht_env
 from yacht_env.rules import get_rules
-from yacht_env.vector.env import YachtVectorEnv
-from yacht_env.vector.inputs import autoreset_mode_of
+from yacht_env.vector.env import YachtVectorEnv, autoreset_mode_of
 
 MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
 N = 6

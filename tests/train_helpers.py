@@ -90,10 +90,10 @@ def no_temporary_files(folder: Path) -> None:
 @contextlib.contextmanager
 def ctrl_c_in_the_final_evaluation() -> Iterator[list[int]]:
     """Ctrl-C arrives once, in train.py's final evaluation (the one on FINAL_SEED)."""
-    import yacht_tools.evaluation as E
-    import yacht_training.sb3_ppo as P
+    import yacht_tools.evaluation as EV
+    import yacht_training.sb3_ppo as SB3PPO
 
-    real = E.evaluate
+    real = EV.evaluate
     fired: list[int] = []
 
     def evaluate(agent: Any, rules: Any, episodes: int, seed: int, *args: Any, **kwargs: Any) -> Any:
@@ -103,8 +103,8 @@ def ctrl_c_in_the_final_evaluation() -> Iterator[list[int]]:
         return real(agent, rules, episodes, seed, *args, **kwargs)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(E, "evaluate", evaluate)
-        mp.setattr(P, "evaluate", evaluate)
+        mp.setattr(EV, "evaluate", evaluate)
+        mp.setattr(SB3PPO, "evaluate", evaluate)
         yield fired
 
 

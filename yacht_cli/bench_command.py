@@ -15,8 +15,9 @@ import time
 from typing import Any
 
 from yacht_cli import options
-from yacht_env.files import check_output_paths, write_text_atomic
+from yacht_env.extras import require
 from yacht_tools import protocol as P
+from yacht_tools.output_paths import Input, check_output_paths, write_user_text
 from yacht_tools.seeds import check_int, check_seed
 
 
@@ -155,19 +156,27 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from yacht_tools.protocol_report import aggregate_records, markdown_report, plot_curves
+    import json
+    from pathlib import Path
 
-    outputs = check_output_paths({"--markdown": args.markdown, "--json": args.json, "--plot": args.plot})
-    records = P.read_records(args.records)
+    from yacht_tools.plots import save
+    from yacht_tools.protocol_report import aggregate_records, curves_figure, markdown_report
+
+    inputs = [Input(p, "the records folder", ("*.json",)) if Path(p).is_dir() else Input(p, "the record")
+              for p in args.records]
+    outputs = check_output_paths({"--markdown": args.markdown, "--json": args.json, "--plot": args.plot}, inputs)
+    if outputs["--plot"]:
+        require("matplotlib", what="--plot")
+    records = P.read_records(args.records)  # each checked: a bad record is named in one line before any output
     report = aggregate_records(records)
     text = markdown_report(report)
+    as_json = json.dumps(report, indent=1, allow_nan=False) + "\n"  # made before anything is written
+    fig = curves_figure(records) if outputs["--plot"] else None
     print(text)
     if outputs["--markdown"]:
-        write_text_atomic(outputs["--markdown"], text + "\n")
+        write_user_text(outputs["--markdown"], text + "\n")
     if outputs["--json"]:
-        import json
-
-        write_text_atomic(outputs["--json"], json.dumps(report, indent=1, allow_nan=False) + "\n")
-    if outputs["--plot"]:
-        plot_curves(records, outputs["--plot"])
+        write_user_text(outputs["--json"], as_json)
+    if fig is not None and outputs["--plot"]:
+        save(fig, outputs["--plot"])
     return 0

@@ -12,12 +12,12 @@ from typing import Any
 from yacht_agents.loader import check_seats, load_agent
 from yacht_cli import options
 from yacht_env.extras import require
-from yacht_env.files import check_output_paths
 from yacht_env.rules import get_rules
 from yacht_solver import score_distribution
 from yacht_tools.evaluation import MAX_EPISODES, check_evaluation_memory, evaluate
 from yacht_tools.messages import shown
 from yacht_tools.objective_eval import check_objective, run_reach
+from yacht_tools.output_paths import agent_inputs, check_output_paths
 from yacht_tools.report import format_report, plot_scores, write_json
 from yacht_tools.seeds import check_episodes, check_seed
 
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"episodes must be at most {MAX_EPISODES:,}, got {episodes:,}")
     seed = check_seed(args.seed)
     check_objective(args.objective, args.target)
-    outputs = check_output_paths({"--json": args.json, "--plot": args.plot})
+    outputs = check_output_paths({"--json": args.json, "--plot": args.plot}, agent_inputs([args.agent]))
     json_path, plot_path = outputs["--json"], outputs["--plot"]
     if plot_path is not None:
         require("matplotlib", what="--plot")

@@ -15,12 +15,12 @@ from typing import Any
 
 from yacht_agents.loader import load_agent
 from yacht_cli import options
-from yacht_env.files import check_output_path, write_text_atomic
 from yacht_env.i18n import check_lang
 from yacht_env.rules import get_rules
 from yacht_tools.coach import Coach
 from yacht_tools.messages import shown
 from yacht_tools.objective_eval import check_objective
+from yacht_tools.output_paths import agent_inputs, check_output_path, write_user_text
 from yacht_tools.replay import FORMATS, format_replay, replay_game, to_json
 from yacht_tools.replay_page import page_html
 from yacht_tools.seeds import check_int, check_seed
@@ -65,7 +65,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Replay the game and print it or write it to ``--output``. Bad input raises ``ValueError``."""
-    out = check_output_path(args.output, "--output") if args.output is not None else None
+    specs = [args.agent, args.vs, *(args.agents or [])]
+    out = check_output_path(args.output, "--output", agent_inputs(specs)) if args.output is not None else None
     rules = get_rules(args.rules)
     lang = check_lang(args.lang)
     seed = check_seed(args.seed)
@@ -95,6 +96,6 @@ def run(args: argparse.Namespace) -> int:
     if out is None:
         print(text)
     else:
-        write_text_atomic(out, text + "\n", user_path=True)
+        write_user_text(out, text + "\n")
         print(f"wrote {shown(args.output)}", file=sys.stderr)
     return 0

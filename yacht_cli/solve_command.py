@@ -16,13 +16,13 @@ from typing import Any
 
 from yacht_cli import options
 from yacht_env.extras import require
-from yacht_env.files import check_output_paths, write_text_atomic
-from yacht_env.jit.numba_cache import Stopwatch
+from yacht_env.jit.stopwatch import Stopwatch
 from yacht_env.rules import get_rules
 from yacht_solver import solve
 from yacht_solver.reach import sweep_progress
 from yacht_tools.messages import shown
 from yacht_tools.objective_eval import check_objective
+from yacht_tools.output_paths import check_output_paths, write_user_text
 from yacht_tools.progress import progress_bar
 
 
@@ -61,7 +61,7 @@ def _emit(result: dict[str, Any], path: str | None) -> None:
     if path == "-":
         print(text)
     else:
-        write_text_atomic(path, text + "\n", user_path=True)
+        write_user_text(path, text + "\n")
         print(f"wrote {shown(path)}", file=sys.stderr)
 
 

@@ -11,9 +11,9 @@ import sys
 from typing import Any
 
 from yacht_cli import options
-from yacht_env.files import check_output_path, write_text_atomic
 from yacht_env.rules import get_rules
 from yacht_tools.messages import shown
+from yacht_tools.output_paths import agent_inputs, check_output_path, write_user_text
 from yacht_tools.seeds import check_int, check_seed
 from yacht_tools.tournament import DEFAULT_BATCH, MAX_GAMES, format_report, run_tournament
 
@@ -41,7 +41,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``yacht tournament``: print the table, write the JSON if asked."""
-    json_path = check_output_path(args.json, "--json") if args.json is not None else None
+    json_path = check_output_path(args.json, "--json", agent_inputs(args.agents)) if args.json is not None else None
     rules = get_rules(args.rules)
     result = run_tournament(args.agents, check_int(args.games, "games", 1, MAX_GAMES), check_seed(args.seed),
                             rules.name,
@@ -50,6 +50,6 @@ def run(args: argparse.Namespace) -> int:
                             progress=options.progress(args), win_regret=args.win_regret)
     print(format_report(result))
     if json_path is not None:
-        write_text_atomic(json_path, json.dumps(result, indent=2) + "\n", user_path=True)
+        write_user_text(json_path, json.dumps(result, indent=2) + "\n")
         print(f"\nwrote {shown(args.json)}", file=sys.stderr)
     return 0

@@ -3,12 +3,9 @@ then renamed over the target. A reader sees the old file or the new one, never h
 (a full disk, a kill) leaves the previous good file in place. A temporary file's name holds its writer's process
 id, so that the next write to that folder removes those a killed writer left (:func:`remove_stale_temporaries`).
 
-A path the user named (``user_path=True``: ``--json``, ``--plot``) is written as a shell's ``>`` would: a symlink is
-followed and its target written (atomically, so the link stays a link); a character device or a FIFO (``/dev/null``,
-``/dev/stdout``, a named pipe) is written through, never replaced; a folder, a block device or a socket is refused.
-The project's own files (caches, checkpoints, run folders) are always replaced by a regular file.
-:func:`check_output_paths` checks the output paths of a command before its work starts: not empty, not a folder, the
-folder exists and takes a new file, no two outputs on one path.
+These are the project's own files (caches, checkpoints, run folders): always replaced by a regular file. Files from
+elsewhere are read only if they are regular files of bounded size (:func:`open_regular`). A path the user names on
+the command line (``--json``, ``--plot``) follows the command line's policy, ``yacht_tools.output_paths``.
 """
 
 from __future__ import annotations
@@ -17,9 +14,7 @@ import contextlib
 import math
 import os
 import re
-import shutil
 import stat
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -102,15 +97,11 @@ def regular_file_problem(path: str | Path) -> str | None:
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | Path, *, user_path: bool = False) -> Iterator[Path]:
+def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` to write to; on leaving the block without an error it is synced and renamed
-    over ``path``, on an error it is removed. For libraries that write to a path themselves. ``user_path``: a path
-    the user named (see above): the path itself when it is a device or a pipe."""
-    target = _real_target(path) if user_path else Path(path)
-    if user_path and _written_through(target):
-        with _written_whole_through(target) as tmp_through:
-            yield tmp_through
-        return
+    over ``path`` (whatever ``path`` was: a link or a device there is replaced by the regular file), on an error it
+    is removed. For libraries that write to a path themselves."""
+    target = Path(path)
     remove_stale_temporaries(target.parent)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.pid{os.getpid()}.", suffix=".tmp")
     os.close(fd)
@@ -174,22 +165,21 @@ def remove_stale_temporaries(folder: str | Path) -> list[Path]:
     return removed
 
 
-def write_atomic(path: str | Path, write: Callable[[BinaryIO], None], *, user_path: bool = False) -> Path:
-    """Call ``write(file)`` on a temporary file beside ``path``, then sync it and rename it over ``path``
-    (``user_path``: :func:`atomic_path`)."""
-    with atomic_path(path, user_path=user_path) as tmp, open(tmp, "wb") as f:
+def write_atomic(path: str | Path, write: Callable[[BinaryIO], None]) -> Path:
+    """Call ``write(file)`` on a temporary file beside ``path``, then sync it and rename it over ``path``."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
         write(f)
     return Path(path)
 
 
-def write_bytes_atomic(path: str | Path, data: bytes, *, user_path: bool = False) -> Path:
-    """Write ``data`` to ``path`` atomically (``user_path``: :func:`atomic_path`)."""
-    return write_atomic(path, lambda f: f.write(data), user_path=user_path)
+def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically."""
+    return write_atomic(path, lambda f: f.write(data))
 
 
-def write_text_atomic(path: str | Path, text: str, *, user_path: bool = False) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` atomically (``user_path``: :func:`atomic_path`)."""
-    return write_bytes_atomic(path, text.encode("utf-8"), user_path=user_path)
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    return write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def _mode_for(target: Path) -> int:
@@ -218,120 +208,3 @@ def _sync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def _real_target(path: str | Path, option: str = "") -> Path:
-    """The file a write to ``path`` must change: ``~`` expanded, a symlink followed to its target (a dangling
-    link to the file it names). ``ValueError`` for what must not be written (a folder, a block device, a socket)."""
-    p = Path(os.path.expanduser(str(path)))
-    try:
-        mode = os.stat(p).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        mode = None
-    except OSError as e:
-        raise ValueError(f"cannot write {option}{str(path)!r}: {e.strerror or e}") from None
-    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
-        what = "a folder" if stat.S_ISDIR(mode) else "a block device" if stat.S_ISBLK(mode) else "a socket" \
-            if stat.S_ISSOCK(mode) else "not a regular file"
-        raise ValueError(f"cannot write {option}{str(path)!r}: it is {what}; give a file name")
-    if (mode is not None and not stat.S_ISREG(mode)) or _descriptor(p) is not None:
-        return p  # a device, a pipe or an open file (/dev/stdout): written through at the path the user gave
-    return Path(os.path.realpath(p)) if p.is_symlink() else p
-
-
-def _written_through(target: Path) -> bool:
-    """Whether ``target`` is a character device, a FIFO or an open file of the process (``/dev/stdout``,
-    ``/proc/self/fd/N``): written in place, as a shell's ``>`` would, never replaced."""
-    try:
-        mode = os.stat(target).st_mode
-    except OSError:
-        return False
-    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or _descriptor(target) is not None
-
-
-def _descriptor(path: Path) -> int | None:
-    """The descriptor ``N`` if ``path`` or a link on the way to its file is one of this process's open files
-    (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``), else ``None``. Renaming over what such a path resolves to
-    would cut the file out from under the descriptor (``--json /dev/stdout > out.txt``)."""
-    p = str(path)
-    own = ("/dev/fd/", "/proc/self/fd/", f"/proc/{os.getpid()}/fd/")
-    for _ in range(40):  # the kernel's own limit on links followed
-        if p in ("/dev/stdout", "/dev/stderr"):
-            return 1 if p == "/dev/stdout" else 2
-        for prefix in own:
-            if p.startswith(prefix) and p[len(prefix):].isdigit():
-                return int(p[len(prefix):])
-        try:
-            link = os.readlink(p)
-        except OSError:
-            return None
-        p = os.path.join(os.path.dirname(p), link)
-    return None
-
-
-@contextlib.contextmanager
-def _written_whole_through(target: Path) -> Iterator[Path]:
-    """A temporary file to write to, copied on success into ``target`` (a device, a pipe, an open descriptor), so
-    that a write that fails half way sends nothing. A descriptor of this process is written through a duplicate of
-    it: its offset moves on, and what the process printed before stays before."""
-    fd, tmp = tempfile.mkstemp(prefix=".yacht-env-", suffix=".tmp")
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        number = _descriptor(target)
-        if number is not None:
-            for stream in (sys.stdout, sys.stderr):
-                if stream is not None and _fileno(stream) == number:
-                    stream.flush()
-            out = os.fdopen(os.dup(number), "wb")
-        else:
-            out = open(target, "wb")  # noqa: SIM115 - closed below
-        with out, open(tmp, "rb") as src:
-            shutil.copyfileobj(src, out)
-    finally:
-        os.unlink(tmp)
-
-
-def _fileno(stream: object) -> int | None:
-    try:
-        return stream.fileno()  # type: ignore[attr-defined]
-    except (AttributeError, OSError, ValueError):
-        return None
-
-
-def check_output_path(path: str | Path | None, option: str) -> Path:
-    """``path`` (``~`` expanded) if ``option`` can write there, else ``ValueError`` naming the option and why:
-    checked before a command's work starts, so that a bad path never costs the games or the training."""
-    if path is None or not str(path).strip():
-        raise ValueError(f"{option} needs a file name, got {str(path)!r}")
-    target = _real_target(path, f"{option} ")
-    if _written_through(target):
-        return Path(os.path.expanduser(str(path)))
-    folder = target.parent
-    if not folder.is_dir():
-        raise ValueError(f"cannot write {option} {str(path)!r}: folder {str(folder)!r} does not exist")
-    try:  # the one sure test that a new file can be made there (access() says yes to root on /proc)
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as e:
-        raise ValueError(f"cannot write {option} {str(path)!r}: folder {str(folder)!r} takes no new file "
-                         f"({e.strerror or e})") from None
-    return Path(os.path.expanduser(str(path)))
-
-
-def check_output_paths(paths: dict[str, str | Path | None]) -> dict[str, Path | None]:
-    """:func:`check_output_path` for each ``{option: path}`` given (``None``: not asked for), and ``ValueError``
-    if two options name one file (one would overwrite the other)."""
-    out: dict[str, Path | None] = {}
-    seen: dict[str, str] = {}
-    for option, path in paths.items():
-        if path is None:
-            out[option] = None
-            continue
-        out[option] = p = check_output_path(path, option)
-        key = os.path.realpath(p)
-        if key in seen and not _written_through(Path(key)):
-            raise ValueError(f"{seen[key]} and {option} name the same file {str(path)!r}: give each its own")
-        seen[key] = option
-    return out

@@ -128,7 +128,7 @@ def compiled_step_ready() -> bool:
     for the current sources (looked up without importing numba)."""
     if kernel_loaded():
         return True
-    from yacht_env.jit.cache_manifest import kernel_cached
+    from yacht_env.jit.numba_cache import kernel_cached
 
     return kernel_cached(str(Path(__file__).parent / "engine" / "batch_kernels.py"), "step_games")
 

@@ -18,7 +18,7 @@ import numpy as np
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.state import GameState
-from yacht_solver import distribution_kernels as DK
+from yacht_solver import distribution_kernels as DISTK
 from yacht_solver.core import Solution, solve, turn_start_layers
 from yacht_solver.ragged import RaggedTable
 from yacht_solver.reach import cached_table, check_table_memory, new_table, sweep
@@ -82,7 +82,7 @@ class DistributionTable:
         F, u, y = self.layout.key(state.filled_bits, state.upper_total, state.yahtzee_box)
         s = (F * self.layout.U + u) * self.layout.Y + y
         out = np.empty(max(int(self.table.offsets[s + 1] - self.table.offsets[s]), 1))  # s's row: no more can come
-        DK.turn_distribution(search_tables(self.rules), self._E, self.table.kernel, s, _KEEP_MASK, state.hand,
+        DISTK.turn_distribution(search_tables(self.rules), self._E, self.table.kernel, s, _KEEP_MASK, state.hand,
                              state.rolls_left, out)
         return ScoreDistribution(np.concatenate([np.zeros(state.total), out]))
 
@@ -98,7 +98,7 @@ def compute_distribution(solution: Solution, dtype: np.dtype | None = None) -> R
     rules = solution.rules
     D = new_table(rules, dtype)
     E = np.ascontiguousarray(solution.values, dtype=np.float64).reshape(-1)
-    sweep(lambda progress: DK.distribution_layers(search_tables(rules), E, D.kernel, turn_start_layers(rules),
+    sweep(lambda progress: DISTK.distribution_layers(search_tables(rules), E, D.kernel, turn_start_layers(rules),
                                                   _KEEP_MASK, progress), rules, "distribution")
     D.data.setflags(write=False)
     return D
@@ -107,7 +107,7 @@ def compute_distribution(solution: Solution, dtype: np.dtype | None = None) -> R
 def _load(sol: Solution, rows: int | None = None, cache: bool = True) -> tuple[RaggedTable, float]:
     """The table of the solved rule set ``sol`` (or its first ``rows``) from the disk cache, else computed and saved;
     with the seconds it took. ``cache=False``: computed, and no file read or written."""
-    return cached_table(sol.rules, "distribution", lambda: compute_distribution(sol), (sys.modules[__name__], DK),
+    return cached_table(sol.rules, "distribution", lambda: compute_distribution(sol), (sys.modules[__name__], DISTK),
                         rows, cache)
 
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from numba import njit
 
-from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import cached_njit
 from yacht_solver.ragged import Ragged
 from yacht_solver.reach_kernels import box_step, shifted_row, sweep_layers
 from yacht_solver.search.turn_search import (
@@ -39,12 +38,10 @@ from yacht_solver.search.turn_search import (
     successor_row,
 )
 
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
-
 __all__ = ["distribution_layers", "turn_distribution"]
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _scored(out: np.ndarray, D: Ragged, tb: SearchTables, h: int, key: tuple[int, int, int], c: int) -> None:
     """``out[x]`` = P(x more points) after scoring hand h in box c in turn-start state ``key``: the next state's
     distribution (its ragged row, 0 past its end) shifted by the points scored."""
@@ -52,7 +49,7 @@ def _scored(out: np.ndarray, D: Ragged, tb: SearchTables, h: int, key: tuple[int
     shifted_row(out, D, s2, pts, 0.0)
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _follow(out: np.ndarray, a: int, h: int, Kd: np.ndarray, D: Ragged, tb: SearchTables,
             key: tuple[int, int, int]) -> None:
     """The distribution after action ``a`` with hand ``h``: a keep's row of ``Kd``, or a box scored."""
@@ -64,7 +61,7 @@ def _follow(out: np.ndarray, a: int, h: int, Kd: np.ndarray, D: Ragged, tb: Sear
         _scored(out, D, tb, h, key, a - 32)
 
 
-@njit(cache=True)
+@cached_njit
 def turn_distribution(tb: SearchTables, E: np.ndarray, D: Ragged, s: int, keep_mask: np.ndarray, want_h: int,
                       want_rolls: int, out: np.ndarray) -> None:
     """``out[x]`` = P(x more points) from turn-start state ``s`` (``want_h < 0``), or from hand ``want_h`` with
@@ -120,7 +117,7 @@ def turn_distribution(tb: SearchTables, E: np.ndarray, D: Ragged, s: int, keep_m
             out[x] += p * W[h, x]
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def distribution_rows(tb: SearchTables, E: np.ndarray, D: Ragged, states: np.ndarray, keep_mask: np.ndarray) -> None:
     """Each of ``states`` gets its row of ``D``: the scores ``0 .. most[s]`` (the row's length), searched in float64
     and stored in ``D``'s type."""

@@ -32,7 +32,7 @@ from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.jit.notice import SlowNotice
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
 from yacht_env.state import GameState
-from yacht_solver import duel_kernels as DK
+from yacht_solver import duel_kernels as DUELK
 from yacht_solver import table_cache as _cache
 from yacht_solver.core import turn_start_layers
 from yacht_solver.long_work import cancel_on_interrupt, long_work
@@ -56,7 +56,7 @@ _TURNS_KEPT = 1 << 12
 
 
 @lru_cache(maxsize=4)
-def duel_index(rules: RuleSet) -> DK.DuelIndex:
+def duel_index(rules: RuleSet) -> DUELK.DuelIndex:
     """The turn-start states of one player grouped by filled boxes, with their rank and most points to come."""
     layout = TurnStartLayout.of(rules)
     groups = [np.sort(s) for s in reversed(turn_start_layers(rules))]  # fewest filled first
@@ -68,7 +68,7 @@ def duel_index(rules: RuleSet) -> DK.DuelIndex:
     for g in groups:
         rank[g] = np.arange(len(g))
     most = np.ascontiguousarray(most_points(rules), dtype=np.int64)
-    ix = DK.DuelIndex(states, start, rank, most)
+    ix = DUELK.DuelIndex(states, start, rank, most)
     for a in ix:
         a.setflags(write=False)
     return ix
@@ -84,7 +84,7 @@ class DuelPlan:
     """The size of a rule set's duel table: ``cells[t]`` float32 values in layer ``t`` (``0 .. 2C``)."""
 
     rules: RuleSet
-    index: DK.DuelIndex
+    index: DUELK.DuelIndex
     cells: tuple[int, ...]
     pairs: tuple[int, ...]
 
@@ -169,7 +169,7 @@ class DuelSolution:
     are ignored). The table's layers are memory-mapped from the disk cache (or held in memory with ``cache=False``).
     """
 
-    def __init__(self, rules: RuleSet, layers: list[DK.DuelLayer], *, seconds: float = 0.0, from_cache: bool = False,
+    def __init__(self, rules: RuleSet, layers: list[DUELK.DuelLayer], *, seconds: float = 0.0, from_cache: bool = False,
                  path: Path | None = None) -> None:
         self.rules = rules
         self.plan = duel_plan(rules)
@@ -179,7 +179,7 @@ class DuelSolution:
         self.from_cache = from_cache
         self.path = path
         self._layers = layers
-        self._turns: dict[DK.DuelPair, KeepLane] = {}
+        self._turns: dict[DUELK.DuelPair, KeepLane] = {}
         self._flat = lru_cache(maxsize=1 << 16)(self._flat_of)
 
     def _flat_of(self, filled: int, upper: int, five_kind: int | None) -> int:
@@ -189,7 +189,7 @@ class DuelSolution:
     def __repr__(self) -> str:
         return f"DuelSolution(rules={self.rules.name!r}, first_player_win={self.first_player_win:.7f})"
 
-    def layer(self, t: int) -> DK.DuelLayer:
+    def layer(self, t: int) -> DUELK.DuelLayer:
         """Layer ``t`` (boxes filled in all)."""
         return self._layers[t]
 
@@ -260,24 +260,24 @@ class DuelSolution:
 
     def _decide(self, mover: GameState, other: GameState) -> tuple[int, np.ndarray]:
         t, sa, sb, d = self._pair(mover, other)
-        pair, nxt = DK.DuelPair(sa, sb, d), self._layers[t + 1]
+        pair, nxt = DUELK.DuelPair(sa, sb, d), self._layers[t + 1]
         turn = self._turns.get(pair)
         if turn is None:  # each decision of a turn reads the same keep values: searched once per turn
             turn = KeepLane(np.empty((NUM_KEEPS, 1)), np.empty((NUM_KEEPS, 1)), 0)
-            DK.duel_turn(self.tables, self.plan.index, nxt, pair, turn.K1, turn.K2)
+            DUELK.duel_turn(self.tables, self.plan.index, nxt, pair, turn.K1, turn.K2)
             if len(self._turns) >= _TURNS_KEPT:
                 self._turns.clear()
             self._turns[pair] = turn
         values = np.empty(NUM_KEEP_ACTIONS + self.rules.num_categories)
-        action = DK.duel_decide(self.tables, self.plan.index, nxt, pair, turn, mover.hand, mover.rolls_left,
-                                _KEEP_MASK, values)
+        action = DUELK.duel_decide(self.tables, self.plan.index, nxt, pair,
+                                   DUELK.DuelDecision(turn, mover.hand, mover.rolls_left), _KEEP_MASK, values)
         return int(action), np.where(values > -np.inf, values, np.nan)
 
 
 # ---- the sweep --------------------------------------------------------------------------------------------------
 
 
-def expand(layer: DK.DuelLayer, p: int, length: int, low: int) -> np.ndarray:
+def expand(layer: DUELK.DuelLayer, p: int, length: int, low: int) -> np.ndarray:
     """(length,) float32 the row of pair ``p`` at the differences ``low ..``: 0.0 before its kept values, 1.0
     after."""
     row = np.ones(length, dtype=DTYPE)
@@ -288,25 +288,26 @@ def expand(layer: DK.DuelLayer, p: int, length: int, low: int) -> np.ndarray:
     return row
 
 
-def layer_of(plan: DuelPlan, t: int, rows: DK.Stripped) -> DK.DuelLayer:
+def layer_of(plan: DuelPlan, t: int, rows: DUELK.Stripped) -> DUELK.DuelLayer:
     """Layer ``t`` from its stripped rows (:func:`~yacht_solver.duel_kernels.strip_row`)."""
     off = np.zeros(len(rows.kept) + 1, dtype=np.int64)
     np.cumsum(rows.kept, out=off[1:])
     a, b = _movers(t)
-    return DK.DuelLayer(rows.data, off, (plan.lowest(t) + rows.zeros).astype(np.int32), a, b)
+    return DUELK.DuelLayer(rows.data, off, (plan.lowest(t) + rows.zeros).astype(np.int32), a, b)
 
 
-def _batch(tb: SearchTables, plan: DuelPlan, nxt: DK.DuelLayer, t: int, span: tuple[int, int], size: int
-           ) -> DK.Stripped:
+def _batch(tb: SearchTables, plan: DuelPlan, nxt: DUELK.DuelLayer, t: int, span: tuple[int, int], size: int
+           ) -> DUELK.Stripped:
     """The rows of pairs ``span[0] .. span[1] - 1`` of layer ``t`` (``size`` values whole), stripped: its kept
     values copied out of the scratch that held the whole rows."""
     lo, hi = span
-    out = DK.Stripped(np.empty(size, dtype=DTYPE), np.empty(hi - lo, dtype=np.int32), np.empty(hi - lo, dtype=np.int32))
-    kept = DK.duel_rows(tb, plan.index, nxt, _movers(t), np.arange(lo, hi, dtype=np.int64), out)
-    return DK.Stripped(out.data[:kept].copy(), out.zeros, out.kept)
+    out = DUELK.Stripped(np.empty(size, dtype=DTYPE), np.empty(hi - lo, dtype=np.int32),
+                         np.empty(hi - lo, dtype=np.int32))
+    kept = DUELK.duel_rows(tb, plan.index, nxt, _movers(t), np.arange(lo, hi, dtype=np.int64), out)
+    return DUELK.Stripped(out.data[:kept].copy(), out.zeros, out.kept)
 
 
-def sweep(rules: RuleSet, emit: Callable[[int, DK.DuelLayer], None],
+def sweep(rules: RuleSet, emit: Callable[[int, DUELK.DuelLayer], None],
           progress: Callable[[int], None] | None = None, stop: int = 0) -> None:
     """The backward induction: ``emit(t, layer)`` for each layer ``t`` from ``2C`` (the game over: 0.5, a tie at
     difference 0) down to 0 (a new game), each as soon as it is done, its rows stripped; ``progress(cells)`` after
@@ -317,10 +318,10 @@ def sweep(rules: RuleSet, emit: Callable[[int, DK.DuelLayer], None],
     tb = search_tables(rules)
     C = rules.num_categories
     last = 2 * C
-    end = DK.Stripped(np.empty(plan.cells[last], dtype=DTYPE), np.empty(plan.pairs[last], dtype=np.int32),
+    end = DUELK.Stripped(np.empty(plan.cells[last], dtype=DTYPE), np.empty(plan.pairs[last], dtype=np.int32),
                       np.empty(plan.pairs[last], dtype=np.int32))
-    kept = DK.strip_rows(np.full(plan.cells[last], 0.5), plan.offsets(last), end)
-    nxt = layer_of(plan, last, DK.Stripped(end.data[:kept], end.zeros, end.kept))
+    kept = DUELK.strip_rows(np.full(plan.cells[last], 0.5), plan.offsets(last), end)
+    nxt = layer_of(plan, last, DUELK.Stripped(end.data[:kept], end.zeros, end.kept))
     emit(last, nxt)
     threads = numba.get_num_threads()
     with ThreadPoolExecutor(threads) as pool:
@@ -331,7 +332,7 @@ def sweep(rules: RuleSet, emit: Callable[[int, DK.DuelLayer], None],
             spans = [(lo, min(n, lo + step)) for lo in range(0, n, step)]
             jobs = {pool.submit(_batch, tb, plan, nxt, t, span, int(full[span[1]] - full[span[0]])): k
                     for k, span in enumerate(spans)}
-            pieces: list[DK.Stripped | None] = [None] * len(spans)
+            pieces: list[DUELK.Stripped | None] = [None] * len(spans)
             try:
                 for job in as_completed(jobs):
                     k = jobs[job]
@@ -345,7 +346,7 @@ def sweep(rules: RuleSet, emit: Callable[[int, DK.DuelLayer], None],
             emit(t, nxt)
 
 
-def _joined(pieces: list[DK.Stripped | None]) -> DK.Stripped:
+def _joined(pieces: list[DUELK.Stripped | None]) -> DUELK.Stripped:
     """The batches' stripped rows as one, in order; each batch is let go as soon as it is copied (the layer is not
     held twice)."""
     data = np.empty(sum(len(p.data) for p in pieces if p is not None), dtype=DTYPE)
@@ -357,7 +358,7 @@ def _joined(pieces: list[DK.Stripped | None]) -> DK.Stripped:
             data[pos:pos + len(p.data)] = p.data
             pos += len(p.data)
             pieces[k] = None
-    return DK.Stripped(data, zeros, kept)
+    return DUELK.Stripped(data, zeros, kept)
 
 
 # ---- the disk cache ---------------------------------------------------------------------------------------------
@@ -368,7 +369,7 @@ def duel_key(rules: RuleSet) -> str:
     sweep's (the rest of this module does not change the table)."""
     sweep_source = "".join(inspect.getsource(f) for f in (sweep, _batch, _joined, layer_of, save_table, _words,
                                                             duel_index, DuelPlan.offsets, DuelPlan.lowest))
-    return objective_key(rules, f"duel-v{DUEL_VERSION}-{DTYPE.str}-{WORD.str}-{sweep_source}", (DK,))
+    return objective_key(rules, f"duel-v{DUEL_VERSION}-{DTYPE.str}-{WORD.str}-{sweep_source}", (DUELK,))
 
 
 def duel_path(rules: RuleSet, key: str) -> Path:
@@ -376,20 +377,20 @@ def duel_path(rules: RuleSet, key: str) -> Path:
     return _cache.cache_path(rules, key)
 
 
-def _words(plan: DuelPlan, t: int, layer: DK.DuelLayer) -> np.ndarray:
+def _words(plan: DuelPlan, t: int, layer: DUELK.DuelLayer) -> np.ndarray:
     """(pairs,) the index words of layer ``t``: each row's leading zeros and kept values, ``zeros | kept << 16``."""
     zeros = (layer.lo - plan.lowest(t)).astype(np.uint32)
     return zeros | (np.diff(layer.off).astype(np.uint32) << 16)
 
 
-def save_table(rules: RuleSet, source: Callable[[Callable[[int, DK.DuelLayer], None]], None]) -> Path:
+def save_table(rules: RuleSet, source: Callable[[Callable[[int, DUELK.DuelLayer], None]], None]) -> Path:
     """Write the table file of ``rules`` (atomically) from ``source(emit)``, which calls ``emit(t, layer)`` for the
     layers from the last to the first (as :func:`sweep` does): each written, index words then kept values, as it
     comes."""
     plan = duel_plan(rules)
 
     def fill(write: Callable[[np.ndarray], None]) -> None:
-        def layer(t: int, lay: DK.DuelLayer) -> None:
+        def layer(t: int, lay: DUELK.DuelLayer) -> None:
             write(_words(plan, t, lay))
             write(lay.data.view(WORD))
 
@@ -398,11 +399,11 @@ def save_table(rules: RuleSet, source: Callable[[Callable[[int, DK.DuelLayer], N
     return _cache.save_in_pieces(rules, duel_key(rules), (plan.most_words,), WORD.str, fill, at_most=True)
 
 
-def layers_of_words(plan: DuelPlan, words: np.ndarray) -> list[DK.DuelLayer] | None:
+def layers_of_words(plan: DuelPlan, words: np.ndarray) -> list[DUELK.DuelLayer] | None:
     """The layers of a table's words (:func:`save_table`'s order), or ``None`` unless they fit the plan exactly: each
     index word within its row, the kept values ending where the words end, each value a probability (checked before
     any kernel reads a row)."""
-    layers: list[DK.DuelLayer] = []
+    layers: list[DUELK.DuelLayer] = []
     pos = 0
     for t in range(len(plan.cells) - 1, -1, -1):  # the file holds the last layer first
         n = plan.pairs[t]
@@ -416,7 +417,7 @@ def layers_of_words(plan: DuelPlan, words: np.ndarray) -> list[DK.DuelLayer] | N
         size = int(kept.sum(dtype=np.int64))
         if pos + size > len(words):
             return None
-        rows = DK.Stripped(words[pos:pos + size].view(DTYPE), zeros, kept)
+        rows = DUELK.Stripped(words[pos:pos + size].view(DTYPE), zeros, kept)
         if not _probabilities(rows.data):
             return None
         pos += size
@@ -430,7 +431,7 @@ def _probabilities(values: np.ndarray) -> bool:
     return all(((c >= 0.0) & (c <= 1.0)).all() for c in (values[i:i + step] for i in range(0, len(values), step)))
 
 
-def _load(rules: RuleSet, key: str, plan: DuelPlan) -> list[DK.DuelLayer] | None:
+def _load(rules: RuleSet, key: str, plan: DuelPlan) -> list[DUELK.DuelLayer] | None:
     """The layers of the cached table, memory-mapped, or ``None`` if it is missing or anything about it is off
     (header, size, checksum: the table reader checks them; the index and the values: :func:`layers_of_words`)."""
     shape = _cache.stored_shape(rules, key)
@@ -499,9 +500,9 @@ def solve_duel(rules: str | RuleSet, *, cache: bool = True, progress: Callable[[
         refuse_above_limit(plan.most_bytes + plan.sweep_bytes, f"the duel solution of rules {rs.name!r} in memory",
                            f"its whole table, {sum(plan.cells):,} values, kept with cache=False; with the cache, two "
                            "layers at a time")
-        layers: list[DK.DuelLayer] = [None] * len(plan.cells)  # type: ignore[list-item]  # each filled below
+        layers: list[DUELK.DuelLayer] = [None] * len(plan.cells)  # type: ignore[list-item]  # each filled below
 
-        def keep(t: int, layer: DK.DuelLayer) -> None:
+        def keep(t: int, layer: DUELK.DuelLayer) -> None:
             for a in layer[:3]:
                 a.setflags(write=False)
             layers[t] = layer

@@ -21,10 +21,9 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from yacht_env.jit.compile import legal_bits
-from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import cached_njit
 from yacht_solver.reach_kernels import box_step, successor
 from yacht_solver.search.turn_search import (
     FIVE_KIND_FACE,
@@ -42,9 +41,8 @@ from yacht_solver.search.turn_search import (
     start_hand_values,
 )
 
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
-
-__all__ = ["DuelIndex", "DuelLayer", "DuelPair", "Stripped", "duel_decide", "duel_rows", "duel_turn", "strip_rows"]
+__all__ = ["DuelDecision", "DuelIndex", "DuelLayer", "DuelPair", "Stripped", "duel_decide", "duel_rows", "duel_turn",
+           "strip_rows"]
 
 
 class DuelIndex(NamedTuple):
@@ -89,6 +87,14 @@ class DuelPair(NamedTuple):
     d: int
 
 
+class DuelDecision(NamedTuple):
+    """A decision of the mover's turn: the turn's keep values (:func:`duel_turn`), its hand and its rolls left."""
+
+    turn: KeepLane
+    hand: int
+    rolls: int
+
+
 class HandScratch(NamedTuple):
     """The work arrays of :func:`duel_hand_values`: ``T`` (one row per box-score class, one column per lane) and the
     lanes' filled boxes ``Fs`` and legal-box bits ``bits``."""
@@ -98,7 +104,7 @@ class HandScratch(NamedTuple):
     bits: np.ndarray
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _row_value(nxt: DuelLayer, q: int, e: int) -> float:
     """``W`` of pair ``q`` of layer ``nxt`` at difference ``e``: 0 below its kept values, 1 above them."""
     k = e - nxt.lo[q]
@@ -110,13 +116,13 @@ def _row_value(nxt: DuelLayer, q: int, e: int) -> float:
     return nxt.data[o]
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _is_zero(v: np.float32) -> bool:
     """``v`` is +0.0 (a -0.0 would be kept: it reads back bit for bit)."""
     return v == 0.0 and math.copysign(1.0, v) > 0.0
 
 
-@njit(cache=True)
+@cached_njit
 def strip_row(row: np.ndarray, out: Stripped, i: int, pos: int) -> int:
     """Row ``i`` (float32 or float64 values, rounded to float32 as stored) into ``out`` at ``out.data[pos:]``: its
     leading 0.0 values and trailing 1.0 values counted, the values between copied; returns the next free place."""
@@ -134,7 +140,7 @@ def strip_row(row: np.ndarray, out: Stripped, i: int, pos: int) -> int:
     return pos + end - z
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def strip_rows(data: np.ndarray, off: np.ndarray, out: Stripped) -> int:
     """Every row ``data[off[i]:off[i + 1]]`` stripped into ``out`` (:func:`strip_row`); returns the values kept."""
     pos = 0
@@ -143,14 +149,14 @@ def strip_rows(data: np.ndarray, off: np.ndarray, out: Stripped) -> int:
     return pos
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _key_of(tb: SearchTables, s: int) -> tuple[int, int, int]:
     F = s // (tb.U * tb.Y)
     r = s - F * tb.U * tb.Y
     return F, r // tb.Y, r - (r // tb.Y) * tb.Y
 
 
-@njit(cache=True)
+@cached_njit
 def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, W: np.ndarray,
                      work: HandScratch) -> None:
     """``W[h, j]`` = the mover's best chance, over the boxes it may fill with hand ``h``, at difference
@@ -188,7 +194,7 @@ def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: Duel
                     W[h, j] = max(W[h, j], 1.0 - _row_value(nxt, q, -d0 - pts - j))
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, ab: tuple[int, int], pairs: np.ndarray,
               out: Stripped) -> int:
     """The rows of ``pairs`` of the layer whose movers have ``ab = (a, b)`` boxes filled, from layer ``nxt`` (the
@@ -220,7 +226,7 @@ def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, ab: tuple[int, in
     return pos
 
 
-@njit(cache=True)
+@cached_njit
 def duel_turn(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, K1: np.ndarray, K2: np.ndarray
               ) -> None:
     """The mover's turn in ``pair`` (the opponent's turn in layer ``nxt``): ``K1`` and ``K2`` (462, 1) get each
@@ -231,13 +237,14 @@ def duel_turn(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, K
     keep_tree(K1, K2, np.empty((NUM_KEEPS, 1)), np.empty(1))
 
 
-@njit(cache=True)
-def duel_decide(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, turn: KeepLane, h: int,
-                rolls: int, keep_mask: np.ndarray, values: np.ndarray) -> int:
-    """The action with hand ``h`` and ``rolls`` rolls left that maximises the mover's chance to win in ``pair`` (the
-    opponent's turn in layer ``nxt``; ``turn``: :func:`duel_turn`'s keep values); ``values`` (32 + C) gets every
-    action's chance (``-inf`` where illegal). Ties: the lowest action."""
+@cached_njit
+def duel_decide(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, at: DuelDecision,
+                keep_mask: np.ndarray, values: np.ndarray) -> int:
+    """The action at decision ``at`` that maximises the mover's chance to win in ``pair`` (the opponent's turn in
+    layer ``nxt``); ``values`` (32 + C) gets every action's chance (``-inf`` where illegal). Ties: the lowest
+    action."""
     sa, sb, d = pair
+    turn, h, rolls = at
     C = tb.scoring.score_table.shape[1]
     key = _key_of(tb, sa)
     face = FIVE_KIND_FACE[h]

@@ -135,17 +135,16 @@ class ReachSolution:
         """The action of each state that maximises its probability to reach its target (lowest index on ties)."""
         return self._search(states, targets, values=False)[0]
 
-    def decide(self, F: np.ndarray, u: np.ndarray, y: np.ndarray, needs: np.ndarray, hands: np.ndarray,
-               rolls: np.ndarray, values: bool = False, table: np.ndarray | None = None, lookup: Ragged | None = None
-               ) -> tuple[np.ndarray, np.ndarray | None]:
-        """Actions (and with ``values`` the (N, 32 + C) probabilities) of positions given by turn-start keys,
-        points still needed, hands and rolls left. ``table`` (default: the reach table) gives the value of ending
+    def decide(self, positions: Positions, needs: np.ndarray, *, values: bool = False, table: np.ndarray | None = None,
+               lookup: Ragged | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """Actions (and with ``values`` the (N, 32 + C) probabilities) of ``positions`` (turn-start keys, hands and
+        rolls left) with ``needs`` points still needed. ``table`` (default: the reach table) gives the value of ending
         the turn in state s with ``need - points`` still needed: ``table[s, need - points]``, 1 at or below 0 (a
         dense float64 array of the table's shape); ``lookup`` gives it as ragged rows instead (row s read at
         ``need - points``, 0 past its end: only the rows of the states the positions' turns lead to are read)."""
-        i64 = [np.ascontiguousarray(a, dtype=np.int64) for a in (F, u, y, needs, hands, rolls)]
-        i64[3] = np.clip(i64[3], 0, self.width - 1)
-        n = len(i64[0])
+        pos = Positions(*(np.ascontiguousarray(a, dtype=np.int64) for a in positions))
+        needs = np.clip(np.ascontiguousarray(needs, dtype=np.int64), 0, self.width - 1)
+        n = len(pos.F)
         out = np.empty((n, NUM_KEEP_ACTIONS + self.rules.num_categories)) if values else np.empty((0, 0))
         if lookup is not None:
             if table is not None:
@@ -157,8 +156,7 @@ class ReachSolution:
                 raise ValueError(f"table must be a float64 array of shape {self.table.shape}, got "
                                  f"{getattr(table, 'dtype', type(table).__name__)} {getattr(table, 'shape', '')}")
             lookup = RaggedTable(np.ascontiguousarray(table).reshape(-1), self._dense_offsets(), self.width).kernel
-        pos = Positions(i64[0], i64[1], i64[2], i64[4], i64[5])
-        actions = RK.reach_decide(self.tables, lookup, pos, i64[3], _KEEP_MASK, out)
+        actions = RK.reach_decide(self.tables, lookup, pos, needs, _KEEP_MASK, out)
         return actions, (out if values else None)
 
     def _dense_offsets(self) -> np.ndarray:
@@ -177,8 +175,9 @@ class ReachSolution:
         keys = np.array([self.layout.key(s.filled_bits, s.upper_total, s.yahtzee_box) for s in states],
                         dtype=np.int64).reshape(-1, 3)
         needs = np.asarray(targets, dtype=np.int64) - np.array([s.total for s in states], dtype=np.int64)
-        return self.decide(keys[:, 0], keys[:, 1], keys[:, 2], needs, np.array([s.hand for s in states]),
-                           np.array([s.rolls_left for s in states]), values)
+        pos = Positions(keys[:, 0], keys[:, 1], keys[:, 2], np.array([s.hand for s in states]),
+                        np.array([s.rolls_left for s in states]))
+        return self.decide(pos, needs, values=values)
 
 
 @lru_cache(maxsize=2)
@@ -247,7 +246,7 @@ def cached_table(rules: RuleSet, kind: str, compute: Callable[[], RaggedTable], 
     offsets = table_offsets(rules)
     cells, width = int(offsets[-1]), max_score(rules) + 2
     dtype = table_dtype(cells)
-    data = _cache.load(rules, (cells,), key, rows, value_range=(0.0, 1.0 + 1e-9), dtype=dtype.str,
+    data = _cache.load(rules, (cells,), key, rows=rows, value_range=(0.0, 1.0 + 1e-9), dtype=dtype.str,
                        row_offsets=offsets, mapped=True) if cache else None  # probabilities
     table = None if data is None else RaggedTable(data, offsets if rows is None else offsets[:rows + 1], width)
     if table is not None and not _start_row_plausible(kind, table):  # a forged file with a recomputed checksum

@@ -15,10 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
-from numba import njit
 
 from yacht_env.jit.compile import box_score, legal_bits, next_turn_start, points_for
-from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import cached_njit
 from yacht_solver.long_work import cancel_on_interrupt
 from yacht_solver.ragged import Ragged
 from yacht_solver.search.turn_search import (
@@ -40,12 +39,10 @@ from yacht_solver.search.turn_search import (
     start_hand_values,
 )
 
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
-
 __all__ = ["box_step", "most_points_layers", "reach_decide", "reach_hand_values", "reach_layers", "reach_row"]
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def box_step(tb: SearchTables, Sh: np.ndarray, Jh: np.ndarray, face: int, key: tuple[int, int, int], c: int
              ) -> tuple[int, int]:
     """``(next turn-start state (flat), points)`` of scoring the hand (rows ``Sh``, ``Jh``) in box c in turn-start
@@ -55,7 +52,7 @@ def box_step(tb: SearchTables, Sh: np.ndarray, Jh: np.ndarray, face: int, key: t
     return successor(tb, key, c, np.int64(box_score(tb.scoring.params, Sh, Jh, face, F, c))), pts
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def successor(tb: SearchTables, key: tuple[int, int, int], c: int, box: int) -> int:
     """The flat turn-start state after writing ``box`` in box ``c`` in turn-start state ``key`` = (F, u, y)."""
     F, u, y = key
@@ -63,7 +60,7 @@ def successor(tb: SearchTables, key: tuple[int, int, int], c: int, box: int) -> 
     return ((F | (1 << c)) * tb.U + u2) * tb.Y + y2
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def shifted_row(out: np.ndarray, D: Ragged, s2: int, pts: int, before: float) -> None:
     """``out[x]`` = ``D[s2, x - pts]`` for ``x < len(out)``: ``before`` where ``x < pts``, row ``s2`` from ``pts`` on,
     0 past its end. The reach tables' end-of-turn row (``before`` 1: a need at or below the points is met; the row
@@ -80,7 +77,7 @@ def shifted_row(out: np.ndarray, D: Ragged, s2: int, pts: int, before: float) ->
         out[x] = 0.0
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _lookup(R: Ragged, s2: int, need: int, pts: int) -> float:
     """``R[s2, need - pts]``: 1 at or below 0, 0 past the row's end."""
     k = need - pts
@@ -90,7 +87,7 @@ def _lookup(R: Ragged, s2: int, need: int, pts: int) -> float:
     return float(R.data[i]) if i < R.offsets[s2 + 1] else 0.0
 
 
-@njit(cache=True)
+@cached_njit
 def reach_hand_values(tb: SearchTables, R: Ragged, lanes: Starts, needs: np.ndarray, W: np.ndarray,
                       T: np.ndarray, bits: np.ndarray) -> None:
     """``W[h, b]`` = best over legal boxes of ``R[next state, max(needs[b] - points, 0)]`` in turn-start state b of
@@ -119,7 +116,7 @@ def reach_hand_values(tb: SearchTables, R: Ragged, lanes: Starts, needs: np.ndar
             W[h, b] = m
 
 
-@njit(cache=True)
+@cached_njit
 def reach_row(out: np.ndarray, tb: SearchTables, R: Ragged, h: int, key: tuple[int, int, int], need: int
               ) -> None:
     """``out[c]`` (c < C) = probability to reach ``need`` more points after scoring hand ``h`` in box c in
@@ -133,7 +130,7 @@ def reach_row(out: np.ndarray, tb: SearchTables, R: Ragged, h: int, key: tuple[i
             out[c] = _lookup(R, s2, need, pts)
 
 
-@njit(cache=True)
+@cached_njit
 def state_hand_values(tb: SearchTables, R: Ragged, key: tuple[int, int, int], W: np.ndarray, T: np.ndarray) -> None:
     """``W[h, n]`` = best over legal boxes of ``R[next state, max(n - points, 0)]`` in the one turn-start state
     ``key``, for the needs ``n < W.shape[1]``: :func:`reach_hand_values` with the needs ``0 .. L - 1`` of one state as
@@ -163,7 +160,7 @@ def state_hand_values(tb: SearchTables, R: Ragged, key: tuple[int, int, int], W:
                     W[h, n] = max(W[h, n], T[0, n])
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def reach_rows(tb: SearchTables, R: Ragged, states: np.ndarray, width: int) -> None:
     """Each of ``states`` gets its row of ``R``: its needs ``0 .. most[s]`` (the row's length) at once, as the lanes
     of the turn search, searched in float64 and stored in ``R``'s type; ``width``: the longest row."""
@@ -223,7 +220,7 @@ def reach_layers(tb: SearchTables, R: Ragged, layers: list[np.ndarray], width: i
     sweep_layers(lambda states: reach_rows(tb, R, states, width), layers, progress)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def most_points_rows(tb: SearchTables, most: np.ndarray, states: np.ndarray) -> None:
     """``most[s]`` for each of ``states``: the best, over every hand and every box the rules allow it in, of its
     points plus the most still to come from the state it leads to (any hand can be rolled)."""
@@ -248,7 +245,7 @@ def most_points_layers(tb: SearchTables, size: int, layers: list[np.ndarray]) ->
     return most
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _decide_all(tb: SearchTables, R: Ragged, pos: Positions, needs: np.ndarray, keep_mask: np.ndarray,
                 actions: np.ndarray, values: np.ndarray) -> None:
     """Groups of ``LANES`` positions: their turns searched side by side, then each position's action."""
@@ -286,7 +283,7 @@ def reach_decide(tb: SearchTables, R: Ragged, pos: Positions, needs: np.ndarray,
     return actions
 
 
-@njit(cache=True)
+@cached_njit
 def turn_outcomes(tb: SearchTables, key: tuple[int, int, int]) -> np.ndarray:
     """(n, 2) every ``(next turn-start state, points)`` that scoring some hand in some legal box can give in the turn
     of turn-start state ``key``, with repeats."""

@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.jit.compile import box_score, next_turn_start, points_for
-from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import cached_njit
 from yacht_solver.search.turn_search import action_row, as_f64, as_starts, choose, successor_row
 from yacht_solver.search.turn_tables import (
     FIVE_KIND_FACE,
@@ -29,16 +28,13 @@ from yacht_solver.search.turn_tables import (
     Starts,
 )
 
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
-
-
 HAND_CUM = np.cumsum(D.HAND_PROBABILITY)
 """(252,) cumulative probabilities of a roll of five dice, for :func:`play_turns`."""
 TRANSITION_CUM = np.cumsum(D.TRANSITION, axis=1)
 """(462, 252) cumulative P(hand | keep), for :func:`play_turns`."""
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def sample(cum: np.ndarray, r: float) -> int:
     """Index drawn from a cumulative distribution with a uniform ``r`` in [0, 1)."""
     i = np.searchsorted(cum, r * cum[-1], side="right")
@@ -72,7 +68,7 @@ class TurnOutcomes(NamedTuple):
     steps: np.ndarray
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _play_turns_kernel(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: KeepTables, keep_mask: np.ndarray,
                        draws: DiceDraws, out: TurnOutcomes) -> None:
     """:func:`play_turns` over the games."""

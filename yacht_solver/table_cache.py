@@ -177,9 +177,9 @@ def stored_shape(rules: R.RuleSet, key: str) -> tuple[int, ...] | None:
     return tuple(shape) if ok else None
 
 
-def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, rows: int | None = None,
-         value_range: tuple[float, float] | None = None, start_cells: int = 1, dtype: str = "<f8",
-         row_offsets: np.ndarray | None = None, mapped: bool = False) -> np.ndarray | None:
+def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, *, rows: int | None = None,
+         value_range: tuple[float, float] | None = None, dtype: str = "<f8", row_offsets: np.ndarray | None = None,
+         mapped: bool = False) -> np.ndarray | None:
     """The table of ``rules`` from disk (read-only array of ``shape`` and ``dtype``), or ``None`` if it is missing or
     anything about it is off (corrupt, truncated, too long, other version, other rules, other type, not a regular
     file, or, with ``value_range``, values that are not :func:`plausible`: the caller then computes it again). With
@@ -244,7 +244,7 @@ def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, rows:
         values = np.frombuffer(read[0], dtype=dtype).reshape(kept_shape)
     except (OSError, ValueError, UnicodeDecodeError, TypeError, AttributeError, RecursionError):
         return None
-    if value_range is not None and not plausible(values, value_range, start_cells):
+    if value_range is not None and not plausible(values, value_range, 1):
         return None
     values.setflags(write=False)
     return values

@@ -10,17 +10,14 @@ is 0 past the row's end (more than ``s`` can still score).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import cached_njit
 from yacht_solver.ragged import Ragged
-
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 __all__ = ["turn_end_values"]
 
 
-@njit(cache=True)
+@cached_njit
 def turn_end_values(R: Ragged, states: np.ndarray, points: np.ndarray, total: int, g: np.ndarray) -> np.ndarray:
     """``out[i]``: the worth of ending the turn in turn-start state ``states[i]`` with ``total + points[i]`` points
     in all (see the module docstring); ``g``: the win share of each final score, its last entry that of every

@@ -31,7 +31,7 @@ from yacht_agents.base import Agent
 from yacht_agents.loader import as_agent, check_seats
 from yacht_agents.optimal import OptimalAgent
 from yacht_agents.search import TurnKeys
-from yacht_env.jit.numba_cache import Stopwatch
+from yacht_env.jit.stopwatch import Stopwatch
 from yacht_env.memory import available_bytes
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState, new_game

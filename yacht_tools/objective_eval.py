@@ -15,7 +15,7 @@ import numpy as np
 
 from yacht_agents.loader import as_agent
 from yacht_agents.objectives import check_target
-from yacht_env.jit.numba_cache import Stopwatch
+from yacht_env.jit.stopwatch import Stopwatch
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState
 from yacht_solver import ReachSolution, score_distribution, solve_reach

@@ -12,6 +12,7 @@ from typing import Any
 
 from yacht_env.extras import require
 from yacht_env.files import atomic_path
+from yacht_tools.output_paths import user_atomic_path
 
 DPI = 100
 """Pixels per inch of the saved PNGs."""
@@ -38,8 +39,9 @@ def legend_below(ax: Any, handles: list[Any] | None = None, ncols: int = 1) -> A
 
 def save(fig: Any, path: str | Path, user_path: bool = True) -> None:
     """Save ``fig`` as a PNG at ``path``, atomically: a failed or killed save leaves any earlier picture whole.
-    ``user_path``: the path was given by the user (checked as such by :func:`~yacht_env.files.atomic_path`)."""
-    with atomic_path(path, user_path=user_path) as tmp:
+    ``user_path``: the path was given by the user (written as :func:`~yacht_tools.output_paths.user_atomic_path`
+    says), else it is one of the project's own files (a run folder's curve)."""
+    with (user_atomic_path(path) if user_path else atomic_path(path)) as tmp:
         fig.savefig(str(tmp), format="png", dpi=DPI)
 
 

@@ -49,14 +49,19 @@ class Bar(tqdm):
     """tqdm whose total grows to the count when the count passes it: the percentage, the rate and the time left stay
     shown, and a finished run reads 100% (tqdm itself drops a passed total and shows ``?`` and 0%). The seconds
     numba spends compiling while the bar is open do not count: its clock starts when the work does, so a cold
-    start (the compile announced on a line of its own) shows no rate or time left made of compile time."""
+    start (the compile announced on a line of its own) shows no rate or time left made of compile time. Nor does the
+    wait for the first update (a model's first calls, tables read, a first batch): the rate and the time left are
+    measured from the first update on, and shown from the second (a first line of ``1.30s/game`` and twenty
+    minutes left, for a run that then ends in a second, is what a warm-up alone would show)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._compiled = compile_seconds()
+        self._warming = True
         super().__init__(*args, **kwargs)
 
     def update(self, n: float | None = 1) -> bool | None:
-        """Advance by ``n``; past the total, the total becomes the new count."""
+        """Advance by ``n``; past the total, the total becomes the new count. The first update only counts: the
+        rate starts from it."""
         compiled = compile_seconds()
         if compiled > self._compiled and not self.disable:  # move the clock past the compile
             self.start_t += compiled - self._compiled
@@ -64,6 +69,11 @@ class Bar(tqdm):
             self._compiled = compiled
         if self.total is not None and n is not None and self.n + n > self.total:
             self.total = self.n + n
+        if self._warming and n and not self.disable:
+            self._warming = False
+            self.n += n
+            self.last_print_n, self.last_print_t = self.n, self._time()  # the rate's first interval starts here
+            return None
         return super().update(n)
 
 

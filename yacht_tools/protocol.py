@@ -13,10 +13,13 @@ Records are JSON, written atomically and read back as data only (never unpickled
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import fnmatch
 import importlib.metadata as md
 import json
 import math
+import os
 import platform
 from functools import cache
 from pathlib import Path
@@ -59,6 +62,13 @@ DEFAULT_SEEDS = (0, 1, 2, 3, 4)
 KINDS = ("run", "agent")
 MAX_BYTES = 4 << 20
 """The largest record read: a record is a few kB (no per-game scores)."""
+MAX_RECORDS = 10_000
+"""The most records one report reads: the baselines are under 100 (every task, budget, learner and seed of a large
+study is a few thousand)."""
+MAX_TOTAL_BYTES = 256 << 20
+"""The most bytes of records one report reads, counted from the files' sizes before any is read."""
+MAX_WALL_S = 1e9
+"""The largest ``wall_s`` accepted (about 30 years)."""
 FINAL_KEYS = ("mean", "ci95", "episodes", "percent_of_optimal", "normalised", "mean_regret", "regret_per_game")
 RECORD_KEYS = ("protocol", "kind", "task", "learner", "budget", "budget_steps", "seed", "final", "references",
                "curve", "config", "training", "versions", "wall_s", "created")
@@ -178,9 +188,28 @@ def write_record(record: dict[str, Any], folder: str | Path) -> Path:
 
 
 def _number(value: Any, what: str, where: str) -> float:
+    """``value`` as a float if it is a finite JSON number, else ``ValueError`` (an integer of 400 digits too: it has
+    no float)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2 ** 1023:
+        raise ValueError(f"{where}: {what} must be a finite number, got an integer of {len(str(abs(value))):,} "
+                         "digits")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{where}: {what} must be a finite number, got {value!r}")
+        raise ValueError(f"{where}: {what} must be a finite number, got {str(value)[:40]}")
     return float(value)
+
+
+def _agrees(value: float, want: float, what: str, where: str) -> None:
+    """``ValueError`` unless ``value`` is ``want`` (what the record's own numbers give) up to rounding."""
+    if not math.isclose(value, want, rel_tol=1e-9, abs_tol=1e-9):
+        raise ValueError(f"{where}: {what} is {value!r}, its own numbers give {want!r}")
+
+
+def _one_line_name(name: Any, where: str) -> str:
+    """A learner's name: 1 to 200 printable characters (no newline, tab or other control character)."""
+    if not isinstance(name, str) or not 0 < len(name) <= 200 or not name.isprintable():
+        raise ValueError(f"{where}: learner must be a name of 1 to 200 printable characters on one line, got "
+                         f"{ascii(name)[:80]}")
+    return name
 
 
 def check_record(record: Any, where: str) -> dict[str, Any]:
@@ -207,33 +236,71 @@ def check_record(record: Any, where: str) -> dict[str, Any]:
                              f"{PROTOCOL}, the record says {record['budget_steps']!r}")
     elif record["kind"] == "run":
         raise ValueError(f"{where}: a run record needs its budget")
-    if not isinstance(record["learner"], str) or not 0 < len(record["learner"]) <= 200:
-        raise ValueError(f"{where}: learner must be a name of 1 to 200 characters, got {record['learner']!r}")
+    _one_line_name(record["learner"], where)
     seed = record["seed"]
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_TRAINING_SEED:
         raise ValueError(f"{where}: seed must be an integer in 0..{MAX_TRAINING_SEED}, got {seed!r}")
     final = record["final"]
     if not isinstance(final, dict) or any(k not in final for k in FINAL_KEYS):
         raise ValueError(f"{where}: final must hold {', '.join(FINAL_KEYS)}")
-    if final["episodes"] != EVAL_GAMES:
-        raise ValueError(f"{where}: the protocol evaluates {EVAL_GAMES:,} games, the record {final['episodes']!r}")
+    if type(final["episodes"]) is not int or final["episodes"] != EVAL_GAMES:
+        raise ValueError(f"{where}: the protocol evaluates {EVAL_GAMES:,} games, the record "
+                         f"{str(final['episodes'])[:40]}")
     for k in ("mean", "percent_of_optimal", "normalised", "mean_regret"):
         _number(final[k], f"final.{k}", where)
+    ci = final["ci95"]
+    if not isinstance(ci, list) or len(ci) != 2:
+        raise ValueError(f"{where}: final.ci95 must be two numbers, [low, high]")
+    for k in (0, 1):
+        _number(ci[k], f"final.ci95[{k}]", where)
+    if final["regret_per_game"] is not None:
+        _number(final["regret_per_game"], "final.regret_per_game", where)
+    refs = _check_references(record["references"], where)
     if task_players(record["task"]) == 2:
-        _check_heads_up(final, record["references"], where)
-    refs = record["references"]
+        _check_heads_up(final, refs, where)
+    else:
+        extra = [k for k in ("against_optimal", "win_rate", "win_rate_ci95") if k in final]
+        if extra:
+            raise ValueError(f"{where}: final.{extra[0]} belongs to a heads-up record, not to one of the one-player "
+                             f"task {record['task']!r}")
+    _agrees(final["normalised"], normalised(final["mean"], refs), "final.normalised", where)
+    _agrees(final["percent_of_optimal"], 100.0 * final["mean"] / refs["optimal"], "final.percent_of_optimal", where)
+    _check_curve(record["curve"], refs, task_players(record["task"]), where)
+    wall = record["wall_s"]
+    if wall is not None and not 0 <= _number(wall, "wall_s", where) <= MAX_WALL_S:
+        raise ValueError(f"{where}: wall_s must be seconds in 0..{MAX_WALL_S:.0e}, got {str(wall)[:40]}")
+    return record
+
+
+def _check_references(refs: Any, where: str) -> dict[str, float]:
+    """The two ends of the normalised scale: finite, optimal above random."""
     if not isinstance(refs, dict) or set(refs) != {"random", "optimal"}:
         raise ValueError(f"{where}: references must hold random and optimal")
     for k in ("random", "optimal"):
         _number(refs[k], f"references.{k}", where)
-    if not isinstance(record["curve"], list) or len(record["curve"]) > CHECKPOINTS:
+    if not refs["optimal"] > refs["random"]:
+        raise ValueError(f"{where}: references.optimal ({refs['optimal']!r}) must be above references.random "
+                         f"({refs['random']!r})")
+    return refs
+
+
+def _check_curve(curve: Any, refs: dict[str, float], players: int, where: str) -> None:
+    """The learning curve: at most :data:`CHECKPOINTS` points, each checkpoint once, finite numbers, steps not
+    negative; a one-player point's normalised score agrees with its mean (a heads-up point's is the win rate)."""
+    if not isinstance(curve, list) or len(curve) > CHECKPOINTS:
         raise ValueError(f"{where}: curve must be a list of at most {CHECKPOINTS} points")
-    for p in record["curve"]:
-        if not isinstance(p, dict) or p.get("checkpoint") not in range(1, CHECKPOINTS + 1):
-            raise ValueError(f"{where}: each curve point needs a checkpoint in 1..{CHECKPOINTS}")
+    seen = set()
+    for p in curve:
+        if not isinstance(p, dict) or type(p.get("checkpoint")) is not int or p["checkpoint"] not in range(
+                1, CHECKPOINTS + 1) or p["checkpoint"] in seen:
+            raise ValueError(f"{where}: each curve point needs a checkpoint in 1..{CHECKPOINTS}, each once")
+        seen.add(p["checkpoint"])
         for k in ("timesteps", "mean", "normalised"):
             _number(p.get(k), f"curve.{k}", where)
-    return record
+        if p["timesteps"] < 0:
+            raise ValueError(f"{where}: curve.timesteps must not be negative, got {p['timesteps']!r}")
+        if players == 1:
+            _agrees(p["normalised"], normalised(p["mean"], refs), f"curve[{p['checkpoint']}].normalised", where)
 
 
 def _check_heads_up(final: dict[str, Any], refs: Any, where: str) -> None:
@@ -245,7 +312,7 @@ def _check_heads_up(final: dict[str, Any], refs: Any, where: str) -> None:
                         ("final.against_optimal.win_rate", versus.get("win_rate"))):
         if not 0 <= _number(value, what, where) <= 1:
             raise ValueError(f"{where}: {what} must be a share in 0..1, got {value!r}")
-    if not isinstance(refs, dict) or refs.get("optimal") != 0.5:
+    if refs.get("optimal") != 0.5:
         raise ValueError(f"{where}: a heads-up record's references.optimal is exact play's chance to win, 0.5")
 
 
@@ -259,16 +326,42 @@ def read_record(path: str | Path) -> dict[str, Any]:
     return check_record(data, str(path))
 
 
-def read_records(paths: list[str | Path]) -> list[dict[str, Any]]:
-    """Every record in ``paths`` (files, or folders whose ``*.json`` are all records), in a stable order."""
+def record_files(paths: list[str | Path]) -> list[Path]:
+    """The record files ``paths`` name (files, or folders whose ``*.json`` are all records), in a stable order, at
+    most :data:`MAX_RECORDS` of them and :data:`MAX_TOTAL_BYTES` in all (counted before any is read)."""
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            files += sorted(p.glob("*.json"))
+            found = []
+            with os.scandir(p) as entries:
+                for entry in entries:
+                    if fnmatch.fnmatchcase(entry.name, "*.json"):
+                        found.append(p / entry.name)
+                        _check_count(len(files) + len(found), paths)
+            files += sorted(found)
         elif p.exists():
             files.append(p)
+            _check_count(len(files), paths)
         else:
             raise ValueError(f"{str(p)!r}: no such record or folder")
     if not files:
         raise ValueError(f"no records (*.json) in {', '.join(map(str, paths))}")
-    return [read_record(f) for f in files]
+    total = 0
+    for f in files:
+        with contextlib.suppress(OSError):  # read_record says what is wrong with it
+            total += os.stat(f).st_size
+    if total > MAX_TOTAL_BYTES:
+        raise ValueError(f"the records in {', '.join(map(str, paths))} are {total:,} bytes, more than the limit of "
+                         f"{MAX_TOTAL_BYTES:,} (MAX_TOTAL_BYTES; a record is a few kB)")
+    return files
+
+
+def _check_count(count: int, paths: list[str | Path]) -> None:
+    if count > MAX_RECORDS:
+        raise ValueError(f"more than {MAX_RECORDS:,} records (*.json) in {', '.join(map(str, paths))}; a report "
+                         f"reads at most {MAX_RECORDS:,} (MAX_RECORDS)")
+
+
+def read_records(paths: list[str | Path]) -> list[dict[str, Any]]:
+    """Every record in ``paths`` (:func:`record_files`), each checked (:func:`read_record`), in a stable order."""
+    return [read_record(f) for f in record_files(paths)]

@@ -22,6 +22,9 @@ from yacht_tools import protocol as P
 from yacht_tools.plots import figure, legend_below, save
 from yacht_tools.protocol_stats import STATISTICS, Estimate, aggregate, iqm, probability_of_improvement
 
+NO_BUDGET = "agents"
+"""The section of a report whose records are all agents evaluated without a budget (no run to set one)."""
+
 RESAMPLES = 2000
 """Bootstrap resamples of every interval (seeded: a report is the same on every run)."""
 
@@ -39,16 +42,22 @@ def _estimate(runs_by_task: dict[str, list[float]], statistic: str) -> dict[str,
 
 def _groups(records: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, list[dict[str, Any]]]]]:
     """budget -> task -> learner -> records; budget-less agent records go into every budget (or ``agents``)."""
-    budgets = sorted({r["budget"] for r in records if r["budget"]}, key=list(P.BUDGETS).index) or ["agents"]
+    budgets = sorted({r["budget"] for r in records if r["budget"]}, key=list(P.BUDGETS).index) or [NO_BUDGET]
     out: dict[str, dict[str, dict[str, list[dict[str, Any]]]]] = {
         b: defaultdict(lambda: defaultdict(list)) for b in budgets}
     seen: set[tuple[Any, ...]] = set()
+    first: dict[str, dict[str, Any]] = {}
     for r in records:
         key = (r["budget"], r["task"], r["learner"], r["seed"])
         if key in seen:
             raise ValueError(f"two records of {r['learner']} on {r['task']} (budget {r['budget']}, seed "
                              f"{r['seed']}): give each run once")
         seen.add(key)
+        other = first.setdefault(r["task"], r)
+        if other["references"] != r["references"]:
+            raise ValueError(f"the records of {r['task']} disagree on the references: {other['learner']} (seed "
+                             f"{other['seed']}) has {other['references']}, {r['learner']} (seed {r['seed']}) has "
+                             f"{r['references']}; records of one protocol share them")
         for b in ([r["budget"]] if r["budget"] else budgets):
             out[b][r["task"]][r["learner"]].append(r)
     return out
@@ -109,6 +118,12 @@ def aggregate_records(records: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _name(text: str) -> str:
+    """A learner's name as a Markdown table cell: its pipes escaped (a name cannot add columns or rows; records hold
+    names of one line)."""
+    return text.replace("\\", "\\\\").replace("|", "\\|")
+
+
 def _cell(e: dict[str, Any], digits: int, scale: float = 1.0) -> str:
     v = f"{e['value'] * scale:.{digits}f}"
     if e["low"] is None:
@@ -123,7 +138,8 @@ def markdown_report(report: dict[str, Any], level: int = 2) -> str:
     lines: list[str] = []
     for budget, sec in report["budgets"].items():
         steps = f" ({sec['steps']:,} environment steps)" if sec["steps"] else ""
-        lines += [f"{h2} Budget {budget}{steps}", ""]
+        title = "Agents evaluated without a training budget" if budget == NO_BUDGET else f"Budget {budget}{steps}"
+        lines += [f"{h2} {title}", ""]
         for task, t in sec["tasks"].items():
             refs = t["references"]
             if P.task_players(task) == 2:
@@ -135,7 +151,7 @@ def markdown_report(report: dict[str, Any], level: int = 2) -> str:
                       "| learner | runs | score | % of optimal | normalised | regret / decision |",
                       "|---|---:|---:|---:|---:|---:|"]
             for row in t["rows"]:
-                lines.append(f"| {row['learner']} | {row['runs']} | {_cell(row['mean'], 2)} | "
+                lines.append(f"| {_name(row['learner'])} | {row['runs']} | {_cell(row['mean'], 2)} | "
                              f"{_cell(row['percent_of_optimal'], 2)} | {_cell(row['normalised'], 3)} | "
                              f"{row['mean_regret']:.3f} |")
             lines.append("")
@@ -143,11 +159,11 @@ def markdown_report(report: dict[str, Any], level: int = 2) -> str:
             lines += [f"{h3} All one-player tasks: the normalised score", "",
                       "| learner | tasks | IQM | mean | median |", "|---|---:|---:|---:|---:|"]
         for name, a in sorted(sec["aggregate"].items(), key=lambda kv: -kv[1]["iqm"]["value"]):
-            lines.append(f"| {name} | {len(a['tasks'])} | {_cell(a['iqm'], 3)} | {_cell(a['mean'], 3)} | "
+            lines.append(f"| {_name(name)} | {len(a['tasks'])} | {_cell(a['iqm'], 3)} | {_cell(a['mean'], 3)} | "
                          f"{_cell(a['median'], 3)} |")
         if sec["improvement"]:
             lines += ["", "| P(X > Y) | X | Y |", "|---:|---|---|"]
-            lines += [f"| {_cell(p, 3)} | {p['x']} | {p['y']} |" for p in sec["improvement"]]
+            lines += [f"| {_cell(p, 3)} | {_name(p['x'])} | {_name(p['y'])} |" for p in sec["improvement"]]
         lines.append("")
     return "\n".join(lines).rstrip()
 
@@ -161,7 +177,7 @@ def _heads_up_table(t: dict[str, Any]) -> list[str]:
              "| win rate vs optimal |", "|---|---:|---:|---:|---:|---:|---:|"]
     for row in t["rows"]:
         versus = _cell(row["against_optimal"], 4) if "against_optimal" in row else ""
-        lines.append(f"| {row['learner']} | {row['runs']} | {_cell(row['mean'], 4)} | "
+        lines.append(f"| {_name(row['learner'])} | {row['runs']} | {_cell(row['mean'], 4)} | "
                      f"{_cell(row['percent_of_optimal'], 2)} | {_cell(row['normalised'], 3)} | "
                      f"{row['mean_regret']:.5f} | {versus} |")
     return lines
@@ -174,29 +190,29 @@ def plot_curves(records: list[dict[str, Any]], path: str | Path, user_path: bool
 
 def curves_figure(records: list[dict[str, Any]]) -> Any:
     """The learning curves of ``records``: per task, each learner's mean normalised score at each checkpoint with
-    its 95% bootstrap band (one panel per task of the first budget with curves)."""
+    its 95% bootstrap band; one panel per task and budget (the budget in the title where there are several)."""
     report = aggregate_records(records)
-    section = next((s for s in report["budgets"].values()
-                    if any(t["curves"] for t in s["tasks"].values())), None)
-    if section is None:
+    panels = [(budget, task, t["curves"]) for budget, s in report["budgets"].items()
+              for task, t in s["tasks"].items() if t["curves"]]
+    if not panels:
         raise ValueError("no record has a learning curve (agent records have none): give run records")
-    tasks = [t for t, v in section["tasks"].items() if v["curves"]]
-    cols = min(3, len(tasks))
-    rows = -(-len(tasks) // cols)
+    several = len({budget for budget, _, _ in panels}) > 1
+    cols = min(3, len(panels))
+    rows = -(-len(panels) // cols)
     fig = figure((4.2 * cols, 3.4 * rows))
     axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
-    for ax, task in zip(axes, tasks):
-        for name, pts in sorted(section["tasks"][task]["curves"].items()):
+    for ax, (budget, task, curves) in zip(axes, panels):
+        for name, pts in sorted(curves.items()):
             x = [p["timesteps"] for p in pts]
             line, = ax.plot(x, [p["value"] for p in pts], marker="o", label=name)
             if all(p["low"] is not None for p in pts):
                 ax.fill_between(x, [p["low"] for p in pts], [p["high"] for p in pts], alpha=0.2,
                                 color=line.get_color())
-        ax.set_title(task)
+        ax.set_title(f"{task}, budget {budget}" if several else task)
         ax.set_xlabel("environment steps")
         ax.set_ylabel("win rate against optimal" if P.task_players(task) == 2
                       else "normalised score (random 0, optimal 1)")
         legend_below(ax, ncols=2)
-    for ax in axes[len(tasks):]:
+    for ax in axes[len(panels):]:
         ax.set_visible(False)
     return fig

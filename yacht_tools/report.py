@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from yacht_env.files import write_text_atomic
 from yacht_env.rules import get_rules
 from yacht_tools.messages import shown
+from yacht_tools.output_paths import write_user_text
 from yacht_tools.plots import figure, legend_below, save
 from yacht_tools.regret import DECISIONS
 
@@ -19,8 +19,8 @@ _DECISION_NAMES = {"first_keep": "after roll 1", "second_keep": "after roll 2", 
 
 
 def write_json(result: dict[str, Any], path: str | Path) -> None:
-    """Write ``result`` as JSON (``scores`` included), atomically."""
-    write_text_atomic(path, json.dumps(result, indent=1) + "\n", user_path=True)
+    """Write ``result`` as JSON (``scores`` included) to a path the user named (atomically, or through a device)."""
+    write_user_text(path, json.dumps(result, indent=1) + "\n")
 
 
 def format_report(result: dict[str, Any]) -> str:

@@ -163,7 +163,8 @@ class EvalConfig:
 @pydantic.with_config(_SCHEMA)
 @dataclass
 class TrainConfig:
-    rules: StrictStr = "yacht"  # rule set: yacht, yahtzee, yahtzee-free-joker, yatzy, knizia or a registered one
+    # rule set: yacht, yahtzee, yahtzee-free-joker, yatzy, knizia, clubhouse or a registered one
+    rules: StrictStr = "yacht"
     algo: Literal[ALGOS] = "maskable_ppo"  # maskable_ppo (sb3-contrib), td (model-based TD), rllib_ppo (Ray RLlib)
     total_timesteps: Annotated[StrictInt, Field(ge=1, le=10**13)] = 1_000_000  # environment steps of training
     seed: Seed = 0  # seed of the training games and the networks
@@ -349,7 +350,10 @@ def _message(error: Any) -> str:
         path.append(str(part))
     key = ".".join(path)
     if error["type"] == "literal_error":
-        return f"config key {key!r}: {short_value(error['input'])}; accepted: {', '.join(typing.get_args(_bare(tp)))}"
+        choices, got = typing.get_args(_bare(tp)), error["input"]
+        quoted = isinstance(got, str) and any(not isinstance(c, str) and str(c) == got for c in choices)
+        return (f"config key {key!r}: {short_value(got)}; accepted: {', '.join(map(str, choices))}"
+                + (" (numbers, without quotes)" if quoted else ""))
     if error["type"] in ("greater_than", "greater_than_equal", "less_than", "less_than_equal", "too_short",
                          "too_long", "finite_number"):
         got = item or f", got {short_value(error['input'])}"

@@ -38,6 +38,7 @@ import numpy as np
 
 from yacht_agents.nets import load_torch_file
 from yacht_env.extras import require
+from yacht_training.optimizer_state import describe_differences, keep_own_settings_in_state
 
 if TYPE_CHECKING:
     from yacht_training.config import TrainConfig
@@ -237,8 +238,12 @@ def train_rllib_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False, progr
     t_ray = time.perf_counter()
     started_ray = start_ray(cfg, ray_address)
     algo = ppo_config(cfg, counters["session"], counters["timesteps"]).build_algo()
-    if ck is not None:
+    if ck is not None:  # the optimizer's settings are the config's (the fresh learner's), never the file's
+        differences = keep_own_settings_in_state(ck["optimizer"], learner_state(algo)[1], "its optimizer state")
         set_learner_state(algo, ck["module"], ck["optimizer"])
+        if differences:
+            print(f"train.py: {path.name} has other optimizer settings than the config, the config's are kept: "
+                  f"{describe_differences(differences)}", file=sys.stderr)
     print(f"Ray and {r.num_env_runners} env runner(s) ready in {time.perf_counter() - t_ray:.1f} s")
 
     writer = None

@@ -20,6 +20,7 @@ from yacht_tools.evaluation import evaluate
 from yacht_training import run_folder as rf
 from yacht_training.config import TrainConfig
 from yacht_training.heads_up import HeadsUpVecEnv, SnapshotOpponent, win_evaluation
+from yacht_training.optimizer_state import describe_differences
 from yacht_training.sb3_resume import restore_into, save_sb3_atomic
 from yacht_training.sb3_vec_env import YachtSB3VecEnv
 from yacht_training.schedules import schedule_ends
@@ -117,8 +118,11 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
     # ---- 2. model: new, or rebuilt from the config and filled from the newest checkpoint that loads -----------
     model = build_model(cfg, env, run_dir)
     if resume:
-        _, path = rf.load_newest(run_dir, cfg, lambda p: restore_into(model, p, include=[META_KEY]), on_resumed)
+        report, path = rf.load_newest(run_dir, cfg, lambda p: restore_into(model, p, include=[META_KEY]), on_resumed)
         print(f"resuming from {path.name} at step {model.num_timesteps:,} of {cfg.total_timesteps:,}")
+        if report.differences:
+            print(f"train.py: {path.name} has other settings than the config, the config's are kept: "
+                  f"{describe_differences(report.differences)}", file=sys.stderr)
     setattr(model, META_KEY, model_meta(cfg.rules, cfg.unique_keeps, cfg.players))
     opponent = SnapshotOpponent(model.policy, cfg.seed) if heads_up else None
     if opponent is not None:

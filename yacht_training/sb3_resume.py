@@ -1,7 +1,9 @@
 """Resuming SB3 training from our own model zips without unpickling them, and saving them atomically.
 
 :func:`restore_into` puts a zip's weights and optimizer state (SB3's ``set_parameters``) and step counters into a
-model freshly built by our code from the run's config, so schedules and settings are ours, never the file's;
+model freshly built by our code from the run's config, so schedules and settings are ours, never the file's (the
+optimizer's too: torch's ``load_state_dict`` would take the file's ``eps``, ``betas``, ``weight_decay``, ``amsgrad``,
+``maximize``; the config's are put back and the file's are listed as differences);
 :func:`save_sb3_atomic` writes a model so that a killed save never destroys the previous good file.
 """
 
@@ -18,6 +20,7 @@ from yacht_agents.nets import one_line
 from yacht_agents.sb3_policies import POLICY_REGISTRY, short_repr
 from yacht_agents.sb3_zip import COUNTERS, DEFAULT_LIMITS, Sb3ZipInfo, ZipLimits, check_spaces, read_zip
 from yacht_env.files import write_atomic
+from yacht_training.optimizer_state import check_optimizer_state, keep_optimizer_settings, optimizer_settings
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,8 @@ _NOT_RESTORED = {
     "last observations, episode statistics": "pickled; learn() resets the environment and starts new episodes",
     "rollout buffer": "never saved by SB3; the next rollout refills it",
     "RNG states": "SB3 saves none: the model keeps the seeding of its own construction",
-    "schedules and settings": "pickled objects; the fresh model's, from our config (differences are listed)"}
+    "schedules and settings": "pickled objects; the fresh model's, from our config (differences are listed)",
+    "optimizer settings": "the fresh model's, from our config (differences are listed as optimizer.<name>)"}
 
 
 def _plain(value: Any) -> bool:
@@ -92,20 +96,22 @@ def restore_into(model: Any, path: str | Path, *, include: Sequence[str] = (), s
     if missing:
         raise ValueError(f"{info.source}: data has no plain {missing[0]!r} to include")
     restored = ["policy weights (policy.pth)"] + ["optimizer state (policy.optimizer.pth)"] * info.has_optimizer
+    settings = optimizer_settings(model.policy.optimizer)
     own = {"policy": params["policy"], "policy.optimizer": params.get("policy.optimizer",
                                                                       model.policy.optimizer.state_dict())}
+    check_optimizer_state(own["policy.optimizer"], f"{info.source}: policy.optimizer.pth")
     try:
         model.set_parameters(own, exact_match=True, device=model.device)
     except (ValueError, KeyError, TypeError, RuntimeError) as e:
         raise ValueError(f"{info.source}: the weights do not fit the model's policy and optimizer: "
                          f"{one_line(e, 300)}") from None
+    differences = keep_optimizer_settings(model.policy.optimizer, settings)
     for key in (k for k in (*COUNTERS, *include) if k in data and hasattr(model, k) or k in include):
         setattr(model, key, float(data[key]) if isinstance(getattr(model, key, None), float) else data[key])
         restored.append(key)
     not_restored = {**_NOT_RESTORED, **({} if info.has_optimizer else {"optimizer state": "not in the file"}),
                     **({"replay buffer": "saved apart from the zip (a pickle): not read"} if info.algorithm == "DQN"
                        else {})}
-    differences = {}
     for key in (k for k in _HYPERPARAMETERS if k in data and hasattr(model, k)):
         recorded = {k: v for k, v in data[key].items() if k != ":serialized:"} if isinstance(data[key], dict) else \
             data[key]

@@ -26,6 +26,7 @@ from yacht_env.rules import get_rules
 from yacht_solver.search import turn_search as T
 from yacht_solver.search.turn_tables import Starts, search_tables
 from yacht_solver.self_play import HAND_CUM, TRANSITION_CUM, DiceDraws, TurnOutcomes, play_turns
+from yacht_training.optimizer_state import describe_differences, load_optimizer_state
 
 if TYPE_CHECKING:
     import torch
@@ -144,7 +145,10 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, lambda f: torch.save(data, f))
 
+    differences: dict[str, tuple[Any, Any]] = {}
+
     def load_checkpoint(path: Path) -> None:
+        differences.clear()
         try:  # plain tensors and numbers only: nothing in the file can run code
             ck = load_torch_file(path)
             meta = ck["meta"]
@@ -157,7 +161,7 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
         if not isinstance(state, dict) or state.get("bit_generator") != type(rng.bit_generator).__name__:
             raise ValueError(f"its generator state is not a {type(rng.bit_generator).__name__} state")
         model.net.load_state_dict(ck["state_dict"])
-        optimizer.load_state_dict(ck["optimizer"])
+        differences.update(load_optimizer_state(optimizer, ck.get("optimizer"), "its optimizer state"))
         try:
             rng.bit_generator.state = state
             torch.set_rng_state(ck["torch_rng"])
@@ -169,6 +173,9 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
         _, path = ts.load_newest(run_dir, cfg, load_checkpoint, on_resumed)
         print(f"resuming from {path.name} at step {counters['timesteps']:,} of {cfg.total_timesteps:,} "
               f"({counters['games']:,} games)")
+        if differences:
+            print(f"train.py: {path.name} has other optimizer settings than the config, the config's are kept: "
+                  f"{describe_differences(differences)}", file=sys.stderr)
 
     evals = ts.evaluations_until(run_dir, counters["timesteps"])
     best = max((e["mean"] for e in evals), default=float("-inf"))

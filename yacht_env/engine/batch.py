@@ -1,8 +1,8 @@
-"""The state of N games as arrays, and the read-only tables the engine's kernels read.
+"""The state of N games as arrays, and the read-only inputs the engine's kernels read.
 
 :class:`Batch` holds one row per game (hand index, rolls left, filled-box bits, box scores, upper total, bonus count,
 points so far, steps in the episode and the PCG64 generator) and is the one mapping between a
-:class:`~yacht_env.state.GameState` and a row. :class:`Tables` holds, per rule set and environment options, the
+:class:`~yacht_env.state.GameState` and a row. :class:`KernelInputs` holds, per rule set and environment options, the
 rules' scoring tables (:class:`yacht_env.rules.ScoringTables`), the dice model's tables
 (:class:`yacht_env.dice.DiceTables`), the legal keep masks and the observation encoder's tables
 (:class:`yacht_env.observation.EncoderTables`): everything the kernels of :mod:`.game` read. Both are NamedTuples:
@@ -69,10 +69,10 @@ class StepOutputs(NamedTuple):
                    np.empty((n, num_actions), dtype=np.bool_), np.empty((n, num_categories + 3), dtype=np.int64))
 
 
-class Tables(NamedTuple):
-    """Read-only tables the kernels read (``tb``), built once per (rules, unique_keeps, autoreset,
-    time_limit) by :func:`make_tables`: the rule set's :class:`~yacht_env.rules.ScoringTables`, the dice model's
-    :class:`~yacht_env.dice.DiceTables`, the env's configuration and legal keep patterns, and the observation
+class KernelInputs(NamedTuple):
+    """The read-only arrays the kernels read besides the games' state (``ki``), built once per (rules, unique_keeps,
+    autoreset, time_limit) by :func:`kernel_inputs`: the rule set's :class:`~yacht_env.rules.ScoringTables`, the dice
+    model's :class:`~yacht_env.dice.DiceTables`, the env's configuration and legal keep patterns, and the observation
     encoder's tables."""
 
     scoring: ScoringTables  # the rules' parameters, score and Joker tables (RuleSet.scoring)
@@ -83,7 +83,8 @@ class Tables(NamedTuple):
 
 
 @functools.cache
-def make_tables(rules: RuleSet, unique_keeps: bool, autoreset: bool = True, time_limit: int | None = None) -> Tables:
+def kernel_inputs(rules: RuleSet, unique_keeps: bool, autoreset: bool = True,
+                  time_limit: int | None = None) -> KernelInputs:
     """The kernels' tables and configuration for a rule set and the env's options (built once per combination and
     shared: every array is read-only). ``autoreset``: a game that ends starts over in the same step (``SAME_STEP``);
     else it stays over until it is sent :data:`~yacht_env.engine.game.RESET_ACTION`. ``time_limit``: Gymnasium's
@@ -94,9 +95,9 @@ def make_tables(rules: RuleSet, unique_keeps: bool, autoreset: bool = True, time
     cfg[C_AUTORESET] = int(autoreset)
     cfg[C_TIME_LIMIT] = 0 if time_limit is None else time_limit
     cfg.setflags(write=False)
-    return Tables(scoring=rules.scoring, dice=D.DICE_TABLES, cfg=cfg,
-                  keep_mask=np.ascontiguousarray(KEEP_MASK_UNIQUE if unique_keeps else KEEP_MASK_ALL),
-                  encoder=O.encoding_tables(rules))
+    return KernelInputs(scoring=rules.scoring, dice=D.DICE_TABLES, cfg=cfg,
+                        keep_mask=np.ascontiguousarray(KEEP_MASK_UNIQUE if unique_keeps else KEEP_MASK_ALL),
+                        encoder=O.encoding_tables(rules))
 
 
 MAX_BOX = 1000  # largest box score (and bonus count) a loaded state may hold: int16 upper totals cannot overflow

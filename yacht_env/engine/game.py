@@ -3,7 +3,7 @@
 Every rule comes from :mod:`yacht_env.rules`: the turn logic (``legal_bits``, ``box_score``, ``points_for``) is the
 *same* Python functions, compiled once by :mod:`yacht_env.jit.compile`, and so is the observation encoder
 (:func:`yacht_env.observation.write_observation`); the scoring, dice and encoder tables are passed in as arrays
-(:class:`yacht_env.engine.batch.Tables`). The dice are drawn with :mod:`yacht_env.engine.pcg64` exactly as
+(:class:`yacht_env.engine.batch.KernelInputs`). The dice are drawn with :mod:`yacht_env.engine.pcg64` exactly as
 :func:`yacht_env.randomness.roll` draws them. These functions are inlined into the kernels over a batch
 (:mod:`.batch_kernels`), each at one call site: numba compiles an inlined function again at every site, and that is
 what a first use waits for. ``tests/test_vector.py`` checks the vector engine bit for bit against
@@ -13,29 +13,26 @@ what a first use waits for. ``tests/test_vector.py`` checks the vector engine bi
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from yacht_env import dice as D
 from yacht_env import rules as R
 from yacht_env.actions import NUM_KEEP_ACTIONS
-from yacht_env.engine import pcg64 as P
+from yacht_env.engine import pcg64 as PCG
 from yacht_env.engine.batch import (
     C_AUTORESET,
     C_NUM_CAT,
     C_TIME_LIMIT,
     C_YCAT,
     Batch,
+    KernelInputs,
     StepOutputs,
-    Tables,
 )
 from yacht_env.jit.compile import box_score, legal_bits, points_for, write_observation
-from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import cached_njit
 from yacht_env.observation import Position
 from yacht_env.rules import HandRules
 from yacht_env.state import ROLLS_PER_TURN
-
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 EMPTY_KEEP = int(D.KEY_TO_KEEP[0])  # keep index of "no dice kept" (0)
 RESET_ACTION = -1
@@ -47,40 +44,40 @@ _FULL_HAND = D.NUM_DICE
 
 
 # ---- per-game helpers (inlined into the kernels) ------------------------------------------------------------------
-# ``st`` is a Batch, ``tb`` a Tables: fields read by name
+# ``st`` is a Batch, ``ki`` a KernelInputs: fields read by name
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
+@cached_njit(inline="always", _nrt=False)
 def roll_into(keep, n, rng, i, keep_add, keep_to_hand):
     """Roll ``n`` dice from game i's generator onto keep index ``keep``; return the hand index."""
-    s_hi = rng[i, P.S_HI]
-    s_lo = rng[i, P.S_LO]
-    i_hi = rng[i, P.I_HI]
-    i_lo = rng[i, P.I_LO]
+    s_hi = rng[i, PCG.S_HI]
+    s_lo = rng[i, PCG.S_LO]
+    i_hi = rng[i, PCG.I_HI]
+    i_lo = rng[i, PCG.I_LO]
     for _ in range(n):
-        f, s_hi, s_lo = P.die(s_hi, s_lo, i_hi, i_lo)
+        f, s_hi, s_lo = PCG.die(s_hi, s_lo, i_hi, i_lo)
         keep = keep_add[keep, f - 1]
-    rng[i, P.S_HI] = s_hi
-    rng[i, P.S_LO] = s_lo
+    rng[i, PCG.S_HI] = s_hi
+    rng[i, PCG.S_LO] = s_lo
     return keep_to_hand[keep]
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
-def legal(i, st, tb):
+@cached_njit(inline="always", _nrt=False)
+def legal(i, st, ki):
     """Legal score bits of game i (0 once the game is over: nothing is legal then)."""
     hand, filled = st.hand, st.filled
-    params, cfg, five = tb.scoring.params, tb.cfg, tb.dice.five_face
+    params, cfg, five = ki.scoring.params, ki.cfg, ki.dice.five_face
     f = np.int64(filled[i])
     if f == (np.int64(1) << cfg[C_NUM_CAT]) - 1:
         return np.int64(0)
     return np.int64(legal_bits(params, five[hand[i]], f))
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
-def write_mask(row, i, lbits, st, tb) -> None:
+@cached_njit(inline="always", _nrt=False)
+def write_mask(row, i, lbits, st, ki) -> None:
     """Legal-action mask of game i into the 1-d ``row``: the keep part copied from the hand's keep row (or zeros),
     the score part expanded from the legal bits."""
-    keep_mask, c = tb.keep_mask, tb.cfg[C_NUM_CAT]
+    keep_mask, c = ki.keep_mask, ki.cfg[C_NUM_CAT]
     if st.rolls[i] > 0 and lbits != 0:
         krow = keep_mask[st.hand[i]]
         for a in range(NUM_KEEP_ACTIONS):
@@ -92,26 +89,26 @@ def write_mask(row, i, lbits, st, tb) -> None:
         row[NUM_KEEP_ACTIONS + k] = (lbits >> k) & 1 == 1
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
-def write_obs_row(row, i, lbits, st, tb) -> None:
+@cached_njit(inline="always", _nrt=False)
+def write_obs_row(row, i, lbits, st, ki) -> None:
     """Observation of game i into the 1-d ``row``: :func:`yacht_env.observation.write_observation`, compiled."""
     hand, rolls, filled, scores, upper = st.hand, st.rolls, st.filled, st.scores, st.upper
-    sc, cfg, five = tb.scoring, tb.cfg, tb.dice.five_face
+    sc, cfg, five = ki.scoring, ki.cfg, ki.dice.five_face
     params, score, joker = sc.params, sc.score_table, sc.joker_table
     h = hand[i]
     ycat = cfg[C_YCAT]
     five_box = np.int64(scores[i, ycat]) if ycat >= 0 else np.int64(-1)
-    write_observation(row, tb.encoder,
+    write_observation(row, ki.encoder,
                       HandRules(params, score[h], joker[h], five[h]),
                       Position(np.int64(h), np.int64(rolls[i]), np.int64(filled[i]), np.int64(upper[i]), five_box,
                                lbits))
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
-def new_game(i, st, tb) -> None:
+@cached_njit(inline="always", _nrt=False)
+def new_game(i, st, ki) -> None:
     """Game i starts over: empty scorecard, no dice yet (its first roll is :func:`roll_into` from
     :data:`EMPTY_KEEP`)."""
-    for k in range(tb.cfg[C_NUM_CAT]):
+    for k in range(ki.cfg[C_NUM_CAT]):
         st.scores[i, k] = -1
     st.filled[i] = 0
     st.upper[i] = 0
@@ -121,13 +118,13 @@ def new_game(i, st, tb) -> None:
     st.rolls[i] = ROLLS_PER_TURN - 1
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
-def play(i, a, st, tb, mask) -> tuple[int, bool, int]:
+@cached_njit(inline="always", _nrt=False)
+def play(i, a, st, ki, mask) -> tuple[int, bool, int]:
     """Game i takes action ``a`` as :meth:`yacht_env.env.YachtEnv.step` does (an illegal action is a no-op) and
     counts the step; the roll that follows is left to the caller. Returns (points added, whether the action was
     illegal, the keep to roll the other dice from: -1 for no roll)."""
     hand, rolls, filled, scores, upper, bonus, total, steps, _ = st
-    sc, cfg, five = tb.scoring, tb.cfg, tb.dice.five_face
+    sc, cfg, five = ki.scoring, ki.cfg, ki.dice.five_face
     params, score, joker = sc.params, sc.score_table, sc.joker_table
     ycat = cfg[C_YCAT]
     steps[i] += 1
@@ -138,7 +135,7 @@ def play(i, a, st, tb, mask) -> tuple[int, bool, int]:
     h = hand[i]
     keep = EMPTY_KEEP  # the dice kept for the roll that follows, if any
     if a < NUM_KEEP_ACTIONS:
-        keep = tb.dice.pattern_keep[h, a]
+        keep = ki.dice.pattern_keep[h, a]
         rolls[i] -= 1
     else:
         k = a - NUM_KEEP_ACTIONS
@@ -162,8 +159,8 @@ def play(i, a, st, tb, mask) -> tuple[int, bool, int]:
     return pts, bad, keep
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
-def step_game(i: int, a: int, st: Batch, tb: Tables, out: StepOutputs) -> int:
+@cached_njit(inline="always", _nrt=False)
+def step_game(i: int, a: int, st: Batch, ki: KernelInputs, out: StepOutputs) -> int:
     """Step game i with action ``a`` (:func:`play`; :data:`RESET_ACTION` starts a new game instead,
     :data:`SKIP_ACTION` leaves it and its output rows as they are), then, with autoreset, restart it if it ended;
     writes row i of ``out``. Returns 1 if it ended.
@@ -177,7 +174,7 @@ def step_game(i: int, a: int, st: Batch, tb: Tables, out: StepOutputs) -> int:
         return 0
     obs, mask, reward, terminated, truncated, illegal, final_obs, final_mask, final_card = out
     filled, scores, upper, bonus, total, steps = st.filled, st.scores, st.upper, st.bonus, st.total, st.steps
-    params, cfg = tb.scoring.params, tb.cfg
+    params, cfg = ki.scoring.params, ki.cfg
     c = cfg[C_NUM_CAT]
     ended = 0
     term = False
@@ -189,7 +186,7 @@ def step_game(i: int, a: int, st: Batch, tb: Tables, out: StepOutputs) -> int:
         terminated[i] = False
         truncated[i] = False
     else:
-        pts, bad, keep = play(i, a, st, tb, mask)
+        pts, bad, keep = play(i, a, st, ki, mask)
         reward[i] = pts
         illegal[i] = bad
         term = np.int64(filled[i]) == (np.int64(1) << c) - 1
@@ -215,15 +212,15 @@ def step_game(i: int, a: int, st: Batch, tb: Tables, out: StepOutputs) -> int:
             final_mask[i, j] = False
     while True:
         if restart:
-            new_game(i, st, tb)
+            new_game(i, st, ki)
             keep = EMPTY_KEEP
         if keep >= 0:
-            dice = tb.dice
+            dice = ki.dice
             st.hand[i] = roll_into(keep, _FULL_HAND - dice.keep_size[keep], st.rng, i, dice.keep_add, dice.keep_to_hand)
             keep = -1
-        lbits = legal(i, st, tb)
-        write_mask(final_mask[i] if final else mask[i], i, lbits, st, tb)
-        write_obs_row(final_obs[i] if final else obs[i], i, lbits, st, tb)
+        lbits = legal(i, st, ki)
+        write_mask(final_mask[i] if final else mask[i], i, lbits, st, ki)
+        write_obs_row(final_obs[i] if final else obs[i], i, lbits, st, ki)
         if not final:
             return ended
         final = False

@@ -21,8 +21,8 @@ import numpy as np
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, action_mask
 from yacht_env.engine import batch_kernels as K
-from yacht_env.engine import pcg64 as P
-from yacht_env.engine.batch import Batch, StepOutputs, make_tables
+from yacht_env.engine import pcg64 as PCG
+from yacht_env.engine.batch import Batch, StepOutputs, kernel_inputs
 from yacht_env.engine.game import RESET_ACTION
 from yacht_env.rules import RuleSet
 from yacht_env.state import GameState
@@ -46,8 +46,8 @@ class CompiledEngine:
         self.actions = np.zeros(1, dtype=np.int64)
         self.out = StepOutputs.empty(np.zeros((1, NUM_KEEP_ACTIONS + rules.num_categories), dtype=np.bool_),
                                      O.size(rules))
-        self._tables = make_tables(rules, unique_keeps, False)
-        self._step = compiled(K.step_games, self.actions, self.batch, self._tables, self.out)
+        self._inputs = kernel_inputs(rules, unique_keeps, False)
+        self._step = compiled(K.step_games, self.actions, self.batch, self._inputs, self.out)
         self._obs, self._mask = self.out.obs[0], self.out.mask[0]  # views of the rows the kernel writes
         self._mask8 = self._mask.view(np.int8)
         self._in_row = False  # whether the dice stream is in the batch's row (else in self.rng)
@@ -59,7 +59,7 @@ class CompiledEngine:
 
     def release(self) -> None:
         if self._in_row:
-            P.write_state(self.batch.rng[0], self.rng.bit_generator)  # type: ignore[union-attr]
+            PCG.write_state(self.batch.rng[0], self.rng.bit_generator)  # type: ignore[union-attr]
             self._in_row = False
 
     def start(self, state: GameState | None) -> np.ndarray:
@@ -73,11 +73,11 @@ class CompiledEngine:
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, np.ndarray]:
         if not self._in_row:
-            self.batch.rng[0] = P.state_row(self.rng.bit_generator)  # type: ignore[union-attr]
+            self.batch.rng[0] = PCG.state_row(self.rng.bit_generator)  # type: ignore[union-attr]
             self._in_row = True
         self.actions[0] = action
         out = self.out
-        self._step(self.actions, self.batch, self._tables, out)
+        self._step(self.actions, self.batch, self._inputs, out)
         self._state = None
         return (self._obs.copy(), float(out.reward[0]), bool(out.terminated[0]), bool(out.illegal[0]),
                 self._mask8.copy())

@@ -16,12 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numba
 import numpy as np
 
-from yacht_env.jit.numba_cache import guard_numba_cache
-
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
+from yacht_env.jit.numba_cache import cached_njit
 
 MASK64 = (1 << 64) - 1
 MULT = 0x2360ED051FC65DA44385DF649FCCF645  # PCG_DEFAULT_MULTIPLIER_128, as in numpy's pcg64.h
@@ -80,7 +77,7 @@ def to_generator(row: np.ndarray) -> np.random.Generator:
     return np.random.Generator(bg)
 
 
-@numba.njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def mulhi64(a: np.uint64, b: np.uint64) -> np.uint64:
     """High 64 bits of the 128-bit product ``a * b`` (both uint64), on 32-bit halves: plain uint64 arithmetic,
     which numba compiles on every platform."""
@@ -96,7 +93,7 @@ def mulhi64(a: np.uint64, b: np.uint64) -> np.uint64:
     return p11 + (p01 >> _U32) + (p10 >> _U32) + (mid >> _U32)
 
 
-@numba.njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def advance(s_hi: np.uint64, s_lo: np.uint64, i_hi: np.uint64, i_lo: np.uint64) -> tuple[np.uint64, np.uint64]:
     """One LCG step: ``state * MULT + inc (mod 2**128)`` on 64-bit halves."""
     lo = s_lo * _MULT_LO
@@ -106,7 +103,7 @@ def advance(s_hi: np.uint64, s_lo: np.uint64, i_hi: np.uint64, i_lo: np.uint64) 
     return hi + i_hi + carry, lo2
 
 
-@numba.njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def output(s_hi: np.uint64, s_lo: np.uint64) -> np.uint64:
     """XSL-RR output of a state: ``rotr64(hi ^ lo, hi >> 58)``."""
     x = s_hi ^ s_lo
@@ -114,7 +111,7 @@ def output(s_hi: np.uint64, s_lo: np.uint64) -> np.uint64:
     return (x >> rot) | (x << ((_U64 - rot) & _U63))
 
 
-@numba.njit(cache=True)
+@cached_njit
 def random_raw(row: np.ndarray, n: int) -> np.ndarray:
     """``n`` raw outputs from generator ``row`` (advanced in place); equals ``bit_generator.random_raw(n)``."""
     out = np.empty(n, dtype=np.uint64)
@@ -127,7 +124,7 @@ def random_raw(row: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-@numba.njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def die(s_hi: np.uint64, s_lo: np.uint64, i_hi: np.uint64, i_lo: np.uint64) -> tuple[np.int64, np.uint64, np.uint64]:
     """One die as :func:`yacht_env.randomness.roll` draws it: ``1 + floor(6x / 2**64)`` of the next raw ``x``,
     skipping the raw values whose low product word is below ``2**64 mod 6``. Returns (face, new state)."""
@@ -138,7 +135,7 @@ def die(s_hi: np.uint64, s_lo: np.uint64, i_hi: np.uint64, i_lo: np.uint64) -> t
             return np.int64(mulhi64(x, _U6)) + 1, s_hi, s_lo
 
 
-@numba.njit(cache=True)
+@cached_njit
 def roll_dice(row: np.ndarray, n: int) -> np.ndarray:
     """``n`` dice from generator ``row`` (advanced in place), in draw order; equals ``randomness.roll``."""
     out = np.empty(n, dtype=np.int64)

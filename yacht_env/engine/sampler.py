@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from yacht_env.engine import pcg64 as P
-from yacht_env.jit.numba_cache import guard_numba_cache
-
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
+from yacht_env.engine import pcg64 as PCG
+from yacht_env.jit.numba_cache import cached_njit
 
 _SM_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _SM_M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -19,7 +16,7 @@ _U31 = np.uint64(31)
 _REJECTION_TRIES = 4
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
+@cached_njit(inline="always", _nrt=False)
 def _splitmix64(x: np.uint64) -> tuple[np.uint64, np.uint64]:
     x = x + _SM_GAMMA
     z = x
@@ -28,7 +25,7 @@ def _splitmix64(x: np.uint64) -> tuple[np.uint64, np.uint64]:
     return x, z ^ (z >> _U31)
 
 
-@numba.njit(cache=True, inline="always", _nrt=False)
+@cached_njit(inline="always", _nrt=False)
 def _randomlegal(i, mask, state, out) -> None:
     """One uniformly random legal action of row i, -1 if none is legal: one draw of a rank below the count of legal
     actions, and the legal action of that rank (lowest first). More than 64 actions: a few rejection tries first."""
@@ -38,7 +35,7 @@ def _randomlegal(i, mask, state, out) -> None:
     if a_n > 64:
         for _ in range(_REJECTION_TRIES):
             s, z = _splitmix64(s)
-            a = np.int64(P.mulhi64(z, np.uint64(a_n)))
+            a = np.int64(PCG.mulhi64(z, np.uint64(a_n)))
             if mask[i, a]:
                 found = a
                 break
@@ -48,7 +45,7 @@ def _randomlegal(i, mask, state, out) -> None:
             cnt += mask[i, a]
         if cnt > 0:
             s, z = _splitmix64(s)
-            r = np.int64(P.mulhi64(z, np.uint64(cnt)))
+            r = np.int64(PCG.mulhi64(z, np.uint64(cnt)))
             for a in range(a_n):
                 if mask[i, a]:
                     if r == 0:
@@ -59,7 +56,7 @@ def _randomlegal(i, mask, state, out) -> None:
     out[i] = found
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
+@cached_njit(nogil=True, _nrt=False)
 def random_legal(mask, state, out) -> None:
     """One uniformly random legal action per row of ``mask`` into ``out`` (-1 for a row with none); ``state`` holds
     a splitmix64 counter per row, advanced in place."""

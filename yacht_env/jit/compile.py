@@ -1,5 +1,4 @@
-"""The rules and the observation encoder compiled once by numba, for every compiled engine, and the guard that
-keeps numba's on-disk cache of the engine fresh.
+"""The rules and the observation encoder compiled once by numba, for every compiled engine.
 
 The compiled functions are the pure functions themselves, not rewrites: each is rebuilt from its own code object
 (:func:`compile_pure`) over a copy of its module's globals in which its callees are the compiled versions, so the

@@ -20,14 +20,11 @@ from functools import cache
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from yacht_env.jit.compile import box_score, legal_bits, points_for
-from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import cached_njit
 from yacht_env.rules import FIVE_KIND_FACE, RuleSet, ScoringTables, TurnStartLayout
 from yacht_env.rules import scoring as pure
-
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 
 class RuleTables(NamedTuple):
@@ -41,7 +38,7 @@ class RuleTables(NamedTuple):
     five_plain: bool  # five of a kind is scored as any other hand (no Joker, no bonus): the tables add nothing
 
 
-@njit(cache=True)
+@cached_njit
 def _gain(params: tuple[int, ...], C: int, U: int, V: int) -> np.ndarray:
     out = np.zeros((U, C, V), dtype=np.int32)
     row = np.zeros(C, dtype=np.int32)
@@ -54,7 +51,7 @@ def _gain(params: tuple[int, ...], C: int, U: int, V: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@cached_njit
 def _five(scoring: ScoringTables, hands: np.ndarray, faces: np.ndarray
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     params, S, J = scoring.params, scoring.score_table, scoring.joker_table

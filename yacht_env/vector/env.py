@@ -25,22 +25,99 @@ from gymnasium.vector.utils import batch_space
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS, describe_action, illegal_reason
 from yacht_env.engine import batch_kernels as K
-from yacht_env.engine import pcg64 as P
-from yacht_env.engine.batch import Batch, StepOutputs, check_time_limit, make_tables
+from yacht_env.engine import pcg64 as PCG
+from yacht_env.engine.batch import Batch, StepOutputs, check_time_limit, kernel_inputs
 from yacht_env.engine.game import RESET_ACTION, SKIP_ACTION
 from yacht_env.frames import check_pillow, draw_frame
 from yacht_env.i18n import check_lang
 from yacht_env.memory import available_bytes
 from yacht_env.objective import objective_of
+from yacht_env.randomness import MAX_SEED, check_seed_value
 from yacht_env.render import render_text, warn_no_render_mode
 from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState
-from yacht_env.vector.inputs import action_array, autoreset_mode_of, reset_mask, seed_list
 from yacht_env.vector.last_moves import LastMoves
 
 MAX_NUM_ENVS = 1 << 24
 """The most games one vector environment holds (see :meth:`YachtVectorEnv.memory_per_game` for their memory: a
 constructor refuses up front what the machine's free memory cannot hold)."""
+
+
+# ---- what a caller may pass, checked: the autoreset mode, reset's seeds and options, the actions of a step ----------
+# Each check names what was wrong and what is accepted; none touches a game.
+
+_MODE_NAMES = {"nextstep": AutoresetMode.NEXT_STEP, "samestep": AutoresetMode.SAME_STEP,
+               "disabled": AutoresetMode.DISABLED}
+
+
+def autoreset_mode_of(mode: AutoresetMode | str) -> AutoresetMode:
+    """``mode`` as an :class:`~gymnasium.vector.AutoresetMode`: the enum itself, its value (``"NextStep"``) or its
+    name in either case (``"next_step"``, ``"SAME_STEP"``, ``"disabled"``); else ``ValueError`` naming the modes."""
+    if isinstance(mode, AutoresetMode):
+        return mode
+    if isinstance(mode, str) and mode.replace("_", "").lower() in _MODE_NAMES:
+        return _MODE_NAMES[mode.replace("_", "").lower()]
+    raise ValueError(f"autoreset_mode must be an AutoresetMode or one of 'next_step', 'same_step', 'disabled', "
+                     f"got {mode!r}")
+
+
+def reset_mask(options: Any, n: int) -> np.ndarray | None:
+    """The games a reset restarts: None for all (``options`` None or ``{}``), else a copy of the checked
+    ``options["reset_mask"]``, a (n,) bool array with at least one True."""
+    if options is None or (isinstance(options, dict) and not options):
+        return None
+    if not isinstance(options, dict) or set(options) != {"reset_mask"}:
+        raise ValueError(f"YachtVectorEnv.reset takes options None, {{}} or {{'reset_mask': (N,) bool array}}, "
+                         f"got {options!r}")
+    m = options["reset_mask"]
+    if not isinstance(m, np.ndarray) or m.dtype != np.bool_ or m.shape != (n,):
+        raise ValueError(f"options['reset_mask'] must be a numpy bool array of shape ({n},), got "
+                         f"{type(m).__name__} {getattr(m, 'dtype', '')} {getattr(m, 'shape', '')}".rstrip())
+    if not m.any():
+        raise ValueError("options['reset_mask'] must be True for at least one game")
+    return m.copy()
+
+
+def seed_list(seed: Any, n: int) -> list[int | None]:
+    """The seed of each of ``n`` games from ``reset(seed=...)`` (not None): an int gives game ``i`` ``seed + i``; a
+    sequence gives one seed (or None) per game."""
+    if isinstance(seed, np.ndarray) and seed.ndim == 0:
+        seed = check_seed_value(seed)
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        if not 0 <= seed < MAX_SEED - n:
+            raise ValueError(f"seed must be a non-negative int (game i gets seed + i), got {seed!r}")
+        return [int(seed) + i for i in range(n)]
+    if isinstance(seed, (str, bytes)) or not isinstance(seed, (Sequence, np.ndarray)):
+        raise ValueError(f"seed must be None, a non-negative int or a sequence of {n} of them (or None), "
+                         f"got {seed!r}")
+    seeds = list(seed)
+    if len(seeds) != n:
+        raise ValueError(f"seed sequence must have one seed per game ({n}), got {len(seeds)}")
+    return [check_seed_value(s, f"seed[{j}]") for j, s in enumerate(seeds)]
+
+
+def action_array(actions: Any, n: int, n_actions: int, skip: np.ndarray | None) -> np.ndarray:
+    """The actions of a step of ``n`` games as an int64 array, each in ``0..n_actions - 1``; the games of ``skip``
+    (which start over instead) are neither checked nor handed their action (0 in their place, in a copy: the
+    caller's array is never written)."""
+    a = np.asarray(actions)
+    if a.shape != (n,):
+        raise ValueError(f"actions must have shape ({n},), got {a.shape}")
+    if a.dtype.kind not in "iu":
+        raise ValueError(f"actions must be integers in 0..{n_actions - 1}, got dtype {a.dtype}")
+    if a.dtype.kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"actions must be integers in 0..{n_actions - 1}, got {a.max()}")
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    bad = (a < 0) | (a >= n_actions)
+    if skip is not None:
+        bad &= ~skip
+        a = np.where(skip, 0, a)
+    outside = np.flatnonzero(bad)
+    if outside.size:
+        i = int(outside[0])
+        raise ValueError(f"action {int(a[i])} of game {i} is outside the action space: accepted 0..{n_actions - 1}")
+    return a
+
 
 class YachtVectorEnv(VectorEnv):
     """
@@ -125,7 +202,7 @@ class YachtVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
-        self._t = make_tables(self.rules, self.unique_keeps, self._same_step, self.max_episode_steps)
+        self._inputs = kernel_inputs(self.rules, self.unique_keeps, self._same_step, self.max_episode_steps)
         self._b = Batch.empty(self.num_envs, c)
         self._mask = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)  # games that ended at the last step (not restarted)
@@ -268,9 +345,9 @@ class YachtVectorEnv(VectorEnv):
         obs = self._kept_obs
         if obs is None:  # not kept (only DISABLED, where every end needs this, keeps them): shown anew
             obs = np.empty((self.num_envs, self.obs_size), dtype=np.float32)
-            K.show_games(self._b, self._t, obs, self._mask)
+            K.show_games(self._b, self._inputs, obs, self._mask)
         out = StepOutputs.empty(self._mask, self.obs_size)._replace(obs=obs)
-        K.step_games(np.where(chosen, RESET_ACTION, SKIP_ACTION).astype(np.int64), self._b, self._t, out)
+        K.step_games(np.where(chosen, RESET_ACTION, SKIP_ACTION).astype(np.int64), self._b, self._inputs, out)
         self._ended[chosen] = False
         if self.render_mode == "rgb_array":
             for i in np.flatnonzero(chosen).tolist():
@@ -280,7 +357,7 @@ class YachtVectorEnv(VectorEnv):
     def _step(self, a: np.ndarray) -> StepOutputs:
         """Run the step kernel over every game; its fresh outputs (``mask`` is the env's own, updated in place)."""
         out = StepOutputs.empty(self._mask, self.obs_size)
-        K.step_games(a, self._b, self._t, out)
+        K.step_games(a, self._b, self._inputs, out)
         return out
 
     def __getstate__(self) -> dict[str, Any]:
@@ -347,7 +424,7 @@ class YachtVectorEnv(VectorEnv):
 
     def generator(self, i: int) -> np.random.Generator:
         """A numpy Generator continuing game ``i``'s dice stream (a copy: drawing from it does not move game i)."""
-        return P.to_generator(self._b.rng[self._check_index(i)])
+        return PCG.to_generator(self._b.rng[self._check_index(i)])
 
     def episode_steps(self) -> np.ndarray:
         """(N,) steps taken in each current episode (with ``max_episode_steps``, a game is truncated at that count)."""
@@ -415,7 +492,7 @@ class YachtVectorEnv(VectorEnv):
         rows = [i for i, s in enumerate(seeds) if s is not None]
         if not rows:
             return
-        self._b.rng[rows] = P.seed_states([seeds[i] for i in rows])
+        self._b.rng[rows] = PCG.seed_states([seeds[i] for i in rows])
         if self.seeds is None:
             self.seeds = np.full(self.num_envs, None, dtype=object)
         for i in rows:

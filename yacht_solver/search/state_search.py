@@ -6,9 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
-from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import cached_njit
 from yacht_solver.search.turn_search import (
     HAND0,
     NEG_INF,
@@ -22,8 +21,6 @@ from yacht_solver.search.turn_search import (
     successor_row,
 )
 from yacht_solver.search.turn_tables import DecisionRule, KeepLane, SearchTables, Starts
-
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 
 @dataclass(frozen=True)
@@ -50,7 +47,7 @@ def state_turn(tb: SearchTables, E: np.ndarray, key: tuple[int, int, int]) -> St
     return StateTurn(G, K1, K2, float(start[0]))
 
 
-@njit(cache=True)
+@cached_njit
 def _state_turn_kernel(tb: SearchTables, E: np.ndarray, key: tuple[int, int, int], lane: KeepLane, start: np.ndarray
                        ) -> np.ndarray:
     """:func:`state_turn` on one lane: fills ``lane``'s keep tables and ``start``, returns ``G``."""
@@ -64,7 +61,7 @@ def _state_turn_kernel(tb: SearchTables, E: np.ndarray, key: tuple[int, int, int
     return G
 
 
-@njit(cache=True)
+@cached_njit
 def state_action_values(G: np.ndarray, lane: KeepLane, h: int, rolls: int, rule: DecisionRule, values: np.ndarray
                         ) -> int:
     """The action (:func:`choose` with ``rule``) with hand ``h`` and ``rolls`` rolls left in the turn of a

@@ -26,11 +26,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.jit.compile import box_score, kernel_only, legal_bits, next_turn_start, points_for
-from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import cached_njit
 from yacht_solver.search.turn_tables import (
     FIVE_KIND_FACE,
     FIVE_KIND_HANDS,
@@ -53,12 +52,10 @@ from yacht_solver.search.turn_tables import (
     Starts,
 )
 
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
-
 # ---- one box: points now plus the next turn-start state -----------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def score_value(tb: SearchTables, E: np.ndarray, Sh: np.ndarray, Jh: np.ndarray, face: int, key: tuple[int, int, int],
                 c: int) -> float:
     """Points for scoring the hand (rows ``Sh``, ``Jh``) in category c in turn-start state ``key`` = (F, u, y), plus
@@ -70,7 +67,7 @@ def score_value(tb: SearchTables, E: np.ndarray, Sh: np.ndarray, Jh: np.ndarray,
     return pts + E[((F | (1 << c)) * tb.U + u2) * tb.Y + y2]
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def successor_row(out: np.ndarray, tb: SearchTables, E: np.ndarray, h: int, key: tuple[int, int, int]) -> None:
     """``out[c]`` = points of hand ``h`` in category c plus the value of the next turn-start state, for every
     category of turn-start state ``key``; ``-inf`` where the rules forbid it. The rules' own functions."""
@@ -84,7 +81,7 @@ def successor_row(out: np.ndarray, tb: SearchTables, E: np.ndarray, h: int, key:
             out[c] = score_value(tb, E, Sh, Jh, face, key, c)
 
 
-@njit(cache=True)
+@cached_njit
 def successor_table(tb: SearchTables, E: np.ndarray, key: tuple[int, int, int]) -> np.ndarray:
     """(252, C) :func:`successor_row` of every hand: the plain reference for :func:`hand_values`."""
     G = np.empty((NUM_HANDS, tb.scoring.score_table.shape[1]))
@@ -93,7 +90,7 @@ def successor_table(tb: SearchTables, E: np.ndarray, key: tuple[int, int, int]) 
     return G
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def start_hand_values(params: np.ndarray, Fs: np.ndarray, W: np.ndarray, bits: np.ndarray) -> int:
     """Set ``W[:, :len(Fs)]`` to ``-inf`` and ``bits[b]`` to the legal boxes of a plain hand in lane b's state;
     returns their union (the first step of :func:`hand_values` and of the other objectives' twins of it)."""
@@ -108,7 +105,7 @@ def start_hand_values(params: np.ndarray, Fs: np.ndarray, W: np.ndarray, bits: n
     return union
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def max_by_class(W: np.ndarray, T: np.ndarray, cls: np.ndarray, nl: int) -> None:
     """``W[h, b] = max(W[h, b], T[cls[h], b])``: one category's box-score classes into every plain hand's best."""
     for h in range(NUM_HANDS):
@@ -165,7 +162,7 @@ def hand_values(tb: SearchTables, E: np.ndarray, lanes: Starts, W: np.ndarray, T
 # ---- the keep tree ----------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _expect_keeps(K: np.ndarray) -> None:
     """``K[k, b]`` for the keeps of 0..4 dice: the mean of ``K`` over one more die (hands already in place), the six
     faces summed in order in one pass over the lanes (2.0x faster than summing row by row into a buffer, the same
@@ -182,7 +179,7 @@ if KEEP_ADD.shape[1] != NUM_FACES or NUM_FACES != 6:  # _expect_keeps sums six f
     raise ImportError(f"the keep tree sums 6 faces, the dice tables have {KEEP_ADD.shape[1]}")
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _best_subkeep(K: np.ndarray, M: np.ndarray) -> None:
     """``M[k, b]`` = max of ``K[., b]`` over the sub-keeps of keep ``k`` (itself included). ``M`` may be ``K``."""
     nl = K.shape[1]
@@ -222,7 +219,7 @@ def keep_tree(K1: np.ndarray, K2: np.ndarray, M: np.ndarray, start: np.ndarray) 
 # ---- decisions ----------------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@cached_njit
 def best_in_row(values: np.ndarray, legal: np.ndarray, tol: float) -> int:
     """Lowest index whose value is within ``tol`` of the best legal value, -1 if nothing is legal (or every legal
     value is NaN)."""
@@ -238,7 +235,7 @@ def best_in_row(values: np.ndarray, legal: np.ndarray, tol: float) -> int:
     return -1
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def action_row(out: np.ndarray, legal: np.ndarray, g: np.ndarray, lane: KeepLane, h: int, rolls: int,
                keep_mask: np.ndarray) -> None:
     """Values still to come after each action with hand ``h`` and ``rolls`` rolls left (``out``, ``legal`` of size
@@ -257,7 +254,7 @@ def action_row(out: np.ndarray, legal: np.ndarray, g: np.ndarray, lane: KeepLane
         legal[NUM_KEEP_ACTIONS + c] = g[c] > NEG_INF
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def choose(values: np.ndarray, legal: np.ndarray, prefer_score: bool, tol: float) -> int:
     """The action of a row of :func:`action_row`: the lowest action within ``tol`` of the best (keeps come first);
     with ``prefer_score``, scoring whenever it is worth at least the best keep less ``tol`` (the lowest box within
@@ -283,7 +280,7 @@ def choose(values: np.ndarray, legal: np.ndarray, prefer_score: bool, tol: float
     return -1
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _turn_values_kernel(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: KeepTables, start: np.ndarray
                         ) -> None:
     """:func:`turn_values` over the groups."""
@@ -346,7 +343,7 @@ class Positions(NamedTuple):
     rolls: np.ndarray
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _decide_kernel(tb: SearchTables, E: np.ndarray, pos: Positions, cols: np.ndarray, keeps: KeepTables,
                    rule: DecisionRule, actions: np.ndarray, values: np.ndarray) -> None:
     """:func:`decide` over the positions."""

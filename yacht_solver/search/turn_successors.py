@@ -10,15 +10,12 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from yacht_env.jit.compile import next_turn_start
-from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import cached_njit
 from yacht_env.rules import RuleSet, TurnStartLayout
 from yacht_env.rules import next_turn_start as plain_next_turn_start  # Python callers: the compiled one is not cached
 from yacht_solver.search.turn_tables import SearchTables, Starts
-
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 
 class SuccessorBoxes(NamedTuple):
@@ -28,7 +25,7 @@ class SuccessorBoxes(NamedTuple):
     nbox: np.ndarray
 
 
-@njit(cache=True)
+@cached_njit
 def missing_successors(tb: SearchTables, starts: Starts, known: np.ndarray, boxes: SuccessorBoxes) -> np.ndarray:
     """Flat indices (possibly repeated) of the successors of the turn-start states ``starts`` that ``known`` does
     not hold yet."""

@@ -14,14 +14,11 @@ from functools import cache
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from yacht_env import dice as D
 from yacht_env.jit.compile import points_for
-from yacht_env.jit.numba_cache import guard_numba_cache
+from yacht_env.jit.numba_cache import cached_njit
 from yacht_env.rules import RuleSet, ScoringTables, TurnStartLayout
-
-guard_numba_cache(__file__)  # before any cached kernel below is compiled
 
 LANES = 32
 """States searched together, side by side in memory. The lane count reaches the kernels as a run-time number (the row
@@ -68,7 +65,7 @@ for _a in (REMOVE_PTR, REMOVE_IDX, FIVE_KIND_HANDS):
 # ---- the rules' tables for the search ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@cached_njit
 def points_table(scoring: ScoringTables, U: int) -> np.ndarray:
     """(U, C, 252) points of each hand in each category for every capped upper total, as ``points_for`` gives them
     to a hand that is not five of a kind (face 0: no Joker, no five-of-a-kind bonus)."""

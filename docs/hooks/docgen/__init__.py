@@ -1,7 +1,9 @@
-"""Generators of the documentation site's reference parts, run by the MkDocs hook (``docs/hooks/generate.py``).
+"""Generators of the documentation's reference parts, run by ``python docs/hooks/generate.py`` (which writes them
+into the pages) and by the site's MkDocs hook (which checks that the written ones are current).
 
-Each generator reads the code and returns Markdown, so a generated page cannot disagree with the code. A page asks
-for one with a marker line ``<!-- generated: NAME -->`` (:data:`GENERATORS` lists the names).
+Each generator reads the code and returns Markdown, so a generated part cannot disagree with the code. A page holds
+one between the lines ``<!-- generated: NAME -->`` and ``<!-- end generated: NAME -->`` (:data:`GENERATORS` lists
+the names).
 """
 
 from __future__ import annotations

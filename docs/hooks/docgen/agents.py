@@ -1,4 +1,4 @@
-"""The agents page's table of every shipped agent on every rule set, read at every build from the record that
+"""The agents page's table of every shipped agent on every rule set, read from the record that
 ``benchmarks/agents_table.py --record docs/records/agents-table.json`` writes (the README's results table is checked
 against the same record by ``tests/test_numbers.py``)."""
 

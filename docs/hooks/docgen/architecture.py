@@ -1,4 +1,4 @@
-"""The architecture page's layers, read from the import-linter contracts in ``pyproject.toml`` at every build (the
+"""The architecture page's layers, read from the import-linter contracts in ``pyproject.toml`` (the
 contracts the test command checks), with each module's first docstring line: the page is the rule the code keeps."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The benchmark page's results: the committed baseline records of ``yacht bench`` (``docs/records/bench-v1/``),
-read at every build through the report's own code (``yacht bench report``), so the page shows what the command
+read through the report's own code (``yacht bench report``), so the page shows what the command
 prints for the same records."""
 
 from __future__ import annotations
@@ -57,13 +57,6 @@ def bench_results(root: Path = ROOT) -> str:
     return (f"`yacht bench report {RECORDS}` (the curves: `--plot`, below):\n\n{text}\n\n"
             "![Learning curves of the baselines: the normalised score at each fifth of the budget, mean over the "
             "training seeds with its 95% bootstrap band](img/bench-curves.png)\n")
-
-
-def bench_curves(root: Path = ROOT) -> Any:
-    """The learning curves of the committed records (the figure ``yacht bench report --plot`` saves)."""
-    from yacht_tools.protocol_report import curves_figure
-
-    return curves_figure(bench_records(root))
 
 
 def bench_timing(root: Path = ROOT) -> str:

@@ -1,4 +1,4 @@
-"""The README's results section on the site's home page, read from ``README.md`` at every build (one copy of the
+"""The README's results section on the site's home page, read from ``README.md`` (one copy of the
 numbers, so the front page and the site cannot disagree)."""
 
 from __future__ import annotations
