@@ -670,7 +670,7 @@ def test_ctrl_c_during_the_sweep_stops_at_once_and_keeps_nothing(tmp_path, monke
 
 
 def test_a_duel_solve_in_memory_counts_its_whole_table(monkeypatch) -> None:  # noqa: ANN001
-    """``cache=False`` keeps every layer: Yacht's 6.2 GB table is refused at once under the default 4 GB limit
+    """``cache=False`` keeps every layer: Yacht's table (at most 6.2 GB) is refused at once under the default 4 GB limit
     (the guard used to count two layers, 2 GB, and the solve ran out of memory an hour later)."""
     from yacht_solver import duel
 
@@ -678,3 +678,24 @@ def test_a_duel_solve_in_memory_counts_its_whole_table(monkeypatch) -> None:  # 
     monkeypatch.setattr(duel, "sweep", lambda *a, **k: pytest.fail("swept"))
     with pytest.raises(ValueError, match=r"in memory needs 8\.\d\d GB .*its whole table, 1,549,689,400 values"):
         duel.solve_duel("yacht", cache=False)
+
+
+def test_the_table_size_the_pages_quote_is_the_record() -> None:
+    """The kept table of Yacht as ``benchmarks/duel_table_size.py`` recorded it: its size is the one a solve
+    announces and the pages quote, it read back every value of the dense table, and it holds the plan's values."""
+    import json
+
+    from conftest import REPO
+
+    rec = json.loads((REPO / "docs" / "records" / "duel-table-size.json").read_text(encoding="utf-8"))
+    plan = DU.duel_plan(get_rules(rec["rules"]))
+    assert rec["values"] == sum(plan.cells) and rec["pairs"] == sum(plan.pairs)
+    assert DU.DISK_BYTES[rec["rules"]] == rec["kept_table_bytes"] == (rec["kept_values"] + rec["pairs"]) * 4
+    assert rec["kept_values"] + rec["zeros_left_out"] + rec["ones_left_out"] == rec["values"]
+    assert rec["decisions"] == rec["same_action"] == rec["same_action_values"] == 100_000
+    assert rec["first_player_win_kept"] == rec["first_player_win_dense"]
+    assert round(rec["first_player_win_kept"], 7) == 0.493862
+    page = " ".join((REPO / "docs" / "objectives.md").read_text(encoding="utf-8").split())
+    for figure in (f"{rec['kept_values']:,}", f"{rec['zeros_left_out'] + rec['ones_left_out']:,}",
+                   f"{rec['kept_table_bytes'] / 1e9:.2f} GB", f"{rec['low16_entropy_bits']} bits", "100,000 decisions"):
+        assert figure in page, figure
