@@ -1,7 +1,7 @@
 """How long the heads-up evaluation takes once the two-player table is on disk: ``yacht tournament --agents optimal
-optimal-duel --games N --win-regret``'s games, timed in one process with the table loaded, with each turn's search
-shared by its decisions (as the solver does) and searched again at every decision (as it did before), and the
-results of the two compared.
+optimal-duel --games N --win-regret``'s games, timed in one process with the table loaded (after a few games that
+compile the kernels), with each turn's search shared by its decisions (as the solver does) and searched again at
+every decision, and the results of the two compared.
 
     python benchmarks/bench_heads_up_eval.py [--games 10000] [--rules yacht]
 
@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     sol = solve_duel(args.rules)
     out: dict[str, Any] = {"rules": args.rules, "games": args.games, "load_s": round(time.perf_counter() - t0, 1),
                            "from_cache": sol.from_cache}
+    run_tournament(["optimal", "optimal-duel"], 20, rules=args.rules, win_regret=True)  # compiles; one-player table
     reports = {}
     for name, memo in (("shared_turns", dict), ("every_decision", _Forgetful)):
         sol._turns = memo()
