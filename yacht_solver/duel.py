@@ -426,9 +426,9 @@ def layers_of_words(plan: DuelPlan, words: np.ndarray) -> list[DUELK.DuelLayer] 
 
 
 def _probabilities(values: np.ndarray) -> bool:
-    """Every value a number from 0 to 1 (in slices: no copy of a layer of many MB)."""
+    """Every value a number from 0 to 1 (a NaN fails both comparisons; in slices: no copy of a layer of many MB)."""
     step = 1 << 22
-    return all(((c >= 0.0) & (c <= 1.0)).all() for c in (values[i:i + step] for i in range(0, len(values), step)))
+    return all(c.min() >= 0.0 and c.max() <= 1.0 for c in (values[i:i + step] for i in range(0, len(values), step)))
 
 
 def _load(rules: RuleSet, key: str, plan: DuelPlan) -> list[DUELK.DuelLayer] | None:
