@@ -18,6 +18,7 @@ back is the float32 value the sweep computed, bit for bit. On disk (:mod:`yacht_
 from __future__ import annotations
 
 import inspect
+import mmap
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -438,7 +439,13 @@ def _load(rules: RuleSet, key: str, plan: DuelPlan) -> list[DUELK.DuelLayer] | N
     if shape is None or len(shape) != 1 or not 0 < shape[0] <= plan.most_words:
         return None
     words = _cache.load(rules, shape, key=key, dtype=WORD.str, mapped=True)
-    return None if words is None else layers_of_words(plan, words)
+    layers = None if words is None else layers_of_words(plan, words)
+    base = words
+    while base is not None and not isinstance(base, mmap.mmap):
+        base = base.obj if isinstance(base, memoryview) else getattr(base, "base", None)
+    if base is not None:  # the check read every page: out of this process's memory again (the page cache keeps them)
+        base.madvise(mmap.MADV_DONTNEED)
+    return layers
 
 
 _MEMO: dict[str, DuelSolution] = {}
