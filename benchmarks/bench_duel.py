@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
 
         sol = solve_duel(rs, progress=progress)
         print(json.dumps({"rules": rs.name, "first_player_win": sol.first_player_win, "seconds": round(sol.seconds, 1),
-                          "cached": sol.from_cache, "table_bytes": plan.table_bytes, "values": total,
+                          "cached": sol.from_cache, "table_bytes": sol.table_bytes, "values": total,
                           "pairs": sum(plan.pairs), "threads": numba.get_num_threads()}), flush=True)
     return 0
 

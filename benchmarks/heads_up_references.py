@@ -10,7 +10,7 @@ how far apart the two are in standard errors, to a JSON record (written atomical
 The games are played in chunks of ``--chunk`` games: chunk ``c`` is the games of ``yacht tournament --agents AGENT
 optimal-duel --games CHUNK --seed S+c`` (``S`` = ``--seed``), and the record is written again after every chunk with
 the chunks done so far pooled, so a run stopped early keeps what it played (``--games`` is then the goal, ``games``
-in the record what was played). Needs the two-player table of Yacht (``yacht solve --objective duel``, 6.2 GB). One
+in the record what was played). Needs the two-player table of Yacht (``yacht solve --objective duel``, 4.9 GB). One
 agent per process: ``--agents optimal`` and ``--agents optimal-win`` run side by side, then ``--merge`` puts their
 records together.
 """

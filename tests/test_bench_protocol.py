@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from yacht_cli import main
-from yacht_env.rules import get_rules
 from yacht_solver import solve
-from yacht_solver.duel import duel_plan
+from yacht_solver.duel import DISK_BYTES
 from yacht_tools import protocol as P
 from yacht_tools.evaluation import evaluate
 from yacht_tools.protocol_report import aggregate_records, markdown_report
@@ -178,8 +177,7 @@ def test_the_protocol_page_states_the_protocol_the_code_runs() -> None:
     assert f"(`{next(iter(P.HEADS_UP))}`)" in protocol and f"the {P.EVAL_GAMES:,} evaluation games" in heads_up
     assert f"--games {P.EVAL_GAMES} --seed {P.EVAL_SEED}`" in heads_up
     assert f"curve's {P.CURVE_GAMES:,} games" in heads_up
-    plan = duel_plan(get_rules(P.HEADS_UP["yacht-heads-up"]))
-    assert f"{plan.table_bytes / 1e9:.1f} GB on disk" in heads_up
+    assert f"{DISK_BYTES[P.HEADS_UP['yacht-heads-up']] / 1e9:.1f} GB on disk" in heads_up
 
 
 def test_the_committed_baselines_are_whole() -> None:

@@ -17,6 +17,8 @@ from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.rules import RULESETS, YACHT, Category, RuleSet, get_rules, register_rules
 from yacht_env.state import GameState
 from yacht_solver import duel as DU
+from yacht_solver import duel_kernels as DUELK
+from yacht_solver import table_cache as TC
 
 UPPER_YACHT = RuleSet("test-upper-yacht", "Upper boxes and Yacht", YACHT.categories[:6] + YACHT.categories[11:])
 SMALL = [UPPER6, pytest.param(UPPER_YACHT, marks=pytest.mark.slow)]
@@ -142,14 +144,13 @@ def _every_turn_start_value_equals_the_plain_solver(rs: RuleSet, sol: DU.DuelSol
     worst = 0.0
     first = FIRST_TURN[rs.name]
     for t in range(first, 2 * rs.num_categories):
-        lay = sol.layer(t)
         a, b = t // 2, t - t // 2
         A_states = ix.states[ix.start[a]:ix.start[a + 1]]
         B_states = ix.states[ix.start[b]:ix.start[b + 1]]
         for i, sa in enumerate(A_states):
             for j, sb in enumerate(B_states):
                 p = i * len(B_states) + j
-                row = lay.data[lay.off[p]:lay.off[p + 1]]
+                row = sol.row(t, p)
                 assert int(ix.most[sa]) == plain.most[int(sa)] and len(row) == len(plain.W[(int(sa), int(sb))])
                 ref = plain.W[(int(sa), int(sb))]
                 worst = max(worst, float(np.abs(row - ref).max()))
@@ -206,7 +207,7 @@ def test_end_game_with_one_box_left_each_equals_a_direct_computation(which: str)
     chance of each lead computed directly, and the first player's last turn, every box against every box."""
     rs = get_rules(which)
     n = rs.num_categories
-    layers: dict[int, np.ndarray] = {}
+    layers: dict[int, DUELK.DuelLayer] = {}
     DU.sweep(rs, lambda t, a: layers.__setitem__(t, a), stop=2 * n - 2)
     plan = DU.duel_plan(rs)
     ix = plan.index
@@ -218,7 +219,7 @@ def test_end_game_with_one_box_left_each_equals_a_direct_computation(which: str)
         sa = full & ~(1 << c)
         p = int(ix.rank[sa])  # one opponent state: the full card
         m = int(ix.most[sa])
-        row = layers[2 * n - 1][off[p]:off[p + 1]]
+        row = DU.expand(layers[2 * n - 1], p, int(off[p + 1] - off[p]), -int(ix.most[sa]))
         lead = np.arange(-m, 1)
         want = _direct_last_turn(S[:, c], lead)
         np.testing.assert_allclose(row, want, atol=1e-6)
@@ -231,7 +232,7 @@ def test_end_game_with_one_box_left_each_equals_a_direct_computation(which: str)
         sa, sb = full & ~(1 << ca), full & ~(1 << cb)
         ma, mb = int(ix.most[sa]), int(ix.most[sb])
         p = int(ix.rank[sa]) * nb + int(ix.rank[sb])
-        row = layers[2 * n - 2][off[p]:off[p + 1]]
+        row = DU.expand(layers[2 * n - 2], p, int(off[p + 1] - off[p]), -ma)
         d = np.arange(-ma, mb + 1)
         lead = -(d[None, :] + S[:, ca:ca + 1])  # the second player's lead after the first's last box
         m2, w2 = last[cb]
@@ -240,6 +241,105 @@ def test_end_game_with_one_box_left_each_equals_a_direct_computation(which: str)
         for _ in range(2):
             v = np.maximum(v, (P @ v)[patterns].max(axis=1))
         np.testing.assert_allclose(row, P[patterns[0, 0]] @ v, atol=1e-6)
+
+
+def _dense_sweep(rs: RuleSet) -> dict[int, np.ndarray]:
+    """The table as the dense layout held it (every value of every row, float32), swept with the same kernels:
+    each layer read from the next in that layout, its rows expanded here from the kernel's output."""
+    from yacht_solver.search.turn_tables import search_tables
+
+    plan, tb = DU.duel_plan(rs), search_tables(rs)
+    last = 2 * rs.num_categories
+    dense = {last: np.full(plan.cells[last], 0.5, dtype=np.float32)}
+    for t in range(last - 1, -1, -1):
+        nxt = DUELK.DuelLayer(dense[t + 1], plan.offsets(t + 1), plan.lowest(t + 1), (t + 1) // 2, t + 1 - (t + 1) // 2)
+        full, n = plan.offsets(t), plan.pairs[t]
+        out = DUELK.Stripped(np.empty(full[-1], np.float32), np.empty(n, np.int32), np.empty(n, np.int32))
+        DUELK.duel_rows(tb, plan.index, nxt, (t // 2, t - t // 2), np.arange(n, dtype=np.int64), out)
+        rows, pos = np.ones(full[-1], dtype=np.float32), 0
+        for p in range(n):
+            z, k = int(out.zeros[p]), int(out.kept[p])
+            rows[full[p]:full[p] + z] = 0.0
+            rows[full[p] + z:full[p] + z + k] = out.data[pos:pos + k]
+            pos += k
+        dense[t] = rows
+    return dense
+
+
+def test_the_kept_table_reads_back_the_dense_table_bit_for_bit() -> None:
+    """Every value of the six-box game's table, read from the kept rows (leading 0.0 and trailing 1.0 left out),
+    equals the dense layout's float32 value bit for bit, each layer of both swept from its own next layer; the kept
+    rows are as short as they can be (none starts with 0.0 or ends with 1.0), and they are shorter."""
+    rs = registered(UPPER6)
+    sol, plan = _duel(rs.name), DU.duel_plan(rs)
+    dense = _dense_sweep(rs)
+    for t in range(2 * rs.num_categories + 1):
+        full, lay = plan.offsets(t), sol.layer(t)
+        for p in range(plan.pairs[t]):
+            assert (sol.row(t, p).view(np.uint32) == dense[t][full[p]:full[p + 1]].view(np.uint32)).all(), (t, p)
+            kept = lay.data[lay.off[p]:lay.off[p + 1]]
+            assert len(kept) == 0 or (kept[0] != 0.0 and kept[-1] != 1.0)
+    assert sol.first_player_win == float(dense[0][int(plan.index.most[plan.index.states[0]])])
+    assert sol.table_bytes < 0.9 * plan.most_bytes
+    assert sol.table_bytes == sum(len(sol.layer(t).data) for t in range(13)) * 4 + sum(plan.pairs) * 4
+
+
+def test_the_decisions_of_a_turn_share_one_search_and_give_what_a_fresh_search_gives() -> None:
+    """The keep values of a turn are searched once and kept for its other decisions (the tournament asks each
+    decision twice: the player's choice and its win-regret): every action's chance equals a fresh search's."""
+    rs = registered(UPPER6)
+    sol = _duel(rs.name)
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        mover, other = _state(rs, 0b000101, rng), _state(rs, 0b010101, rng)
+        for h, rolls in ((0, 2), (17, 1), (251, 0), (100, 2)):
+            st = GameState(rs.name, HANDS[h], rolls, mover.scores)
+            got = sol.action_win_probabilities(st, other)
+            sol._turns.clear()
+            want = sol.action_win_probabilities(st, other)
+            assert np.array_equal(got, want, equal_nan=True)
+    assert 0 < len(sol._turns) <= DU._TURNS_KEPT
+
+
+def test_a_table_whose_index_or_values_do_not_fit_is_refused(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """A file whose checksum holds but whose index words point past a row, or past the words, or whose values are
+    not probabilities, or which ends early, is not used (no kernel reads it): the table is solved again."""
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    sol, plan = _duel(rs.name), DU.duel_plan(rs)
+    path = DU.save_table(rs, lambda emit: [emit(t, sol.layer(t)) for t in range(12, -1, -1)])
+    key = DU.duel_key(rs)
+    words = TC.load(rs, TC.stored_shape(rs, key), key=key, dtype="<u4", mapped=True)
+    assert words is not None and len(words) < plan.most_words
+    assert DU.layers_of_words(plan, words) is not None
+    n_last = plan.pairs[12] + len(sol.layer(12).data)  # the finished game's layer comes first
+    for bad in (words[:-1], np.concatenate([words, words[:1]])):
+        assert DU.layers_of_words(plan, bad) is None
+    for value in (0xFFFF0000, 0x0000FFFF):  # a row's kept values or leading zeros past its length
+        w = words.copy()
+        w[n_last] = value
+        assert DU.layers_of_words(plan, w) is None
+    w = words.copy()
+    w[n_last + plan.pairs[11]] = np.float32(1.5).view(np.uint32)  # a kept value that is no probability
+    assert DU.layers_of_words(plan, w) is None
+    raw = path.read_bytes()
+    path.write_bytes(raw[:-4])  # truncated: the header's size and checksum no longer hold
+    DU._MEMO.clear()
+    redone = DU.solve_duel(rs)
+    assert not redone.from_cache and redone.first_player_win == sol.first_player_win
+    assert path.read_bytes() == raw  # solved again into the same bytes
+
+
+def test_a_table_written_at_most_its_bound_declares_what_was_written(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    TC.save_in_pieces(rs, "k" * 64, (1000,), "<u4", lambda write: write(np.arange(7, dtype=np.uint32)), at_most=True)
+    assert TC.stored_shape(rs, "k" * 64) == (7,)
+    assert TC.load(rs, (7,), key="k" * 64, dtype="<u4", mapped=True).tolist() == list(range(7))
+    assert TC.load(rs, (8,), key="k" * 64, dtype="<u4", mapped=True) is None
+    with pytest.raises(ValueError, match="holds 20 bytes; 28 were written"):
+        TC.save_in_pieces(rs, "j" * 64, (5,), "<u4", lambda write: write(np.arange(7, dtype=np.uint32)), at_most=True)
+    assert TC.stored_shape(rs, "j" * 64) is None
 
 
 def _mapped(a: np.ndarray) -> bool:
@@ -262,7 +362,7 @@ def test_the_duel_table_is_cached_memory_mapped_and_a_bad_file_is_solved_again(t
     assert DU.solve_duel(rs) is first  # one mapping per process
     DU._MEMO.clear()
     again = DU.solve_duel(rs)
-    assert again.from_cache and _mapped(again._data[0])
+    assert again.from_cache and _mapped(again.layer(0).data)
     assert again.first_player_win == first.first_player_win == _solved(UPPER6)[0].first_player_win
     raw = bytearray(first.path.read_bytes())
     raw[-40] ^= 0xFF  # a byte of the last layer
@@ -289,7 +389,7 @@ def test_yacht_and_knizia_fit_the_default_memory_limit() -> None:
         plan = DU.duel_plan(get_rules(which))
         DU.check_duel_memory(plan)
         assert sum(plan.pairs) == 5_200_300  # 5,200,299 pairs of filled sets with the game over added
-        assert plan.sweep_bytes < 2.2e9 and plan.table_bytes < 6.5e9
+        assert plan.sweep_bytes < 2.2e9 and plan.most_bytes < 6.5e9
 
 
 def test_a_decision_with_the_wrong_number_of_boxes_is_refused() -> None:
@@ -590,7 +690,7 @@ def test_ctrl_c_during_the_sweep_stops_at_once_and_keeps_nothing(tmp_path, monke
 
 
 def test_a_duel_solve_in_memory_counts_its_whole_table(monkeypatch) -> None:  # noqa: ANN001
-    """``cache=False`` keeps every layer: Yacht's 6.2 GB table is refused at once under the default 4 GB limit
+    """``cache=False`` keeps every layer: Yacht's table (at most 6.2 GB) is refused at once under the default 4 GB limit
     (the guard used to count two layers, 2 GB, and the solve ran out of memory an hour later)."""
     from yacht_solver import duel
 
@@ -598,3 +698,24 @@ def test_a_duel_solve_in_memory_counts_its_whole_table(monkeypatch) -> None:  # 
     monkeypatch.setattr(duel, "sweep", lambda *a, **k: pytest.fail("swept"))
     with pytest.raises(ValueError, match=r"in memory needs 8\.\d\d GB .*its whole table, 1,549,689,400 values"):
         duel.solve_duel("yacht", cache=False)
+
+
+def test_the_table_size_the_pages_quote_is_the_record() -> None:
+    """The kept table of Yacht as ``benchmarks/duel_table_size.py`` recorded it: its size is the one a solve
+    announces and the pages quote, it read back every value of the dense table, and it holds the plan's values."""
+    import json
+
+    from conftest import REPO
+
+    rec = json.loads((REPO / "docs" / "records" / "duel-table-size.json").read_text(encoding="utf-8"))
+    plan = DU.duel_plan(get_rules(rec["rules"]))
+    assert rec["values"] == sum(plan.cells) and rec["pairs"] == sum(plan.pairs)
+    assert DU.DISK_BYTES[rec["rules"]] == rec["kept_table_bytes"] == (rec["kept_values"] + rec["pairs"]) * 4
+    assert rec["kept_values"] + rec["zeros_left_out"] + rec["ones_left_out"] == rec["values"]
+    assert rec["decisions"] == rec["same_action"] == rec["same_action_values"] == 100_000
+    assert rec["first_player_win_kept"] == rec["first_player_win_dense"]
+    assert round(rec["first_player_win_kept"], 7) == 0.493862
+    page = " ".join((REPO / "docs" / "objectives.md").read_text(encoding="utf-8").split())
+    for figure in (f"{rec['kept_values']:,}", f"{rec['zeros_left_out'] + rec['ones_left_out']:,}",
+                   f"{rec['kept_table_bytes'] / 1e9:.2f} GB", f"{rec['low16_entropy_bits']} bits", "100,000 decisions"):
+        assert figure in page, figure

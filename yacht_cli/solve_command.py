@@ -161,12 +161,12 @@ def _run_duel(args: argparse.Namespace) -> int:
                                          unit_scale=True, leave=False) as bar:
         sol = solve_duel(rules, cache=not args.no_cache, progress=bar.update)
     result = {"rules": rules.name, "objective": "duel", "first_player_win": sol.first_player_win,
-              "pairs": sum(plan.pairs), "values": sum(plan.cells), "table_bytes": plan.table_bytes,
+              "pairs": sum(plan.pairs), "values": sum(plan.cells), "table_bytes": sol.table_bytes,
               "seconds": round(sw.seconds, 6), "cached": sol.from_cache}
     _emit(result, args.json)
     if args.json != "-":
         how = "loaded from cache" if sol.from_cache else "solved"
         print(f"{rules.title}, two players: the first player wins {sol.first_player_win:.7f} (ties half), both "
               f"optimal; table of {sum(plan.pairs):,} pairs of turn-start states, {sum(plan.cells):,} values, "
-              f"{plan.table_bytes / 1e9:.2f} GB ({how} in {sw.seconds:.1f} s)")
+              f"{sol.table_bytes / 1e9:.2f} GB ({how} in {sw.seconds:.1f} s)")
     return 0

@@ -8,12 +8,16 @@ expected-score search: the keep tree, the action rows and the tie rule are those
 :mod:`yacht_solver.search.turn_search`, with the differences side by side as its lanes (as the reach solver has its
 needs, :mod:`yacht_solver.reach_kernels`).
 
-A row holds ``W`` for ``d = -most(a) .. most(b)``, ``most`` the most points still to come from a state: below, the
-mover cannot catch up (0); above, the opponent cannot (1).
+A row of the sweep holds ``W`` for ``d = -most(a) .. most(b)``, ``most`` the most points still to come from a state:
+below, the mover cannot catch up (0); above, the opponent cannot (1). The table keeps of each row only what lies
+between its leading values that are exactly 0.0 and its trailing values that are exactly 1.0 (float32, as stored):
+:func:`strip_row`; a read below that range is 0.0, above it 1.0, so every value read is the float32 value the sweep
+computed, bit for bit.
 """
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -37,7 +41,8 @@ from yacht_solver.search.turn_search import (
     start_hand_values,
 )
 
-__all__ = ["DuelIndex", "DuelLayer", "DuelPair", "duel_decide", "duel_rows"]
+__all__ = ["DuelDecision", "DuelIndex", "DuelLayer", "DuelPair", "Stripped", "duel_decide", "duel_rows", "duel_turn",
+           "strip_rows"]
 
 
 class DuelIndex(NamedTuple):
@@ -53,12 +58,24 @@ class DuelIndex(NamedTuple):
 
 class DuelLayer(NamedTuple):
     """One layer of the table: every pair of a mover with ``a`` boxes filled and an opponent with ``b``. Pair
-    ``p = rank(mover) * group_size(b) + rank(opponent)`` holds its row at ``data[off[p]:off[p + 1]]``."""
+    ``p = rank(mover) * group_size(b) + rank(opponent)`` holds ``W`` at the differences ``lo[p] ..
+    lo[p] + off[p + 1] - off[p] - 1`` in ``data[off[p]:off[p + 1]]`` (float32); below them ``W`` is 0.0, above 1.0.
+    ``off``: int64, one more than the pairs; ``lo``: int32."""
 
     data: np.ndarray
     off: np.ndarray
+    lo: np.ndarray
     a: int
     b: int
+
+
+class Stripped(NamedTuple):
+    """Rows as the table keeps them (:func:`strip_row`), in the order of their pairs: ``zeros[i]`` leading values
+    0.0 and ``kept[i]`` values in ``data`` after them (both int32), the rest of the row 1.0."""
+
+    data: np.ndarray
+    zeros: np.ndarray
+    kept: np.ndarray
 
 
 class DuelPair(NamedTuple):
@@ -68,6 +85,14 @@ class DuelPair(NamedTuple):
     mover: int
     other: int
     d: int
+
+
+class DuelDecision(NamedTuple):
+    """A decision of the mover's turn: the turn's keep values (:func:`duel_turn`), its hand and its rolls left."""
+
+    turn: KeepLane
+    hand: int
+    rolls: int
 
 
 class HandScratch(NamedTuple):
@@ -80,14 +105,48 @@ class HandScratch(NamedTuple):
 
 
 @cached_njit(inline="always")
-def _row_value(nxt: DuelLayer, q: int, m_mover: int, m_other: int, e: int) -> float:
-    """``W`` of pair ``q`` of layer ``nxt`` at difference ``e``, whose mover and opponent have at most ``m_mover`` and
-    ``m_other`` points to come: 1 or 0 beyond them."""
-    if e > m_other:
-        return 1.0
-    if e < -m_mover:
+def _row_value(nxt: DuelLayer, q: int, e: int) -> float:
+    """``W`` of pair ``q`` of layer ``nxt`` at difference ``e``: 0 below its kept values, 1 above them."""
+    k = e - nxt.lo[q]
+    if k < 0:
         return 0.0
-    return nxt.data[nxt.off[q] + e + m_mover]
+    o = nxt.off[q] + k
+    if o >= nxt.off[q + 1]:
+        return 1.0
+    return nxt.data[o]
+
+
+@cached_njit(inline="always")
+def _is_zero(v: np.float32) -> bool:
+    """``v`` is +0.0 (a -0.0 would be kept: it reads back bit for bit)."""
+    return v == 0.0 and math.copysign(1.0, v) > 0.0
+
+
+@cached_njit
+def strip_row(row: np.ndarray, out: Stripped, i: int, pos: int) -> int:
+    """Row ``i`` (float32 or float64 values, rounded to float32 as stored) into ``out`` at ``out.data[pos:]``: its
+    leading 0.0 values and trailing 1.0 values counted, the values between copied; returns the next free place."""
+    n = row.shape[0]
+    z = 0
+    while z < n and _is_zero(np.float32(row[z])):
+        z += 1
+    end = n
+    while end > z and np.float32(row[end - 1]) == np.float32(1.0):
+        end -= 1
+    for j in range(z, end):
+        out.data[pos + j - z] = np.float32(row[j])
+    out.zeros[i] = z
+    out.kept[i] = end - z
+    return pos + end - z
+
+
+@cached_njit(nogil=True)
+def strip_rows(data: np.ndarray, off: np.ndarray, out: Stripped) -> int:
+    """Every row ``data[off[i]:off[i + 1]]`` stripped into ``out`` (:func:`strip_row`); returns the values kept."""
+    pos = 0
+    for i in range(off.shape[0] - 1):
+        pos = strip_row(data[off[i]:off[i + 1]], out, i, pos)
+    return pos
 
 
 @cached_njit(inline="always")
@@ -110,7 +169,6 @@ def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: Duel
     key = _key_of(tb, sa)
     Fs[:] = key[0]
     union = start_hand_values(tb.scoring.params, Fs, W, bits)
-    m_b = ix.most[sb]
     n_next = ix.start[nxt.b + 1] - ix.start[nxt.b]
     qbase = ix.rank[sb] * n_next
     for c in range(tb.scoring.score_table.shape[1]):
@@ -118,9 +176,9 @@ def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: Duel
             for n in range(tb.NV[c]):
                 s2 = successor(tb, key, c, tb.BOXV[c, n])
                 e0 = -d0 - int(tb.PTV[key[1], c, n])  # the opponent's difference at lane 0
-                q, m2 = qbase + ix.rank[s2], ix.most[s2]
+                q = qbase + ix.rank[s2]
                 for j in range(nl):
-                    T[n, j] = 1.0 - _row_value(nxt, q, m_b, m2, e0 - j)
+                    T[n, j] = 1.0 - _row_value(nxt, q, e0 - j)
             max_by_class(W, T, tb.CLS[c], nl)
     for i in range(FIVE_KIND_HANDS.shape[0]):
         h = FIVE_KIND_HANDS[i]
@@ -131,52 +189,63 @@ def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: Duel
         for c in range(tb.scoring.score_table.shape[1]):
             if (lb >> c) & 1:
                 s2, pts = box_step(tb, tb.scoring.score_table[h], tb.scoring.joker_table[h], face, key, c)
-                q, m2 = qbase + ix.rank[s2], ix.most[s2]
+                q = qbase + ix.rank[s2]
                 for j in range(nl):
-                    W[h, j] = max(W[h, j], 1.0 - _row_value(nxt, q, m_b, m2, -d0 - pts - j))
+                    W[h, j] = max(W[h, j], 1.0 - _row_value(nxt, q, -d0 - pts - j))
 
 
 @cached_njit(nogil=True)
-def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, cur: DuelLayer, pairs: np.ndarray) -> None:
-    """The rows of ``pairs`` of layer ``cur`` from layer ``nxt`` (the opponent's turn after them): each pair's
-    differences at once, as the lanes of the turn search."""
-    nb = ix.start[cur.b + 1] - ix.start[cur.b]
+def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, ab: tuple[int, int], pairs: np.ndarray,
+              out: Stripped) -> int:
+    """The rows of ``pairs`` of the layer whose movers have ``ab = (a, b)`` boxes filled, from layer ``nxt`` (the
+    opponent's turn after them): each pair's differences at once, as the lanes of the turn search; stripped into
+    ``out`` (:func:`strip_row`, ``out.data`` as long as the full rows). Returns the values kept."""
+    cur_a, cur_b = ab
+    nb = ix.start[cur_b + 1] - ix.start[cur_b]
     width = 0
     for i in range(pairs.shape[0]):
         p = pairs[i]
-        width = max(width, cur.off[p + 1] - cur.off[p])
+        width = max(width, ix.most[ix.states[ix.start[cur_a] + p // nb]]
+                    + ix.most[ix.states[ix.start[cur_b] + p % nb]] + 1)
     rows = max(tb.BOXV.shape[1], tb.scoring.score_table.shape[1])
     Kb, Tb = np.empty(NUM_KEEPS * width), np.empty(rows * width)
-    out = np.empty(width)
+    out_row = np.empty(width)
     Fs = np.empty(width, dtype=np.int64)
     bits = np.empty(width, dtype=np.int64)
+    pos = 0
     for i in range(pairs.shape[0]):
         p = pairs[i]
-        sa = ix.states[ix.start[cur.a] + p // nb]
-        sb = ix.states[ix.start[cur.b] + p % nb]
-        L = cur.off[p + 1] - cur.off[p]
+        sa = ix.states[ix.start[cur_a] + p // nb]
+        sb = ix.states[ix.start[cur_b] + p % nb]
+        L = ix.most[sa] + ix.most[sb] + 1
         K = Kb[:NUM_KEEPS * L].reshape((NUM_KEEPS, L))
         duel_hand_values(tb, ix, nxt, DuelPair(sa, sb, -ix.most[sa]), K[HAND0:],
                          HandScratch(Tb[:rows * L].reshape((rows, L)), Fs[:L], bits[:L]))
-        keep_tree(K, K, K, out[:L])
-        o = cur.off[p]
-        for j in range(L):
-            cur.data[o + j] = out[j]
+        keep_tree(K, K, K, out_row[:L])
+        pos = strip_row(out_row[:L], out, i, pos)
+    return pos
 
 
 @cached_njit
-def duel_decide(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, h: int, rolls: int,
-                keep_mask: np.ndarray, values: np.ndarray) -> int:
-    """The action with hand ``h`` and ``rolls`` rolls left that maximises the mover's chance to win in ``pair`` (the
-    opponent's turn in layer ``nxt``); ``values`` (32 + C) gets every action's chance (``-inf`` where illegal).
-    Ties: the lowest action."""
-    sa, sb, d = pair
-    C = tb.scoring.score_table.shape[1]
-    K1, K2, M = np.empty((NUM_KEEPS, 1)), np.empty((NUM_KEEPS, 1)), np.empty((NUM_KEEPS, 1))
-    T = np.empty((max(tb.BOXV.shape[1], C), 1))
+def duel_turn(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, K1: np.ndarray, K2: np.ndarray
+              ) -> None:
+    """The mover's turn in ``pair`` (the opponent's turn in layer ``nxt``): ``K1`` and ``K2`` (462, 1) get each
+    keep's chance with one and two rolls left, what every decision of the turn reads (:func:`duel_decide`)."""
+    T = np.empty((max(tb.BOXV.shape[1], tb.scoring.score_table.shape[1]), 1))
     duel_hand_values(tb, ix, nxt, pair, K1[HAND0:],
                      HandScratch(T, np.empty(1, dtype=np.int64), np.empty(1, dtype=np.int64)))
-    keep_tree(K1, K2, M, np.empty(1))
+    keep_tree(K1, K2, np.empty((NUM_KEEPS, 1)), np.empty(1))
+
+
+@cached_njit
+def duel_decide(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, at: DuelDecision,
+                keep_mask: np.ndarray, values: np.ndarray) -> int:
+    """The action at decision ``at`` that maximises the mover's chance to win in ``pair`` (the opponent's turn in
+    layer ``nxt``); ``values`` (32 + C) gets every action's chance (``-inf`` where illegal). Ties: the lowest
+    action."""
+    sa, sb, d = pair
+    turn, h, rolls = at
+    C = tb.scoring.score_table.shape[1]
     key = _key_of(tb, sa)
     face = FIVE_KIND_FACE[h]
     lb = legal_bits(tb.scoring.params, face, key[0])
@@ -186,9 +255,9 @@ def duel_decide(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair,
         box[c] = NEG_INF
         if (lb >> c) & 1:
             s2, pts = box_step(tb, tb.scoring.score_table[h], tb.scoring.joker_table[h], face, key, c)
-            box[c] = 1.0 - _row_value(nxt, ix.rank[sb] * n_next + ix.rank[s2], ix.most[sb], ix.most[s2], -d - pts)
+            box[c] = 1.0 - _row_value(nxt, ix.rank[sb] * n_next + ix.rank[s2], -d - pts)
     legal = np.empty(values.shape[0], dtype=np.bool_)
-    action_row(values, legal, box, KeepLane(K1, K2, 0), h, rolls, keep_mask)
+    action_row(values, legal, box, turn, h, rolls, keep_mask)
     for a in range(values.shape[0]):
         if not legal[a]:
             values[a] = NEG_INF

@@ -156,6 +156,27 @@ def _in_range(values: np.ndarray, value_range: tuple[float, float]) -> bool:
     return bool(((values >= lo) & (values <= hi)).all())
 
 
+def stored_shape(rules: R.RuleSet, key: str) -> tuple[int, ...] | None:
+    """The shape the header of the table file of ``rules`` and ``key`` declares, or ``None`` if there is no such
+    file or its header is off (a table written with ``at_most``, :func:`save_in_pieces`: the caller bounds it, then
+    :func:`load` checks the file against it)."""
+    try:
+        f = open_regular(cache_path(rules, key))
+    except ValueError:
+        return None
+    try:
+        with f:
+            head = f.read(len(MAGIC) + _HEADER_LEN_BYTES)
+            n = int.from_bytes(head[len(MAGIC):], "little")
+            if not head.startswith(MAGIC) or len(head) != len(MAGIC) + _HEADER_LEN_BYTES or n > MAX_HEADER_BYTES:
+                return None
+            shape = json.loads(f.read(n).decode()).get("shape")
+    except (OSError, ValueError, UnicodeDecodeError, AttributeError, RecursionError):
+        return None
+    ok = isinstance(shape, list) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in shape)
+    return tuple(shape) if ok else None
+
+
 def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, *, rows: int | None = None,
          value_range: tuple[float, float] | None = None, dtype: str = "<f8", row_offsets: np.ndarray | None = None,
          mapped: bool = False) -> np.ndarray | None:
@@ -244,14 +265,19 @@ def save(rules: R.RuleSet, values: np.ndarray, key: str | None = None, mapped: b
 
 
 def save_in_pieces(rules: R.RuleSet, key: str, shape: tuple[int, ...], dtype: str,
-                   fill: Callable[[Callable[[np.ndarray], None]], None], mapped: bool = True) -> Path:
+                   fill: Callable[[Callable[[np.ndarray], None]], None], mapped: bool = True, *,
+                   at_most: bool = False) -> Path:
     """Write a table whose values come in pieces, in file order: ``fill(write)`` calls ``write(piece)`` until the
     ``prod(shape)`` values are written, so a table of many GB (the game of two players) is never whole in memory.
-    The header's checksum goes in last, over a placeholder of the same length. Atomic: what ``fill`` or the disk
-    raises (Ctrl-C included) leaves no file."""
+    ``at_most``: ``shape`` (one dimension) is a bound, ``fill`` may write fewer values and the header declares
+    those (read back with :func:`stored_shape`, then :func:`load`). The header's checksum goes in last, over a
+    placeholder of the same length (padded with spaces). Atomic: what ``fill`` or the disk raises (Ctrl-C included)
+    leaves no file."""
     dt = np.dtype(dtype)
     align = ALIGN if mapped else 1
     expected = int(np.prod(shape)) * dt.itemsize
+    if at_most and len(shape) != 1:
+        raise ValueError(f"at_most takes a table of one dimension, not of shape {tuple(shape)}")
     placeholder = _header(rules, key, shape, dt, "0" * 64, align)
     end = len(MAGIC) + _HEADER_LEN_BYTES + len(placeholder)
 
@@ -270,10 +296,11 @@ def save_in_pieces(rules: R.RuleSet, key: str, shape: tuple[int, ...], dtype: st
             written += data.nbytes
 
         fill(piece)
-        if written != expected:
+        if written != expected and not (at_most and written < expected and written % dt.itemsize == 0):
             raise ValueError(f"a table of shape {tuple(shape)} holds {expected:,} bytes; {written:,} were written")
-        f.seek(len(MAGIC) + _HEADER_LEN_BYTES)
-        f.write(_header(rules, key, shape, dt, h.hexdigest(), align))  # the placeholder's length: hex digests
+        final = (written // dt.itemsize,) if at_most else shape
+        f.seek(len(MAGIC) + _HEADER_LEN_BYTES)  # the placeholder's length: hex digests, no more digits than the bound
+        f.write(_header(rules, key, final, dt, h.hexdigest(), align).ljust(len(placeholder)))
 
     path = cache_path(rules, key)
     path.parent.mkdir(parents=True, exist_ok=True)
