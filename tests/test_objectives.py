@@ -346,8 +346,8 @@ def test_tables_beyond_the_memory_limit_are_refused(monkeypatch: pytest.MonkeyPa
     with pytest.raises(ValueError, match=r"1\.06 GB of memory \(a table of 265,542,144 float32 entries\)"):
         distribution_table("yatzy")
     monkeypatch.setenv(MEMORY_ENV, "0.001")
-    with pytest.raises(ValueError, match=r"4\.9 MB of memory \(a table of 612,352 float64 entries\), more than "
-                                         r"the 0\.001 GB"):
+    with pytest.raises(ValueError, match=r"2\.4 MB of memory \(at least: a table of at least 612,352 float32 "
+                                         r"entries, counted from its boxes\), more than the 0\.001 GB"):
         solve_reach("yacht")
 
 
