@@ -156,6 +156,16 @@ def _in_range(values: np.ndarray, value_range: tuple[float, float]) -> bool:
     return bool(((values >= lo) & (values <= hi)).all())
 
 
+def _read_header(f: BinaryIO) -> tuple[object, int]:
+    """The JSON header of an open table file and its length in bytes; ``(None, 0)`` where the file does not start
+    with :data:`MAGIC` and a header length within :data:`MAX_HEADER_BYTES`."""
+    head = f.read(len(MAGIC) + _HEADER_LEN_BYTES)
+    n = int.from_bytes(head[len(MAGIC):], "little")
+    if not head.startswith(MAGIC) or len(head) != len(MAGIC) + _HEADER_LEN_BYTES or n > MAX_HEADER_BYTES:
+        return None, 0
+    return json.loads(f.read(n).decode()), n
+
+
 def stored_shape(rules: R.RuleSet, key: str) -> tuple[int, ...] | None:
     """The shape the header of the table file of ``rules`` and ``key`` declares, or ``None`` if there is no such
     file or its header is off (a table written with ``at_most``, :func:`save_in_pieces`: the caller bounds it, then
@@ -166,11 +176,8 @@ def stored_shape(rules: R.RuleSet, key: str) -> tuple[int, ...] | None:
         return None
     try:
         with f:
-            head = f.read(len(MAGIC) + _HEADER_LEN_BYTES)
-            n = int.from_bytes(head[len(MAGIC):], "little")
-            if not head.startswith(MAGIC) or len(head) != len(MAGIC) + _HEADER_LEN_BYTES or n > MAX_HEADER_BYTES:
-                return None
-            shape = json.loads(f.read(n).decode()).get("shape")
+            header = _read_header(f)[0]
+            shape = header.get("shape") if isinstance(header, dict) else None
     except (OSError, ValueError, UnicodeDecodeError, AttributeError, RecursionError):
         return None
     ok = isinstance(shape, list) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in shape)
@@ -212,11 +219,7 @@ def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, *, ro
         return None
     try:
         with f:
-            head = f.read(len(MAGIC) + _HEADER_LEN_BYTES)
-            n = int.from_bytes(head[len(MAGIC):], "little")
-            if not head.startswith(MAGIC) or len(head) != len(MAGIC) + _HEADER_LEN_BYTES or n > MAX_HEADER_BYTES:
-                return None
-            header = json.loads(f.read(n).decode())
+            header, n = _read_header(f)
             if (
                 not isinstance(header, dict)
                 or header.get("solver_version") != SOLVER_VERSION
