@@ -4,6 +4,7 @@ is piped (stderr not a terminal): a plain line every few seconds, each a line of
 from __future__ import annotations
 
 import io
+import json
 import re
 import time
 from pathlib import Path
@@ -88,7 +89,8 @@ def test_training_reports_progress_when_piped(quick_lines: None, tmp_path: Path,
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "runs")]) == 0
     done = _lines(capsys.readouterr().err, "td", "step")
-    assert done[-1][0] >= 300 and done[-1][1] == 300
+    steps = json.loads(next((tmp_path / "runs").glob("*/eval.json")).read_text())["training_timesteps"]
+    assert 300 - 36 < steps <= 300 and done[-1] == (steps, 300)  # within one longest game (36 steps), never past
 
 
 def test_a_bar_run_past_its_total_ends_at_100_percent(quick_lines: None) -> None:
@@ -101,13 +103,13 @@ def test_a_bar_run_past_its_total_ends_at_100_percent(quick_lines: None) -> None
     assert "<00:" in lines[1]  # the time left is shown once the rate is known
 
 
-def test_the_ppo_bar_ends_at_the_end_of_its_last_rollout() -> None:
-    from yacht_training.sb3_ppo import rollout_end
+def test_the_ppo_bar_ends_at_the_budget() -> None:
+    from yacht_training.sb3_ppo import budget_end
 
-    assert rollout_end(0, 50_000, 8192) == 57_344  # seven rollouts: learn() stops at the first past the total
-    assert rollout_end(0, 1024, 256) == 1024
-    assert rollout_end(512, 1000, 256) == 1024  # resumed at step 512
-    assert rollout_end(2048, 1024, 256) == 2048  # nothing left to learn
+    assert budget_end(0, 50_000, 256) == 49_920  # 195 vector steps of 256: the 196th would pass the budget
+    assert budget_end(0, 1024, 256) == 1024
+    assert budget_end(512, 1000, 256) == 768  # resumed at step 512
+    assert budget_end(2048, 1024, 256) == 2048  # nothing left to learn
 
 
 def test_ppo_training_reports_progress_to_100_percent(quick_lines: None, tmp_path: Path,
@@ -121,9 +123,11 @@ def test_ppo_training_reports_progress_to_100_percent(quick_lines: None, tmp_pat
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "runs")]) == 0
     err = capsys.readouterr().err
-    assert "total_timesteps 300 rounded up to whole rollouts of 256 steps: 512" in err
-    done = _lines(err, "maskable_ppo", "step")
-    assert done[-1] == (512, 512) and "100%" in [ln for ln in err.splitlines() if "maskable_ppo:" in ln][-1]
+    assert "total_timesteps 300 is not a multiple of n_envs 8: the run stops at 296" in err
+    done = _lines(err, "maskable_ppo", "step")  # one whole rollout of 256 and one cut to 5 vector steps
+    assert done[-1] == (296, 296) and "100%" in [ln for ln in err.splitlines() if "maskable_ppo:" in ln][-1]
+    result = json.loads(next((tmp_path / "runs").glob("*/eval.json")).read_text())
+    assert result["training_timesteps"] == 296
 
 
 def test_reach_evaluation_reports_progress_when_piped(quick_lines: None, capsys: pytest.CaptureFixture[str]) -> None:

@@ -58,14 +58,14 @@ def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:
     else:
         policy = "MlpPolicy"
         policy_kwargs.update(ortho_init=cfg.policy.ortho_init)
-    algo: Any = MaskablePPO
+    algo: Any = budgeted_ppo(MaskablePPO)
     ent_coef = h.ent_coef
     entropy = None
     if h.ent_coef_keep is not None and h.ent_coef_score is not None:
         entropy = (schedule_ends(h.ent_coef_keep, "ppo.ent_coef_keep"),
                    schedule_ends(h.ent_coef_score, "ppo.ent_coef_score"))
     if entropy is not None:
-        algo = decision_entropy_ppo(*entropy)
+        algo = budgeted_ppo(decision_entropy_ppo(*entropy))
         ent_coef = 1.0  # the policy weights each row's entropy itself
     model = algo(
         policy=policy, env=env, learning_rate=schedule(h.learning_rate, "ppo.learning_rate"), n_steps=h.n_steps,
@@ -77,6 +77,25 @@ def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:
     if h.autocast == "bfloat16":  # the network's forward pass in bfloat16, the rest in fp32
         model.policy.mlp_extractor.autocast_bfloat16 = True
     return model
+
+
+def budgeted_ppo(algo: type) -> type:
+    """``algo`` (MaskablePPO or a subclass) whose last rollout is cut short so that ``learn(total)`` stops at
+    ``total`` steps, or within one vector step below it, never past it: SB3 itself runs whole rollouts and passes the
+    total by up to one (a benchmark budget must hold). The shortened rollout is trained on like any other."""
+
+    class BudgetedPPO(algo):  # type: ignore[misc, valid-type]
+        def collect_rollouts(self, env: Any, callback: Any, rollout_buffer: Any, n_rollout_steps: int,
+                             *args: Any, **kwargs: Any) -> bool:
+            left = (self._total_timesteps - self.num_timesteps) // env.num_envs
+            if left <= 0:  # fewer steps left than one vector step: the budget is spent
+                return False
+            if left < n_rollout_steps:  # the buffer's arrays are made at its size when the rollout resets it
+                rollout_buffer.buffer_size, n_rollout_steps = left, left
+            return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, *args, **kwargs)
+
+    BudgetedPPO.__name__ = BudgetedPPO.__qualname__ = algo.__name__
+    return BudgetedPPO
 
 
 def decision_entropy_ppo(keep: tuple[float, float], score: tuple[float, float]) -> type:
@@ -158,10 +177,10 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
 
         def _on_training_start(self) -> None:
             self.good = _finite_snapshot(model)
-            end = rollout_end(self.num_timesteps, cfg.total_timesteps, model.n_steps * model.n_envs)
+            end = budget_end(self.num_timesteps, cfg.total_timesteps, model.n_envs)
             if end != cfg.total_timesteps and progress:
-                print(f"total_timesteps {cfg.total_timesteps:,} rounded up to whole rollouts of "
-                      f"{model.n_steps * model.n_envs:,} steps: {end:,}", file=sys.stderr)
+                print(f"total_timesteps {cfg.total_timesteps:,} is not a multiple of n_envs {model.n_envs}: the run "
+                      f"stops at {end:,}", file=sys.stderr)
             self.bar = progress_bar(end, cfg.algo, "step", enabled=progress, initial=self.num_timesteps)
             self.next_eval = (self.num_timesteps // cfg.eval.freq + 1) * cfg.eval.freq
             self.next_ckpt = (self.num_timesteps // cfg.checkpoint_freq + 1) * cfg.checkpoint_freq
@@ -252,12 +271,12 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
     return 0
 
 
-def rollout_end(start: int, total: int, rollout: int) -> int:
-    """The step at which SB3's ``learn`` stops: from ``start``, whole rollouts of ``rollout`` steps until ``total`` is
-    reached or passed (the progress bar's end, so that it ends at 100%)."""
+def budget_end(start: int, total: int, n_envs: int) -> int:
+    """The step at which ``learn`` stops (:func:`budgeted_ppo`): from ``start``, vector steps of ``n_envs`` while they
+    fit in ``total`` (the progress bar's end, so that it ends at 100%)."""
     if start >= total:
         return start
-    return start + -(-(total - start) // rollout) * rollout
+    return start + (total - start) // n_envs * n_envs
 
 
 class _Diverged(Exception):

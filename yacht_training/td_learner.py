@@ -23,6 +23,7 @@ from yacht_agents.td_agent import TDAgent, ValueMemo, ValueNet, load_td_agent
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.files import write_atomic
 from yacht_env.rules import get_rules
+from yacht_env.state import longest_game
 from yacht_solver.search import turn_search as T
 from yacht_solver.search.turn_tables import Starts, search_tables
 from yacht_solver.self_play import HAND_CUM, TRANSITION_CUM, DiceDraws, TurnOutcomes, play_turns
@@ -79,6 +80,12 @@ class SelfPlay:
             nxt = (1.0 - td_lambda) * start[t] + td_lambda * (points[t] + nxt)
             targets[t] = nxt
         return idx.reshape(-1), targets.reshape(-1), total_steps, points.sum(axis=0)
+
+
+def last_games(games: int, left: int, longest: int) -> int:
+    """Games of the next self-play iteration: ``games``, or as many as cannot pass the ``left`` steps of the budget
+    (each at most ``longest`` steps), so that a run stops within one game of its budget and never past it."""
+    return min(games, max(left, 0) // longest)
 
 
 def _lr_at(value: float | str, fraction_done: float) -> float:
@@ -209,12 +216,15 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
             lr = _lr_at(td.learning_rate, counters["timesteps"] / total)
             for g in optimizer.param_groups:
                 g["lr"] = lr
-            idx, targets, steps, scores = player.play(td.games_per_iteration, rng, td.td_lambda, td.explore)
+            games = last_games(td.games_per_iteration, total - counters["timesteps"], longest_game(rs))
+            if games == 0:  # fewer steps left than the longest game: the budget is spent
+                break
+            idx, targets, steps, scores = player.play(games, rng, td.td_lambda, td.explore)
             mse = fit(model, optimizer, idx, targets, td.epochs_per_iteration, td.batch_size, rng)
             player.memo.clear()
             counters["iteration"] += 1
             counters["timesteps"] += steps
-            counters["games"] += td.games_per_iteration
+            counters["games"] += games
             counters["train_seconds"] += time.perf_counter() - t0
             bar.update(min(counters["timesteps"], total) - bar.n)
             if writer is not None and counters["iteration"] % 10 == 0:
