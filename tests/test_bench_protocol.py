@@ -74,7 +74,7 @@ def test_a_short_run_of_each_learner_writes_a_record_the_report_reads(learner: s
     for r in records:
         assert r["kind"] == "run" and r["learner"] == name and r["budget_steps"] == TINY
         assert r["config"]["total_timesteps"] == TINY and r["config"]["rules"] == "yacht"
-        assert r["training"]["timesteps"] >= TINY and r["curve"], r["training"]
+        assert P.MIN_BUDGET_USE * TINY <= r["training"]["timesteps"] <= TINY and r["curve"], r["training"]
         assert r["final"]["episodes"] == P.EVAL_GAMES and 0 < r["final"]["mean_regret"] < 10
     assert records[0]["final"]["mean"] != records[1]["final"]["mean"]  # two seeds, two networks
     report = aggregate_records(records)
@@ -123,7 +123,7 @@ def _record_text(greedy_records: Path, **change: object) -> str:
 
 
 @pytest.mark.parametrize(("change", "match"), [
-    ({"protocol": "yacht-bench v0"}, "a record of protocol 'yacht-bench v0'; this is 'yacht-bench v1'"),
+    ({"protocol": "yacht-bench v0"}, "a record of protocol 'yacht-bench v0'; this version reads 'yacht-bench v1' and 'yacht-bench v2'"),
     ({"task": "backgammon"}, "unknown task 'backgammon'"),
     ({"budget": "primary", "budget_steps": 5}, "budget 'primary' is 500,000 steps"),
     ({"seed": -1}, "seed must be an integer"),
@@ -188,8 +188,10 @@ def test_the_committed_baselines_are_whole() -> None:
     records = P.read_records([Path(__file__).resolve().parents[1] / "docs" / "records" / "bench-v1"])
     runs = {(r["task"], r["learner"], r["seed"]) for r in records if r["kind"] == "run"}
     heads_up = [t for t in P.ALL_TASKS if P.task_players(t) == 2]
-    assert runs == ({(t, n, s) for t in P.TASKS for n in ("ppo", "td") for s in P.DEFAULT_SEEDS}
-                    | {(t, "ppo", s) for t in heads_up for s in P.DEFAULT_SEEDS})
+    v1_seeds = range(5)
+    assert {r["protocol"] for r in records} == {P.V1}
+    assert runs == ({(t, n, s) for t in P.TASKS for n in ("ppo", "td") for s in v1_seeds}
+                    | {(t, "ppo", s) for t in heads_up for s in v1_seeds})
     assert all(r["budget"] == "primary" for r in records if r["kind"] == "run")
     refs = {(r["task"], r["learner"]) for r in records if r["kind"] == "agent"}
     two = ("random", "greedy", "optimal", "optimal-win", "optimal-duel")
@@ -228,3 +230,34 @@ def test_the_heads_up_reference_rows_are_the_records() -> None:
         assert abs(r["gap_se"]) <= 2, (name, r["gap_se"])
         assert (f"`{name}` {r['chance']:.4f} [{lo:.4f}, {hi:.4f}] (counted: {r['win_rate']:.4f} "
                 f"[{wlo:.4f}, {whi:.4f}], {r['games']:,} games)") in page, name
+
+
+@pytest.mark.parametrize(("steps", "match"), [
+    (100_001, "trained 100,001 steps, over its budget of 100,000: refused"),
+    (98_999, "trained 98,999 steps, under 99% of its budget of 100,000 (99,000)"),
+    (None, "a run record needs training.timesteps"),
+])
+def test_a_v2_run_must_hold_its_budget(steps: int | None, match: str, greedy_records: Path, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "over.json"
+    bad.write_text(_record_text(greedy_records, kind="run", budget="short", budget_steps=100_000,
+                                training={"timesteps": steps}))
+    assert main(["bench", "report", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and match in err, err
+    bad.write_text(_record_text(greedy_records, kind="run", budget="short", budget_steps=100_000,
+                                training={"timesteps": 99_000}))
+    assert main(["bench", "report", str(bad)]) == 0  # 99% of the budget: held
+
+
+def test_v1_records_are_read_but_never_reported_beside_v2(greedy_records: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    old = tmp_path / "old.json"
+    old.write_text(_record_text(greedy_records, protocol=P.V1, learner="greedy-v1"))
+    assert main(["bench", "report", str(old)]) == 0
+    assert main(["bench", "report", str(old), str(greedy_records)]) == 2
+    assert "records of yacht-bench v1 and yacht-bench v2 in one report" in capsys.readouterr().err
+    long_v1 = tmp_path / "long.json"
+    long_v1.write_text(_record_text(greedy_records, protocol=P.V1, budget="long", budget_steps=P.BUDGETS["long"]))
+    assert main(["bench", "report", str(long_v1)]) == 2
+    assert "yacht-bench v1 has the budgets short, primary, not 'long'" in capsys.readouterr().err

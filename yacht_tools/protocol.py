@@ -32,8 +32,13 @@ from yacht_solver import solve
 from yacht_tools import heads_up_eval
 from yacht_tools.evaluation import evaluate
 
-PROTOCOL = "yacht-bench v1"
-"""The protocol version every record names; a record of another version is refused."""
+PROTOCOL = "yacht-bench v2"
+"""The protocol version new records name."""
+V1 = "yacht-bench v1"
+"""The first version: its records stay readable, marked v1, and are never reported beside v2's (its runs passed
+their budgets by up to one rollout)."""
+PROTOCOLS = (V1, PROTOCOL)
+"""The versions a record may name; another is refused."""
 
 TASKS: tuple[str, ...] = tuple(RULESETS)
 """One-player tasks: every built-in rule set, maximise the expected final score."""
@@ -41,8 +46,11 @@ HEADS_UP: dict[str, str] = {"yacht-heads-up": "yacht"}
 """Two-player tasks and their rule sets: heads-up, maximise the chance to win (:mod:`yacht_tools.heads_up_eval`)."""
 ALL_TASKS: tuple[str, ...] = TASKS + tuple(HEADS_UP)
 
-BUDGETS = {"primary": 500_000, "short": 100_000}
-"""Training budgets in environment steps (decisions): the baseline table is at ``primary``."""
+BUDGETS = {"short": 100_000, "primary": 500_000, "long": 10_000_000}
+"""Training budgets in environment steps (decisions): the baseline table is at ``primary``; v1 had the first two."""
+V1_BUDGETS = ("short", "primary")
+MIN_BUDGET_USE = 0.99
+"""A v2 run uses at least this share of its budget and never more than all of it (its ``training.timesteps``)."""
 
 EVAL_SEED = 2_000_000_000
 """Seed of the evaluation games (game ``j``: ``game_seed(EVAL_SEED, j)``); training seeds are below it."""
@@ -56,8 +64,12 @@ CHECKPOINTS = 5
 """Points of a learning curve: after 1/5, 2/5, ... 5/5 of the budget."""
 MAX_TRAINING_SEED = EVAL_SEED - 1
 """Training seeds run from 0 to this: never an evaluation seed."""
-DEFAULT_SEEDS = (0, 1, 2, 3, 4)
-"""The baselines' training seeds."""
+DEFAULT_SEEDS = tuple(range(10))
+"""The baselines' training seeds: 10 (on ``yacht``; at least 5 on every other task)."""
+TUNING_SEEDS = (100, 101)
+"""Training seeds of the hyperparameter sweeps: never a baseline's seed."""
+TUNING_GAME_SEED = 1_500_000_000
+"""Seed of the games a sweep scores its trials on: neither the evaluation games nor the learning curves'."""
 
 KINDS = ("run", "agent")
 MAX_BYTES = 4 << 20
@@ -216,9 +228,10 @@ def check_record(record: Any, where: str) -> dict[str, Any]:
     """``record`` if it is a record of this protocol, else ``ValueError`` naming ``where`` and what is wrong."""
     if not isinstance(record, dict):
         raise ValueError(f"{where}: not a benchmark record (a JSON object), got {type(record).__name__}")
-    if record.get("protocol") != PROTOCOL:
-        raise ValueError(f"{where}: a record of protocol {record.get('protocol')!r}; this is {PROTOCOL!r} "
-                         "(rerun it with this version: yacht bench run / evaluate)")
+    if record.get("protocol") not in PROTOCOLS:
+        raise ValueError(f"{where}: a record of protocol {str(record.get('protocol'))[:40]!r}; this version reads "
+                         f"{' and '.join(map(repr, PROTOCOLS))} (rerun it with this version: yacht bench run / "
+                         "evaluate)")
     missing = [k for k in RECORD_KEYS if k not in record]
     if missing:
         raise ValueError(f"{where}: missing {', '.join(missing)}")
@@ -231,12 +244,16 @@ def check_record(record: Any, where: str) -> dict[str, Any]:
     if record["kind"] not in KINDS:
         raise ValueError(f"{where}: kind must be one of {', '.join(KINDS)}, got {record['kind']!r}")
     if record["budget"] is not None:
+        if record["protocol"] == V1 and record["budget"] not in V1_BUDGETS:
+            raise ValueError(f"{where}: {V1} has the budgets {', '.join(V1_BUDGETS)}, not {record['budget']!r}")
         if record["budget_steps"] != BUDGETS[record["budget"]]:
             raise ValueError(f"{where}: budget {record['budget']!r} is {BUDGETS[record['budget']]:,} steps in "
                              f"{PROTOCOL}, the record says {record['budget_steps']!r}")
     elif record["kind"] == "run":
         raise ValueError(f"{where}: a run record needs its budget")
     _one_line_name(record["learner"], where)
+    if record["protocol"] == PROTOCOL and record["kind"] == "run":
+        _check_budget_held(record["training"], record["budget_steps"], where)
     seed = record["seed"]
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_TRAINING_SEED:
         raise ValueError(f"{where}: seed must be an integer in 0..{MAX_TRAINING_SEED}, got {seed!r}")
@@ -270,6 +287,21 @@ def check_record(record: Any, where: str) -> dict[str, Any]:
     if wall is not None and not 0 <= _number(wall, "wall_s", where) <= MAX_WALL_S:
         raise ValueError(f"{where}: wall_s must be seconds in 0..{MAX_WALL_S:.0e}, got {str(wall)[:40]}")
     return record
+
+
+def _check_budget_held(training: Any, budget: int, where: str) -> None:
+    """A v2 run's ``training.timesteps``: at least :data:`MIN_BUDGET_USE` of its budget, never more (a run over its
+    budget is refused: its score is not a score at that budget)."""
+    steps = training.get("timesteps") if isinstance(training, dict) else None
+    if type(steps) is not int:
+        raise ValueError(f"{where}: a run record needs training.timesteps, the environment steps it trained on")
+    low = math.ceil(MIN_BUDGET_USE * budget)
+    if steps > budget:
+        raise ValueError(f"{where}: the run trained {steps:,} steps, over its budget of {budget:,}: refused "
+                         "(a score past the budget is not one at the budget)")
+    if steps < low:
+        raise ValueError(f"{where}: the run trained {steps:,} steps, under {MIN_BUDGET_USE:.0%} of its budget of "
+                         f"{budget:,} ({low:,})")
 
 
 def _check_references(refs: Any, where: str) -> dict[str, float]:

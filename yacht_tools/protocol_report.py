@@ -89,7 +89,12 @@ def _curve(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def aggregate_records(records: list[dict[str, Any]]) -> dict[str, Any]:
     """The report of ``records`` (checked records of one protocol) as a JSON-ready mapping (module docstring)."""
-    out: dict[str, Any] = {"protocol": P.PROTOCOL, "records": len(records), "budgets": {}}
+    versions = sorted({r["protocol"] for r in records})
+    if len(versions) > 1:
+        raise ValueError(f"records of {' and '.join(versions)} in one report: report each version apart ({P.V1}'s "
+                         "runs passed their budgets by up to a rollout, so its rows are not at the budget)")
+    out: dict[str, Any] = {"protocol": versions[0] if versions else P.PROTOCOL, "records": len(records),
+                           "budgets": {}}
     for budget, tasks in _groups(records).items():
         section: dict[str, Any] = {"steps": P.BUDGETS.get(budget), "tasks": {}, "aggregate": {}, "improvement": []}
         by_learner: dict[str, dict[str, list[float]]] = defaultdict(dict)
