@@ -165,3 +165,19 @@ def test_two_processes_compiling_into_one_cache_leave_it_whole(tmp_path: Path) -
                            text=True, timeout=600)
     assert third.returncode == 0, third.stderr[-2000:]
     assert float(third.stdout.split("COMPILED")[1]) == 0.0 and "compiling" not in third.stderr, third.stderr
+
+
+@pytest.mark.slow
+def test_a_changed_inlined_module_compiles_afresh_in_a_new_process(tmp_path: Path) -> None:
+    """The stale-cache case of ``benchmarks/numba_cache_stale.py`` in fresh processes, where numba's first imports
+    reread its config: a kernel inlining a changed module is compiled again (numba's own cache would load it)."""
+    spec = importlib.util.spec_from_file_location(
+        "numba_cache_stale", Path(__file__).resolve().parents[1] / "benchmarks" / "numba_cache_stale.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)  # type: ignore[union-attr]
+    (tmp_path / "kernel.py").write_text(bench.KERNEL)
+    answers = []
+    for n in (1, 2):
+        (tmp_path / "inlined.py").write_text(bench.INLINED.format(n=n))
+        answers.append(bench._run(tmp_path, "ours"))
+    assert answers == ["2", "3"]

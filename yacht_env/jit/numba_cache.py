@@ -1,21 +1,21 @@
-"""numba's on-disk cache of the package's kernels in a folder named by the sources, and their compiles announced.
+"""numba's on-disk cache of the package's kernels, in a folder named by the digest of the sources; compiles announced.
 
 numba checks a cached kernel against its own module only, not the modules it inlines (numba issue #1833, shown by
-``python benchmarks/numba_cache_stale.py``). :func:`cached_njit` makes every kernel of ``yacht_env`` and
-``yacht_solver`` and has numba cache it in :func:`cache_root`, named by the digest of all their sources: changed
-sources, a new folder. A real compile (not a load) is announced once per process and timed (:func:`compile_seconds`).
-"""
+``python benchmarks/numba_cache_stale.py``): with changed sources, :func:`cached_njit` caches in a new folder."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import shutil
 import time
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import platformdirs
 
@@ -30,8 +30,7 @@ def source_digest() -> str:
     """SHA-256 of the names and bytes of every Python source of ``yacht_env`` and ``yacht_solver``, once a process."""
     h = hashlib.sha256()
     for src in sorted(p for d in _SOURCES for p in d.rglob("*.py")):
-        data = src.read_bytes()
-        h.update(f"{src.relative_to(_PACKAGE.parent).as_posix()}\0{len(data)}\0".encode() + data)
+        h.update(f"{src.relative_to(_PACKAGE.parent).as_posix()}\0{src.stat().st_size}\0".encode() + src.read_bytes())
     return h.hexdigest()
 
 
@@ -42,18 +41,14 @@ def cache_root() -> Path:
 
 
 def kernel_cached(module_file: str, kernel: str) -> bool:
-    """Whether numba's cache holds ``kernel`` of ``module_file`` for the current sources (in the subfolder numba names
-    after the module's folder), looked up without importing numba; False under ``NUMBA_DISABLE_JIT``."""
-    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
-        return False
+    """Whether numba's cache holds ``kernel`` of ``module_file`` for these sources (looked up without numba)."""
     parent, stem = os.path.dirname(os.path.abspath(module_file)), Path(module_file).stem
-    named = hashlib.sha1(parent.encode(), usedforsecurity=False).hexdigest()
-    folder = cache_root() / f"{os.path.basename(parent)}_{named}"
-    return all(any(folder.glob(f"{stem}.{kernel}-*{ext}")) for ext in (".nbi", ".nbc"))
+    folder = cache_root() / f"{os.path.basename(parent)}_{hashlib.sha1(parent.encode()).hexdigest()}"
+    return os.environ.get("NUMBA_DISABLE_JIT", "0") in ("", "0") and all(
+        any(folder.glob(f"{stem}.{kernel}-*{ext}")) for ext in (".nbi", ".nbc"))
 
 
-class _Compiles:
-    seconds, depth, announced = 0.0, 0, False
+_Compiles = types.SimpleNamespace(seconds=0.0, depth=0, announced=False)  # this process's compiles of our kernels
 
 
 def compile_seconds() -> float:
@@ -87,13 +82,10 @@ def _pipeline() -> type:
         def compile_extra(self, func: Callable[..., Any]) -> Any:
             return _compile(super().compile_extra, func)
 
-    root = cache_root()
-    try:  # new sources: the folders made over 30 days ago go (one still in use is made again)
-        for old in [] if root.exists() else root.parent.glob("yacht-env-*"):
+    for old in [] if cache_root().exists() else cache_root().parent.glob("yacht-env-*"):  # unused 30 days: gone
+        with contextlib.suppress(OSError):  # a read-only folder, or one another process removed
             if time.time() - old.stat().st_mtime > 30 * 86400:
                 shutil.rmtree(old, ignore_errors=True)
-    except OSError:  # a read-only folder, or one another process removed
-        pass
     return Announced
 
 
@@ -103,9 +95,6 @@ def cached_njit(f: Callable[..., Any] | None = None, **options: Any) -> Any:
         return functools.partial(cached_njit, **options)
     import numba
     from numba.core import config
-    pipeline, before = _pipeline(), config.CACHE_DIR
-    config.CACHE_DIR = str(cache_root())  # numba reads it once, as it makes this kernel's cache
-    try:
+    pipeline = _pipeline()  # imported first: numba's first imports reread the config
+    with mock.patch.object(config, "CACHE_DIR", str(cache_root())):  # numba reads it once, making this kernel's cache
         return numba.njit(f, cache=True, pipeline_class=pipeline, **options)
-    finally:
-        config.CACHE_DIR = before
