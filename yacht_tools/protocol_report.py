@@ -47,8 +47,9 @@ NO_BUDGET = "agents"
 RESAMPLES = 2000
 """Bootstrap resamples of every interval (seeded: a report is the same on every run)."""
 
-PROFILE_STEP = 0.005
-"""The step of a performance profile's thresholds on the normalised scale (0 to 1: 201 thresholds)."""
+PROFILE_STEP = 0.001
+"""The step of a performance profile's thresholds on the normalised scale: 0 to 1 in 1,001 thresholds, fine enough
+for runs within a few thousandths of optimal play."""
 
 COVERS = ("95% stratified bootstrap percentile intervals over the training seeds, given the fixed evaluation games "
           "(every record plays the same games: their noise is common to every row and not resampled)")
@@ -311,8 +312,9 @@ def plot_curves(records: list[dict[str, Any]], path: str | Path, user_path: bool
 
 
 def curves_figure(records: list[dict[str, Any]]) -> Any:
-    """The learning curves of ``records``: per task, each learner's mean normalised score at each checkpoint with
-    its 95% bootstrap band; one panel per task and budget (the budget in the title where there are several)."""
+    """The learning curves of ``records``: per task, each learner's interquartile mean of the normalised score at
+    each checkpoint with its 95% bootstrap band; one panel per task and budget (the budget in the title where there
+    are several)."""
     report = aggregate_records(records)
     panels = [(budget, task, t["curves"]) for budget, s in report["budgets"].items()
               for task, t in s["tasks"].items() if t["curves"]]
@@ -332,9 +334,46 @@ def curves_figure(records: list[dict[str, Any]]) -> Any:
                                 color=line.get_color())
         ax.set_title(f"{task}, budget {budget}" if several else task)
         ax.set_xlabel("environment steps")
-        ax.set_ylabel("win rate against optimal" if P.task_players(task) == 2
-                      else "normalised score (random 0, optimal 1)")
+        ax.set_ylabel("IQM win rate against optimal" if P.task_players(task) == 2
+                      else "IQM normalised score (random 0, optimal 1)")
         legend_below(ax, ncols=2)
     for ax in axes[len(panels):]:
         ax.set_visible(False)
     return fig
+
+
+def profiles_figure(records: list[dict[str, Any]]) -> Any:
+    """The performance profiles of ``records``' trained learners: per budget, the share of runs whose normalised
+    score is above each threshold (every one-player task weighted equally) with its 95% stratified bootstrap band,
+    a line per learner measured on every one-player task; one panel per budget, the thresholds from just below the
+    lowest run to optimal play. ``ValueError`` where no record is a run (an agent's profile is a step, not runs')."""
+    runs = [r for r in records if r["kind"] == "run"]
+    if not runs:
+        raise ValueError("--profiles: no run records among the records (performance profiles are of training runs: "
+                         "give the records of yacht bench run)")
+    report = aggregate_records(records)
+    learners = {(r["budget"], r["learner"]) for r in runs}
+    panels = [(budget, s["profiles"], [n for n in s["profiles"]["learners"] if (budget, n) in learners])
+              for budget, s in report["budgets"].items() if s["profiles"]]
+    panels = [p for p in panels if p[2]]
+    if not panels:
+        raise ValueError("--profiles: no learner with runs was measured on every one-player task of its budget (the "
+                         "profiles pool the tasks: like with like)")
+    fig = figure((5.2 * len(panels), 3.8), what="--profiles")
+    axes = np.atleast_1d(fig.subplots(1, len(panels))).ravel()
+    for ax, (budget, prof, names) in zip(axes, panels):
+        taus = np.asarray(prof["thresholds"])
+        lowest = min(r["final"]["normalised"] for r in runs if r["budget"] == budget and r["learner"] in names)
+        for name in sorted(names):
+            p = prof["learners"][name]
+            line, = ax.plot(taus, p["value"], label=name, drawstyle="steps-post")
+            if p["low"] is not None:
+                ax.fill_between(taus, p["low"], p["high"], alpha=0.2, color=line.get_color(), step="post")
+        ax.set_xlim(max(0.0, min(lowest, 1.0) - 0.02), 1.0)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"budget {budget}")
+        ax.set_xlabel("normalised score threshold (random 0, optimal 1)")
+        ax.set_ylabel("share of runs above the threshold")
+        legend_below(ax, ncols=2)
+    return fig
+
