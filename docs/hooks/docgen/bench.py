@@ -55,7 +55,8 @@ def bench_results(root: Path = ROOT) -> str:
             if sentence:
                 text = text.replace(f"#### {task}\n\n", f"#### {task}\n\n{sentence} ", 1)
     return (f"`yacht bench report {RECORDS}` (the curves: `--plot`, below):\n\n{text}\n\n"
-            "![Learning curves of the baselines: the normalised score at each fifth of the budget, mean over the "
+            "![Learning curves of the baselines: the normalised score at each fifth of the budget, interquartile "
+            "mean over the "
             "training seeds with its 95% bootstrap band](img/bench-curves.png)\n")
 
 
