@@ -16,7 +16,7 @@ from yacht_tools import protocol as P
 
 pytest.importorskip("scipy")
 from yacht_tools.protocol_report import aggregate_records, markdown_report  # noqa: E402
-from yacht_tools.protocol_stats import SEPARATED, iqm, optimality_gap, performance_profile  # noqa: E402
+from yacht_tools.protocol_stats import DEGENERATE, SEPARATED, iqm, optimality_gap, performance_profile  # noqa: E402
 
 BENCH = Path(__file__).resolve().parents[1] / "docs" / "records" / "bench-v1"
 B_YAHTZEE = (0.6, 0.62, 0.64, 0.7, 0.85)
@@ -134,7 +134,7 @@ def test_a_separated_probability_of_improvement_has_an_interval_and_a_note() -> 
     (p,) = report["budgets"]["primary"]["improvement"]
     assert p["value"] == 1.0 and p["method"] == SEPARATED and p["low"] == pytest.approx(0.025 ** (1 / 10))
     text = markdown_report(report)
-    assert f"| 1.000 [{0.025 ** 0.1:.3f}, 1.000] * | a | b |" in text
+    assert f"| 1.000 [{0.025 ** 0.1:.3f}, 1.000] \\* | a | b |" in text
     assert "\\* Every run of X beat every run of Y on every task" in text
 
 
@@ -147,3 +147,18 @@ def test_the_committed_baselines_compare_with_an_interval_that_is_not_a_point() 
     assert f"{p['low']:.3f}" == "0.884" and p["high"] == 1.0
     noise = report["budgets"]["primary"]["tasks"]["yacht"]["evaluation_noise"]["percent_of_optimal"]
     assert 0.35 < noise < 0.45  # about ±0.4% of optimal over 10,000 games
+
+
+def test_a_point_interval_of_opposite_separations_is_marked_and_explained() -> None:
+    """``x`` beats ``y`` on every run of yacht, ``y`` beats ``x`` on every run of yahtzee: every resample gives
+    1/2, and the table says that the point interval shows no spread."""
+    records = []
+    for i in range(3):
+        records += [_run("yacht", "x", i, 0.9 + 0.01 * i), _run("yahtzee", "x", i, 0.5 + 0.01 * i),
+                    _run("yacht", "y", i, 0.5 + 0.01 * i), _run("yahtzee", "y", i, 0.9 + 0.01 * i)]
+    report = aggregate_records(records)
+    (p,) = report["budgets"]["primary"]["improvement"]
+    assert p["value"] == p["low"] == p["high"] == 0.5 and p["method"] == DEGENERATE
+    text = markdown_report(report)
+    assert "| 0.500 [0.500, 0.500] † |" in text and "† Each task's runs are separated (or tied)" in text
+    assert "Every run of X beat every run of Y" not in text

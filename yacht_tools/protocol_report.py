@@ -251,8 +251,8 @@ def _noise_line(noise: dict[str, Any]) -> str:
 
 
 def _across_tasks_lines(sec: dict[str, Any], h3: str) -> list[str]:
-    """The Markdown lines of a budget's aggregate over the one-player tasks, its partial learners and its
-    probabilities of improvement."""
+    """The Markdown lines of a budget's aggregate over the one-player tasks, the probabilities of improvement
+    between its learners, and the learners measured on some tasks only."""
     lines: list[str] = []
     if sec["aggregate"]:
         tasks = next(iter(sec["aggregate"].values()))["tasks"]
@@ -264,31 +264,37 @@ def _across_tasks_lines(sec: dict[str, Any], h3: str) -> list[str]:
     for name, a in sorted(sec["aggregate"].items(), key=lambda kv: -kv[1]["iqm"]["value"]):
         lines.append(f"| {_name(name)} | {len(a['tasks'])} | {_cell(a['iqm'], 3)} | {_cell(a['mean'], 3)} | "
                      f"{_cell(a['median'], 3)} | {_cell(a['optimality_gap'], 3)} |")
+    if sec["improvement"]:
+        lines += ["", "| P(X > Y) | X | Y |", "|---:|---|---|"]
+        lines += [f"| {_cell(p, 3)}{_mark(p['method'])} | {_name(p['x'])} | {_name(p['y'])} |"
+                  for p in sec["improvement"]]
+        notes = sorted({p["method"] for p in sec["improvement"]} - {PERCENTILE})
+        lines += ["", *[f"{IMPROVEMENT_NOTES[m][0]} {IMPROVEMENT_NOTES[m][1]}" for m in notes]] if notes else []
     if sec["partial"]:
         lines += ["", f"{h3} Learners measured on some tasks", "",
-                  "Not in the aggregate above, which takes a learner only with every one-player task of this budget "
-                  "(their IQM is over their own tasks: not comparable with it).", "",
+                  "Not in the all-task aggregate, which takes a learner only with every one-player task of this "
+                  "budget (their IQM is over their own tasks: not comparable with it).", "",
                   "| learner | tasks | lacks | IQM over its tasks |", "|---|---:|---|---:|"]
         lines += [f"| {_name(n)} | {len(p['tasks'])} | {', '.join(p['lacks'])} | {_cell(p['iqm'], 3)} |"
                   for n, p in sorted(sec["partial"].items())]
-    if sec["improvement"]:
-        lines += ["", "| P(X > Y) | X | Y |", "|---:|---|---|"]
-        lines += [f"| {_cell(p, 3)}{' *' if p['method'] != PERCENTILE else ''} | {_name(p['x'])} | {_name(p['y'])} |"
-                  for p in sec["improvement"]]
-        notes = {p["method"] for p in sec["improvement"]} - {PERCENTILE}
-        lines += ["", *[f"\\* {IMPROVEMENT_NOTES[m]}" for m in sorted(notes)]] if notes else []
     return lines
 
 
+def _mark(method: str) -> str:
+    """The mark after a probability of improvement whose interval is not the bootstrap's percentiles."""
+    return f" {IMPROVEMENT_NOTES[method][0]}" if method in IMPROVEMENT_NOTES else ""
+
+
 IMPROVEMENT_NOTES = {
-    SEPARATED: "Every run of X beat every run of Y on every task, so every bootstrap resample gives 1 and its interval "
-               "would be the point [1, 1]; the interval shown is exact instead: with k tasks and n runs each (the "
-               "fewest), k·n disjoint pairs all won by X put P(X > Y) at 0.025^(1/(k·n)) or above with 97.5% "
-               "confidence (a binomial bound, conservative).",
-    DEGENERATE: "Each task's runs are separated (or tied), so every bootstrap resample gives the same value: the "
-                "interval is that point and shows no spread of the seeds.",
+    SEPARATED: ("\\*", "Every run of X beat every run of Y on every task, so every bootstrap resample gives 1 and its "
+                        "interval would be the point [1, 1]; the interval shown is exact instead: with k tasks and n "
+                        "runs each (the fewest), k·n disjoint pairs all won by X put P(X > Y) at 0.025^(1/(k·n)) or "
+                        "above with 97.5% confidence (a binomial bound, conservative)."),
+    DEGENERATE: ("†", "Each task's runs are separated (or tied), so every bootstrap resample gives the same value: the "
+                      "interval is that point and shows no spread of the seeds."),
 }
-"""The note under the probabilities of improvement whose interval is not the bootstrap's percentiles."""
+"""The mark and the note under the probabilities of improvement whose interval is not the bootstrap's
+percentiles."""
 
 
 def _heads_up_table(t: dict[str, Any]) -> list[str]:
