@@ -162,3 +162,21 @@ def test_a_point_interval_of_opposite_separations_is_marked_and_explained() -> N
     text = markdown_report(report)
     assert "| 0.500 [0.500, 0.500] † |" in text and "† Each task's runs are separated (or tied)" in text
     assert "Every run of X beat every run of Y" not in text
+
+
+def test_the_learning_curve_over_all_tasks_is_the_iqm_of_every_run_and_drawn_first() -> None:
+    """Per learner measured on every task: at each checkpoint, the IQM of the normalised scores of every run of every
+    task (stratified band), in the JSON and as the first panel of ``--plot``; not for a learner of some tasks."""
+    records = _records()
+    sec = aggregate_records(records)["budgets"]["primary"]
+    curve = sec["aggregate"]["b"]["curve"]
+    assert [p["checkpoint"] for p in curve] == [1, 2, 3, 4, 5] and curve[-1]["runs"] == 10
+    last = [0.7 + 0.02 * i for i in range(5)] + list(B_YAHTZEE)  # the synthetic curves end at the final score
+    assert curve[-1]["value"] == pytest.approx(iqm(last)) == pytest.approx(sec["aggregate"]["b"]["iqm"]["value"])
+    assert curve[0]["value"] == pytest.approx(iqm([v / 5 for v in last]))
+    assert curve[0]["low"] < curve[0]["value"] < curve[0]["high"] and "c" not in sec["aggregate"]
+    pytest.importorskip("matplotlib")
+    from yacht_tools.protocol_report import curves_figure
+
+    titles = [ax.get_title() for ax in curves_figure(records).axes if ax.get_visible()]
+    assert titles == ["all one-player tasks", "yacht", "yahtzee"]

@@ -44,6 +44,9 @@ from yacht_tools.protocol_stats import (
 NO_BUDGET = "agents"
 """The section of a report whose records are all agents evaluated without a budget (no run to set one)."""
 
+OVERALL_PANEL = "all one-player tasks"
+"""The title of the learning curves' panel over every one-player task."""
+
 RESAMPLES = 2000
 """Bootstrap resamples of every interval (seeded: a report is the same on every run)."""
 
@@ -129,6 +132,20 @@ def _curve(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
              **_estimate({"task": by_k[k]}, "iqm")} for k in sorted(by_k)]
 
 
+def _task_curve(recs_by_task: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """A learner's learning curve over all its tasks: at each checkpoint every run of every task has, the
+    interquartile mean of the normalised score with its stratified bootstrap band (``statistic`` names it)."""
+    runs = [r for rs in recs_by_task.values() for r in rs]
+    common = set.intersection(*({p["checkpoint"] for p in r["curve"]} for r in runs))
+    out = []
+    for k in sorted(common):
+        at = {t: [next(p for p in r["curve"] if p["checkpoint"] == k) for r in rs] for t, rs in recs_by_task.items()}
+        out.append({"checkpoint": k, "timesteps": float(np.mean([p["timesteps"] for ps in at.values() for p in ps])),
+                    "runs": len(runs), "statistic": "iqm",
+                    **_estimate({t: [p["normalised"] for p in ps] for t, ps in at.items()}, "iqm")})
+    return out
+
+
 def aggregate_records(records: list[dict[str, Any]]) -> dict[str, Any]:
     """The report of ``records`` (checked records of one protocol) as a JSON-ready mapping (module docstring)."""
     versions = sorted({r["protocol"] for r in records})
@@ -140,6 +157,7 @@ def aggregate_records(records: list[dict[str, Any]]) -> dict[str, Any]:
     for budget, tasks in _groups(records).items():
         section: dict[str, Any] = {"steps": P.BUDGETS.get(budget), "tasks": {}}
         by_learner: dict[str, dict[str, list[float]]] = defaultdict(dict)
+        recs_by_learner: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(dict)
         for task in sorted(tasks, key=P.ALL_TASKS.index):
             learners = tasks[task]
             refs = learners[next(iter(learners))][0]["references"]
@@ -152,8 +170,12 @@ def aggregate_records(records: list[dict[str, Any]]) -> dict[str, Any]:
             if P.task_players(task) == 1:  # the aggregate is of the one-player tasks: one scale, the score's
                 for name, recs in learners.items():
                     by_learner[name][task] = [r["final"]["normalised"] for r in recs]
+                    recs_by_learner[name][task] = recs
         one_player = [t for t in section["tasks"] if P.task_players(t) == 1]
         section.update(_across_tasks(by_learner, one_player))
+        for name, a in section["aggregate"].items():
+            if len(one_player) > 1 and all(r["curve"] for rs in recs_by_learner[name].values() for r in rs):
+                a["curve"] = _task_curve(recs_by_learner[name])
         out["budgets"][budget] = section
     return out
 
@@ -320,10 +342,14 @@ def plot_curves(records: list[dict[str, Any]], path: str | Path, user_path: bool
 def curves_figure(records: list[dict[str, Any]]) -> Any:
     """The learning curves of ``records``: per task, each learner's interquartile mean of the normalised score at
     each checkpoint with its 95% bootstrap band; one panel per task and budget (the budget in the title where there
-    are several)."""
+    are several), after a first panel of all one-player tasks together (the learners measured on each of them, where
+    there are two tasks or more)."""
     report = aggregate_records(records)
-    panels = [(budget, task, t["curves"]) for budget, s in report["budgets"].items()
-              for task, t in s["tasks"].items() if t["curves"]]
+    panels = []
+    for budget, s in report["budgets"].items():
+        overall = {n: a["curve"] for n, a in s["aggregate"].items() if a.get("curve")}
+        panels += [(budget, OVERALL_PANEL, overall)] if overall else []
+        panels += [(budget, task, t["curves"]) for task, t in s["tasks"].items() if t["curves"]]
     if not panels:
         raise ValueError("no record has a learning curve (agent records have none): give run records")
     several = len({budget for budget, _, _ in panels}) > 1
@@ -340,8 +366,8 @@ def curves_figure(records: list[dict[str, Any]]) -> Any:
                                 color=line.get_color())
         ax.set_title(f"{task}, budget {budget}" if several else task)
         ax.set_xlabel("environment steps")
-        ax.set_ylabel("IQM win rate against optimal" if P.task_players(task) == 2
-                      else "IQM normalised score (random 0, optimal 1)")
+        ax.set_ylabel("IQM win rate against optimal" if task != OVERALL_PANEL and P.task_players(task) == 2
+                      else "IQM, normalised (random 0, optimal 1)")
         legend_below(ax, ncols=2)
     for ax in axes[len(panels):]:
         ax.set_visible(False)
