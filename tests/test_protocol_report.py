@@ -87,7 +87,7 @@ def test_each_task_states_the_evaluation_games_noise_from_its_records() -> None:
     assert noise["records"] == 15 and noise["games"] == P.EVAL_GAMES
     assert noise["percent_of_optimal"] == pytest.approx(100 * np.median(halves) / opt)
     row = next(row for row in report["budgets"]["primary"]["tasks"]["yacht"]["rows"] if row["learner"] == "a")
-    assert row["evaluation_noise"] == pytest.approx(100 * 0.8 / opt)
+    assert row["evaluation_noise_percent"] == pytest.approx(100 * 0.8 / opt)
     assert "training seeds, given the fixed evaluation games" in report["intervals"]
     text = markdown_report(report)
     assert f"The evaluation games' own noise: ±{100 * 0.5 / opt:.2f}% of optimal" in text

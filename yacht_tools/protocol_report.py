@@ -99,7 +99,7 @@ def _row(learner: str, recs: list[dict[str, Any]]) -> dict[str, Any]:
     for key in ("mean", "percent_of_optimal", "normalised"):
         row[key] = _estimate({"task": [f[key] for f in finals]}, "iqm")
     row["optimality_gap"] = _estimate({"task": [f["normalised"] for f in finals]}, "optimality_gap")
-    row["evaluation_noise"] = _noise(recs)["percent_of_optimal"]
+    row["evaluation_noise_percent"] = _noise(recs)["percent_of_optimal"]
     row["mean_regret"] = float(np.mean([f["mean_regret"] for f in finals]))
     if all("against_optimal" in f for f in finals):  # heads-up: the win rate against the expected-score player
         row["against_optimal"] = _estimate({"task": [f["against_optimal"]["win_rate"] for f in finals]}, "iqm")
