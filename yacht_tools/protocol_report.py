@@ -116,7 +116,7 @@ def _noise(recs: list[dict[str, Any]]) -> dict[str, Any]:
     return {"percent_of_optimal": float(np.median([100.0 * h / r["references"]["optimal"]
                                                    for h, r in zip(half, recs)])),
             "normalised": float(np.median(half)) / (refs["optimal"] - refs["random"]),
-            "games": P.EVAL_GAMES, "records": len(recs)}
+            "games": recs[0]["final"]["episodes"], "records": len(recs)}
 
 
 def _curve(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -132,7 +132,7 @@ def _curve(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
              **_estimate({"task": by_k[k]}, "iqm")} for k in sorted(by_k)]
 
 
-def _task_curve(recs_by_task: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+def _overall_curve(recs_by_task: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """A learner's learning curve over all its tasks: at each checkpoint every run of every task has, the
     interquartile mean of the normalised score with its stratified bootstrap band (``statistic`` names it)."""
     runs = [r for rs in recs_by_task.values() for r in rs]
@@ -175,7 +175,7 @@ def aggregate_records(records: list[dict[str, Any]]) -> dict[str, Any]:
         section.update(_across_tasks(by_learner, one_player))
         for name, a in section["aggregate"].items():
             if len(one_player) > 1 and all(r["curve"] for rs in recs_by_learner[name].values() for r in rs):
-                a["curve"] = _task_curve(recs_by_learner[name])
+                a["curve"] = _overall_curve(recs_by_learner[name])
         out["budgets"][budget] = section
     return out
 
