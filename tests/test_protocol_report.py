@@ -180,3 +180,21 @@ def test_the_learning_curve_over_all_tasks_is_the_iqm_of_every_run_and_drawn_fir
 
     titles = [ax.get_title() for ax in curves_figure(records).axes if ax.get_visible()]
     assert titles == ["all one-player tasks", "yacht", "yahtzee"]
+
+
+def test_profiles_of_learners_that_lack_a_task_are_refused_in_one_line(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Runs of ``c`` on yacht alone beside a reference agent on yacht and yahtzee: no learner with runs has every
+    task, so there is no profile to draw (the profiles pool the tasks)."""
+    pytest.importorskip("matplotlib")
+    folder = tmp_path / "records"
+    for r in _records():
+        if r["learner"] == "c":
+            P.write_record(r, folder)
+    for task in ("yacht", "yahtzee"):
+        agent = json.loads((BENCH / f"{task}-greedy-agent-s0.json").read_text())
+        P.write_record(P.check_record({**agent, "protocol": P.PROTOCOL}, task), folder)
+    assert main(["bench", "report", str(folder), "--profiles", str(tmp_path / "p.png")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "no learner with runs was measured on every one-player task" in err
+    assert not (tmp_path / "p.png").exists()
