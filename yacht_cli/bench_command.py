@@ -2,7 +2,7 @@
 
     yacht bench run --learner td=configs/yacht_td.yaml --tasks yacht yahtzee --budget primary --seeds 0 1 2 3 4
     yacht bench evaluate --agent greedy --tasks yacht yahtzee [--seeds 0]
-    yacht bench report bench/records [--markdown PATH] [--json PATH] [--plot PATH]
+    yacht bench report bench/records [--markdown PATH] [--json PATH] [--plot PATH] [--profiles PATH]
 
 ``run`` needs the ``train`` extra; the others the base install and scipy.
 """
@@ -64,13 +64,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     g = sub.add_parser("report", help="aggregate records into tables (and a plot) with bootstrap intervals",
                        description="Read records (files, or folders of them) and print, per budget, each task's "
-                                   "table and the normalised score aggregated over tasks: interquartile mean, mean "
-                                   "and median with 95% stratified bootstrap intervals, and the probability of "
-                                   "improvement between learners.")
+                                   "table and the normalised score aggregated over tasks: interquartile mean, mean, "
+                                   "median and optimality gap with 95% stratified bootstrap intervals over the "
+                                   "training seeds, and the probability of improvement between learners.")
     g.add_argument("records", nargs="+", metavar="RECORDS", help="record files or folders of them")
     g.add_argument("--markdown", metavar="PATH", help="also write the tables as Markdown")
     g.add_argument("--json", metavar="PATH", help="write the aggregates as JSON")
     g.add_argument("--plot", metavar="PATH", help="write the learning curves (PNG) with interval bands")
+    g.add_argument("--profiles", metavar="PATH", help="write the performance profiles (PNG): the share of runs "
+                                                      "above each normalised score, with bands, a panel per budget")
     return p
 
 
@@ -160,18 +162,21 @@ def _report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from yacht_tools.plots import save
-    from yacht_tools.protocol_report import aggregate_records, curves_figure, markdown_report
+    from yacht_tools.protocol_report import aggregate_records, curves_figure, markdown_report, profiles_figure
 
     inputs = [Input(p, "the records folder", ("*.json",)) if Path(p).is_dir() else Input(p, "the record")
               for p in args.records]
-    outputs = check_output_paths({"--markdown": args.markdown, "--json": args.json, "--plot": args.plot}, inputs)
-    if outputs["--plot"]:
-        require("matplotlib", what="--plot")
+    outputs = check_output_paths({"--markdown": args.markdown, "--json": args.json, "--plot": args.plot,
+                                  "--profiles": args.profiles}, inputs)
+    for flag in ("--plot", "--profiles"):
+        if outputs[flag]:
+            require("matplotlib", what=flag)
     records = P.read_records(args.records)  # each checked: a bad record is named in one line before any output
     report = aggregate_records(records)
     text = markdown_report(report)
     as_json = json.dumps(report, indent=1, allow_nan=False) + "\n"  # made before anything is written
     fig = curves_figure(records) if outputs["--plot"] else None
+    profiles = profiles_figure(records) if outputs["--profiles"] else None
     print(text)
     if outputs["--markdown"]:
         write_user_text(outputs["--markdown"], text + "\n")
@@ -179,4 +184,6 @@ def _report(args: argparse.Namespace) -> int:
         write_user_text(outputs["--json"], as_json)
     if fig is not None and outputs["--plot"]:
         save(fig, outputs["--plot"])
+    if profiles is not None and outputs["--profiles"]:
+        save(profiles, outputs["--profiles"])
     return 0

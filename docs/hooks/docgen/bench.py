@@ -55,8 +55,9 @@ def bench_results(root: Path = ROOT) -> str:
             if sentence:
                 text = text.replace(f"#### {task}\n\n", f"#### {task}\n\n{sentence} ", 1)
     return (f"`yacht bench report {RECORDS}` (the curves: `--plot`, below):\n\n{text}\n\n"
-            "![Learning curves of the baselines: the normalised score at each fifth of the budget, mean over the "
-            "training seeds with its 95% bootstrap band](img/bench-curves.png)\n")
+            "![Learning curves of the baselines: the normalised score at each fifth of the budget, over all "
+            "one-player tasks and per task, interquartile mean over the training seeds with its 95% bootstrap "
+            "band](img/bench-curves.png)\n")
 
 
 def bench_timing(root: Path = ROOT) -> str:

@@ -265,6 +265,13 @@ def bench_picture(records: list[dict[str, Any]]) -> bytes:
     return _png(curves_figure(records))
 
 
+def bench_profiles_picture(records: list[dict[str, Any]]) -> bytes:
+    """The performance profiles of the benchmark's baseline records (``yacht bench report --profiles``)."""
+    from yacht_tools.protocol_report import profiles_figure
+
+    return _png(profiles_figure(records))
+
+
 def _same(data: bytes) -> bytes:
     return data
 
@@ -346,5 +353,7 @@ PICTURES: dict[str, Picture] = {
     "replays/greedy-yacht-seed7.html": Picture(replay_page, _same, ()),
     "img/bench-curves.png": Picture(bench_records, bench_picture, ("yacht_tools.protocol_report.curves_figure",
                                                                    _PLOTS, _PNG)),
+    "img/bench-profiles.png": Picture(bench_records, bench_profiles_picture, (
+        "yacht_tools.protocol_report.profiles_figure", "yacht_tools.protocol_stats.performance_profile", _PLOTS, _PNG)),
 }
 """Path under ``docs/`` -> the picture committed there."""
