@@ -38,7 +38,7 @@ def read_curve(path: str | Path, task: str, budget: str, steps: int) -> list[dic
     if P.task_players(task) != 1:
         raise ValueError(f"--curve {where}: a learning curve is read for the one-player tasks (a score); on "
                          f"{task} leave --curve out")
-    raw = read_regular(Path(path), MAX_CURVE_BYTES, "a learning curve")
+    raw = read_regular(Path(path), MAX_CURVE_BYTES, f"the learning curve {where!r} (--curve)")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
