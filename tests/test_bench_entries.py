@@ -6,6 +6,8 @@ tune`` sweeps a learner's settings."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -251,34 +253,47 @@ def test_report_with_baselines_puts_your_records_beside_the_published_ones(
     assert "give the records to report" in _one_line_error(capsys)
 
 
-def test_tune_runs_a_sweep_keeps_finished_trials_and_writes_the_winner(
-        tiny_budget: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
-        capsys: pytest.CaptureFixture[str]) -> None:
-    from yacht_training import tuning
+def _tune_in_a_child(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """``yacht bench tune`` in a process of its own (its workers are spawned: pytest's own script would start again
+    in them) with the tiny budget and 200 tuning games a trial."""
+    code = ("import sys\nfrom yacht_tools import protocol as P\nfrom yacht_training import tuning\n"
+            f"P.BUDGETS['tiny'] = {TINY}\ntuning.GAMES = 200\nfrom yacht_cli import main\n"
+            "sys.exit(main(sys.argv[1:]))\n")
+    return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=600,
+                          check=False)
+
+
+def test_tune_runs_a_sweep_keeps_finished_trials_and_writes_the_winner(tmp_path: Path) -> None:
     from yacht_training.config import load_config
 
-    monkeypatch.setattr(tuning, "GAMES", 200)
     sweep = tmp_path / "td-tiny.yaml"
-    sweep.write_text(f"base: {CONFIGS / 'yacht_td.yaml'}\ntask: yacht\nbudget: {tiny_budget}\n"
+    sweep.write_text(f"base: {CONFIGS / 'yacht_td.yaml'}\ntask: yacht\nbudget: tiny\n"
                      "grid:\n  td.epochs_per_iteration: [1, 2]\n")
     out, config = tmp_path / "tuning", tmp_path / "winner.yaml"
     argv = ["bench", "tune", str(sweep), "--out", str(out), "--write-config", str(config), "--no-progress"]
-    assert main(argv) == 0
+    done = _tune_in_a_child(argv)
+    assert done.returncode == 0, done.stderr
     result = json.loads((out / "td-tiny.json").read_text())
-    assert result["budget_steps"] == TINY and result["seeds"] == list(P.TUNING_SEEDS)
+    assert result["budget_steps"] == TINY and result["seeds"] == list(P.TUNING_SEEDS) and result["games"] == 200
     assert [t["change"] for t in result["trials"]] == [{"td": {"epochs_per_iteration": k}} for k in (1, 2)]
     for t in result["trials"]:
         assert set(t["scores"]) == {str(s) for s in P.TUNING_SEEDS}
         assert all(P.MIN_BUDGET_USE * TINY <= s <= TINY for s in t["steps"].values())
     best = max(result["trials"], key=lambda t: t["mean"])
     assert result["winner"]["trial"] == best["trial"]
-    printed = capsys.readouterr().out
-    assert f"winner trial {best['trial']} (td.epochs_per_iteration=" in printed and "core-hours" in printed
+    assert f"winner trial {best['trial']} (td.epochs_per_iteration=" in done.stdout and "core-hours" in done.stdout
     assert load_config(config).to_dict()["td"]["epochs_per_iteration"] == best["change"]["td"]["epochs_per_iteration"]
     runs = {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()}
-    assert main(argv) == 0  # everything done: kept, nothing trained again
+    again = _tune_in_a_child(argv)  # everything done: kept, nothing trained again
+    assert again.returncode == 0, again.stderr
     assert json.loads((out / "td-tiny.json").read_text())["trials"] == result["trials"]
     assert runs == {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()}
+    stopped = {**result, "trials": result["trials"][:1]}  # as if stopped after the first trial
+    (out / "td-tiny.json").write_text(json.dumps(stopped))
+    assert _tune_in_a_child(argv).returncode == 0
+    assert json.loads((out / "td-tiny.json").read_text())["trials"][0] == result["trials"][0]
+    now = {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()}
+    assert {n for n in runs if runs[n] != now[n]} == {f"td-tiny-t1-s{s}" for s in P.TUNING_SEEDS}
 
 
 @pytest.mark.parametrize(("text", "match"), [
