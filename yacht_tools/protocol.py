@@ -1,14 +1,16 @@
-"""The benchmark protocol (``yacht-bench v1``): its tasks, budgets and evaluation games, and the record of one run.
+"""The benchmark protocol (``yacht-bench v2``): its tasks, budgets and evaluation games, and the record of one run.
 
-A *run* trains a learner on one task for one budget from one training seed; an *agent* record puts any agent the
-CLI accepts through the same evaluation. Both are measured on the protocol's evaluation games (game ``j`` is the
-game of :func:`yacht_tools.seeds.game_seed` ``(EVAL_SEED, j)``, never a training game), and a record holds what
-the report needs: the mean score, its percent of optimal play, the score normalised between the random player
-(0) and optimal play (1), and the mean regret per decision against the exact solver. The learning curve of a run
-is its mean at :data:`CHECKPOINTS` fixed fractions of the budget, on other games (:data:`CURVE_SEED`).
+A *run* trains a learner on one task for one budget from one training seed; an *agent* record puts any agent the CLI
+accepts through the same evaluation (a reference row of every budget); an *entry* is an outside learner's agent
+evaluated so, its training steps and seed declared by its author (a learner of its budget). All are measured on the
+protocol's evaluation games (game ``j`` is the game of :func:`yacht_tools.seeds.game_seed` ``(EVAL_SEED, j)``, never a
+training game), and a record holds what the report needs: the mean score, its percent of optimal play, the score
+normalised between the random player (0) and optimal play (1), and the mean regret per decision against the exact
+solver. The learning curve of a run is its mean at :data:`CHECKPOINTS` fixed fractions of the budget, on other games
+(:data:`CURVE_SEED`).
 
-Records are JSON, written atomically and read back as data only (never unpickled or run): at most
-:data:`MAX_BYTES`, the protocol and task they name checked before anything else (:func:`read_record`).
+Records are JSON, written atomically and read back as data only (never unpickled or run): at most :data:`MAX_BYTES`, the
+protocol and task they name checked before anything else (:func:`read_record`).
 """
 
 from __future__ import annotations
@@ -280,8 +282,7 @@ def check_record(record: Any, where: str) -> dict[str, Any]:
             raise ValueError(f"{where}: budget {record['budget']!r} is {BUDGETS[record['budget']]:,} steps in "
                              f"{PROTOCOL}, the record says {record['budget_steps']!r}")
     elif record["kind"] != "agent":
-        raise ValueError(f"{where}: a{'n' if record['kind'] == 'entry' else ''} {record['kind']} record needs its "
-                         "budget")
+        raise ValueError(f"{where}: {_a(record['kind'])} record needs its budget")
     _one_line_name(record["learner"], where)
     if record["protocol"] == PROTOCOL and record["kind"] == "run":
         _check_budget_held(record["training"], record["budget_steps"], where)
@@ -293,8 +294,7 @@ def check_record(record: Any, where: str) -> dict[str, Any]:
         _check_entry(record, where)
     if "verified" in record and (record["verified"] is not False or record["kind"] != "agent"):
         raise ValueError(f"{where}: verified is only ever false, on an agent record (an agent evaluated without a "
-                         f"declared training), got {str(record['verified'])[:40]} on a{'n' * (record['kind'] != 'run')}"
-                         f" {record['kind']} record")
+                         f"declared training), got {str(record['verified'])[:40]} on {_a(record['kind'])} record")
     seed = record["seed"]
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_TRAINING_SEED:
         raise ValueError(f"{where}: seed must be an integer in 0..{MAX_TRAINING_SEED}, got {seed!r}")
@@ -335,8 +335,7 @@ def _check_budget_held(training: Any, budget: int, where: str, what: str = "run"
     run over its budget is refused: its score is not a score at that budget)."""
     steps = training.get("timesteps") if isinstance(training, dict) else None
     if type(steps) is not int:
-        raise ValueError(f"{where}: a{'n' if what == 'entry' else ''} {what} record needs training.timesteps, the "
-                         "environment steps it trained on")
+        raise ValueError(f"{where}: {_a(what)} record needs training.timesteps, the environment steps it trained on")
     low = math.ceil(MIN_BUDGET_USE * budget)
     if steps > budget:
         raise ValueError(f"{where}: the {what} trained {steps:,} steps, over its budget of {budget:,}: refused "
@@ -344,6 +343,11 @@ def _check_budget_held(training: Any, budget: int, where: str, what: str = "run"
     if steps < low:
         raise ValueError(f"{where}: the {what} trained {steps:,} steps, under {MIN_BUDGET_USE:.0%} of its budget of "
                          f"{budget:,} ({low:,})")
+
+
+def _a(kind: str) -> str:
+    """A record's kind with its article: ``a run``, ``an entry``, ``an agent``."""
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind}"
 
 
 def check_entry_training(steps: int, budget: str, where: str = "--training-steps") -> int:
