@@ -25,9 +25,9 @@ from yacht_tools.seeds import check_int, check_seed
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``bench`` sub-parser and its three commands."""
+    """Add the ``bench`` sub-parser and its commands."""
     p = subparsers.add_parser(
-        "bench", help="the benchmark protocol: train over seeds, evaluate any agent, report with intervals",
+        "bench", help="the benchmark protocol: train over seeds, evaluate any agent, report with intervals, tune",
         description=f"The benchmark protocol ({P.PROTOCOL}): every learner on fixed tasks and step budgets over "
                     "several training seeds, measured on fixed evaluation games against exact optimal play, "
                     "reported as interquartile means with stratified bootstrap intervals.")
@@ -54,7 +54,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     e = sub.add_parser("evaluate", help="put any agent through the protocol's evaluation; one record per task",
                        description="Evaluate an agent (anything `yacht eval --agent` accepts) on the protocol's "
-                                   "games of each task, writing the record a run writes, so it joins the report.")
+                                   "games of each task, one record per task, which the report reads. With --budget, "
+                                   "--training-steps and --training-seed it is an entry: a learner of that budget, "
+                                   "its training as you declare it; without them a reference row of every budget.")
     options.add_agent(e, default=None, help_="the agent")
     e.add_argument("--name", help="the name the report shows (default: the agent spec)")
     e.add_argument("--tasks", nargs="+", metavar="TASK", help=tasks_help)
@@ -275,12 +277,15 @@ def _record_paths(given: list[str], with_baselines: bool) -> list[str]:
 
 
 def _tune(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     import yaml
 
     from yacht_training.tuning import read_sweep, run_sweep, winner_config
 
     workers = check_int(args.workers, "--workers", 1, 256)
-    outputs = check_output_paths({"--write-config": args.write_config}, [Input(args.sweep, "the sweep")])
+    outputs = check_output_paths({"--write-config": args.write_config}, [
+        Input(args.sweep, "the sweep"), Input(args.out, "the sweep's folder", (f"{Path(args.sweep).stem}.json",))])
     sweep = read_sweep(args.sweep)  # every trial's config checked before any training
     t0 = time.perf_counter()
     result = run_sweep(sweep, args.out, workers=workers, progress=options.progress(args))
