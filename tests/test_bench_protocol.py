@@ -123,7 +123,8 @@ def _record_text(greedy_records: Path, **change: object) -> str:
 
 
 @pytest.mark.parametrize(("change", "match"), [
-    ({"protocol": "yacht-bench v0"}, "a record of protocol 'yacht-bench v0'; this version reads 'yacht-bench v1' and 'yacht-bench v2'"),
+    ({"protocol": "yacht-bench v0"},
+     "a record of protocol 'yacht-bench v0'; this version reads 'yacht-bench v1' and 'yacht-bench v2'"),
     ({"task": "backgammon"}, "unknown task 'backgammon'"),
     ({"budget": "primary", "budget_steps": 5}, "budget 'primary' is 500,000 steps"),
     ({"seed": -1}, "seed must be an integer"),

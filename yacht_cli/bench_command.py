@@ -1,10 +1,13 @@
-"""``yacht bench``: the benchmark protocol's three commands (the documentation's Benchmark protocol page).
+"""``yacht bench``: the benchmark protocol's commands (the documentation's Benchmark protocol page).
 
     yacht bench run --learner td=configs/yacht_td.yaml --tasks yacht yahtzee --budget primary --seeds 0 1 2 3 4
     yacht bench evaluate --agent greedy --tasks yacht yahtzee [--seeds 0]
-    yacht bench report bench/records [--markdown PATH] [--json PATH] [--plot PATH] [--profiles PATH]
+    yacht bench evaluate --agent my.zip --name mine --tasks yacht --budget primary --training-steps 500000 \
+        --training-seed 3 [--curve curve.csv]
+    yacht bench report bench/records [--with-baselines] [--markdown PATH] [--json PATH] [--plot PATH] [--profiles PATH]
+    yacht bench tune sweep.yaml [--out bench/tuning] [--workers N] [--write-config PATH]
 
-``run`` needs the ``train`` extra; the others the base install and scipy.
+``run`` and ``tune`` need the ``train`` extra; the others the base install and scipy.
 """
 
 from __future__ import annotations
@@ -22,9 +25,9 @@ from yacht_tools.seeds import check_int, check_seed
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``bench`` sub-parser and its three commands."""
+    """Add the ``bench`` sub-parser and its commands."""
     p = subparsers.add_parser(
-        "bench", help="the benchmark protocol: train over seeds, evaluate any agent, report with intervals",
+        "bench", help="the benchmark protocol: train over seeds, evaluate any agent, report with intervals, tune",
         description=f"The benchmark protocol ({P.PROTOCOL}): every learner on fixed tasks and step budgets over "
                     "several training seeds, measured on fixed evaluation games against exact optimal play, "
                     "reported as interquartile means with stratified bootstrap intervals.")
@@ -51,14 +54,26 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     e = sub.add_parser("evaluate", help="put any agent through the protocol's evaluation; one record per task",
                        description="Evaluate an agent (anything `yacht eval --agent` accepts) on the protocol's "
-                                   "games of each task, writing the record a run writes, so it joins the report.")
+                                   "games of each task, one record per task, which the report reads. With --budget, "
+                                   "--training-steps and --training-seed it is an entry: a learner of that budget, "
+                                   "its training as you declare it; without them a reference row of every budget.")
     options.add_agent(e, default=None, help_="the agent")
     e.add_argument("--name", help="the name the report shows (default: the agent spec)")
     e.add_argument("--tasks", nargs="+", metavar="TASK", help=tasks_help)
     e.add_argument("--seeds", nargs="+", metavar="SEED",
-                   help="seeds of the agent's own random draws, one record each (default: 0)")
-    e.add_argument("--budget", help="report the agent among the learners of this budget (default: a reference "
-                                    "row of every budget)")
+                   help="seeds of the agent's own random draws (not training seeds), one record each; an entry's: "
+                        "one (default: 0)")
+    e.add_argument("--budget", help="the budget the agent was trained for: with --training-steps and "
+                                    "--training-seed it is a learner of that budget (an entry); without them it "
+                                    "is recorded unverified, a reference row (default: a reference row of every "
+                                    "budget)")
+    e.add_argument("--training-steps", metavar="STEPS",
+                   help=f"the environment steps the agent trained on: {100 * P.MIN_BUDGET_USE:.0f}%% to 100%% of the "
+                        "budget's (as a run's)")
+    e.add_argument("--training-seed", metavar="SEED", help="the seed the agent was trained from")
+    e.add_argument("--curve", metavar="FILE", help="the agent's learning curve, one task's: a CSV with the header "
+                                                   "timesteps,mean or timesteps,percent_of_optimal, or a JSON list "
+                                                   "of {timesteps, mean}")
     e.add_argument("--out", default="bench", help="folder of the records (default: bench)")
     options.add_progress(e)
 
@@ -67,12 +82,28 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                                    "table and the normalised score aggregated over tasks: interquartile mean, mean, "
                                    "median and optimality gap with 95% stratified bootstrap intervals over the "
                                    "training seeds, and the probability of improvement between learners.")
-    g.add_argument("records", nargs="+", metavar="RECORDS", help="record files or folders of them")
+    g.add_argument("records", nargs="*", metavar="RECORDS", help="record files or folders of them")
+    g.add_argument("--with-baselines", action="store_true",
+                   help="add the published baseline records of this protocol (docs/records/bench-v2 of a checkout "
+                        "of the source) to RECORDS: your agent beside the baselines")
     g.add_argument("--markdown", metavar="PATH", help="also write the tables as Markdown")
     g.add_argument("--json", metavar="PATH", help="write the aggregates as JSON")
     g.add_argument("--plot", metavar="PATH", help="write the learning curves (PNG) with interval bands")
     g.add_argument("--profiles", metavar="PATH", help="write the performance profiles (PNG): the share of runs "
                                                       "above each normalised score, with bands, a panel per budget")
+
+    t = sub.add_parser("tune", help="sweep one learner's settings at one budget on tuning seeds and games",
+                       description="Train every point of a sweep's grid at its budget from each tuning seed "
+                                   f"({', '.join(map(str, P.TUNING_SEEDS))}), score it on the tuning games (never "
+                                   "the evaluation games) and name the winner. Run again to go on: finished "
+                                   "trials are kept.")
+    t.add_argument("sweep", metavar="SWEEP", help="the sweep: YAML with base (a train.py config), task, budget and "
+                                                  "grid (dotted config keys, each a list of values)")
+    t.add_argument("--out", default="bench/tuning", help="folder of the trials and the result "
+                                                         "OUT/<sweep>.json (default: bench/tuning)")
+    t.add_argument("--workers", default="1", help="trainings side by side in processes (default: 1)")
+    t.add_argument("--write-config", metavar="PATH", help="write the winner's config as a train.py YAML")
+    options.add_progress(t)
     return p
 
 
@@ -105,7 +136,9 @@ def run(args: argparse.Namespace) -> int:
         return _evaluate(args)
     if command == "report":
         return _report(args)
-    raise ValueError("give a bench command: run, evaluate or report (yacht bench --help)")
+    if command == "tune":
+        return _tune(args)
+    raise ValueError("give a bench command: run, evaluate, report or tune (yacht bench --help)")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -139,22 +172,63 @@ def _evaluate(args: argparse.Namespace) -> int:
                          "yacht tournament seeds them), so every seed gives the same record: leave --seeds out")
     budget = None if args.budget is None else P.check_budget(args.budget)
     name = args.name or args.agent.rstrip("/").split("/")[-1]
+    training, curve = _declared_training(args, budget, tasks, seeds)
+    if budget is not None and training is None:
+        print(f"yacht bench evaluate: {name} is recorded unverified, a reference row, not a learner of {budget}: "
+              "give --training-steps and --training-seed to enter it", file=sys.stderr)
     for task in tasks:
         for seed in seeds:
             t0 = time.perf_counter()
             final = P.final_evaluation(args.agent, task, seed=seed, progress=options.progress(args))
-            record = P.make_record("agent", task, name, seed, final, budget=budget,
-                                   wall_s=round(time.perf_counter() - t0, 1))
+            wall = round(time.perf_counter() - t0, 1)
+            if training is None:
+                record = P.make_record("agent", task, name, seed, final, wall_s=wall,
+                                       **({"verified": False} if budget else {}))
+            else:
+                record = P.make_record("entry", task, name, training["seed"], final, budget=budget, curve=curve,
+                                       training=training, agent_seed=seed, wall_s=wall)
             path = P.write_record(record, f"{args.out}/records")
+            what = (f"(seed {seed})" if training is None else f"(trained {training['timesteps']:,} steps from seed "
+                    f"{training['seed']}, declared; its draws seeded {seed})")
             if P.task_players(task) == 2:
-                print(f"{task}: {name} (seed {seed}) wins {final['mean']:.4f} against optimal-duel (win-regret "
+                print(f"{task}: {name} {what} wins {final['mean']:.4f} against optimal-duel (win-regret "
                       f"{final['mean_regret']:.5f} per decision), {final['against_optimal']['win_rate']:.4f} against "
                       f"optimal -> {path}")
                 continue
-            print(f"{task}: {name} (seed {seed}) {final['mean']:.2f} = {final['percent_of_optimal']:.2f}% of "
+            print(f"{task}: {name} {what} {final['mean']:.2f} = {final['percent_of_optimal']:.2f}% of "
                   f"optimal, normalised {final['normalised']:.4f}, regret {final['mean_regret']:.4f} per decision "
                   f"-> {path}")
     return 0
+
+
+def _declared_training(args: argparse.Namespace, budget: str | None, tasks: list[str],
+                       seeds: list[int]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """An entry's declared training (None for an agent: no steps and seed given) and its learning curve, all
+    checked before any evaluation."""
+    if args.training_steps is None and args.training_seed is None:
+        if args.curve:
+            raise ValueError("--curve is an entry's learning curve: give it with --budget, --training-steps and "
+                             "--training-seed")
+        return None, []
+    if args.training_steps is None or args.training_seed is None:
+        raise ValueError("give both --training-steps and --training-seed (the steps the agent trained on and the "
+                         "seed it trained from), or neither (a reference row)")
+    if budget is None:
+        raise ValueError("--training-steps and --training-seed need --budget: the budget the agent was trained for "
+                         "(" + ", ".join(f"{k} {v:,}" for k, v in P.BUDGETS.items()) + " steps)")
+    steps = P.check_entry_training(check_int(args.training_steps, "--training-steps", 1), budget)
+    seed = check_int(args.training_seed, "--training-seed", 0, P.MAX_TRAINING_SEED)
+    if len(seeds) != 1:
+        raise ValueError("--seeds: an entry is one trained agent, one record per task: give one seed of its own "
+                         "draws, or leave --seeds out (0)")
+    curve: list[dict[str, Any]] = []
+    if args.curve:
+        if len(tasks) != 1:
+            raise ValueError("--curve is one task's learning curve: give one task (--tasks TASK)")
+        from yacht_tools.entry_curve import read_curve
+
+        curve = read_curve(args.curve, tasks[0], budget, steps)
+    return P.entry_training(steps, seed), curve
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -164,14 +238,15 @@ def _report(args: argparse.Namespace) -> int:
     from yacht_tools.plots import save
     from yacht_tools.protocol_report import aggregate_records, curves_figure, markdown_report, profiles_figure
 
+    paths = _record_paths(args.records, args.with_baselines)
     inputs = [Input(p, "the records folder", ("*.json",)) if Path(p).is_dir() else Input(p, "the record")
-              for p in args.records]
+              for p in paths]
     outputs = check_output_paths({"--markdown": args.markdown, "--json": args.json, "--plot": args.plot,
                                   "--profiles": args.profiles}, inputs)
     for flag in ("--plot", "--profiles"):
         if outputs[flag]:
             require("matplotlib", what=flag)
-    records = P.read_records(args.records)  # each checked: a bad record is named in one line before any output
+    records = P.read_records(paths)  # each checked: a bad record is named in one line before any output
     report = aggregate_records(records)
     text = markdown_report(report)
     as_json = json.dumps(report, indent=1, allow_nan=False) + "\n"  # made before anything is written
@@ -187,3 +262,59 @@ def _report(args: argparse.Namespace) -> int:
     if profiles is not None and outputs["--profiles"]:
         save(profiles, outputs["--profiles"])
     return 0
+
+
+def _record_paths(given: list[str], with_baselines: bool) -> list[str]:
+    """The records a report reads: ``given``, and with ``--with-baselines`` the published baselines' folder (once,
+    if it is also given)."""
+    from pathlib import Path
+
+    if not with_baselines:
+        if not given:
+            raise ValueError("give the records to report (files or folders of them), or --with-baselines")
+        return given
+    folder = Path(P.BASELINE_RECORDS)
+    if not folder.is_dir():
+        raise ValueError(f"--with-baselines: the published baseline records are not in this install ({folder} is "
+                         "missing: they come with a checkout of the source, in docs/records/bench-v2/); give their "
+                         "folder as a RECORDS argument instead")
+    if any(Path(p).resolve() == folder.resolve() for p in given):
+        return given
+    return [*given, str(folder)]
+
+
+def _tune(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import yaml
+
+    from yacht_training.tuning import read_sweep, run_sweep, winner_config
+
+    workers = check_int(args.workers, "--workers", 1, 256)
+    outputs = check_output_paths({"--write-config": args.write_config}, [
+        Input(args.sweep, "the sweep"), Input(args.out, "the sweep's folder", (f"{Path(args.sweep).stem}.json",))])
+    sweep = read_sweep(args.sweep)  # every trial's config checked before any training
+    t0 = time.perf_counter()
+    result = run_sweep(sweep, args.out, workers=workers, progress=options.progress(args))
+    winner = result.get("winner")
+    if winner is None:
+        raise ValueError(f"{args.sweep}: the sweep has no finished trial")
+    change = ", ".join(f"{k}={v}" for k, v in _dotted(winner["change"]))
+    print(f"{sweep.name}: {len(result['trials'])} trials of {sweep.task} at budget {sweep.budget} "
+          f"({result['budget_steps']:,} steps) over tuning seeds {', '.join(map(str, result['seeds']))}; winner "
+          f"trial {winner['trial']} ({change}): {winner['mean']:.2f}% of optimal on the tuning games; the sweep "
+          f"took {result['core_seconds'] / 3600:.2f} core-hours ({time.perf_counter() - t0:,.0f} s here) -> "
+          f"{args.out}/{sweep.name}.json")
+    if outputs["--write-config"]:
+        text = yaml.safe_dump(winner_config(result), sort_keys=False)
+        write_user_text(outputs["--write-config"], text)
+        print(f"the winner's config -> {outputs['--write-config']}")
+    return 0
+
+
+def _dotted(change: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """A nested config change as (dotted key, value) pairs, as a sweep's grid names them."""
+    out: list[tuple[str, Any]] = []
+    for k, v in change.items():
+        out += _dotted(v, f"{prefix}{k}.") if isinstance(v, dict) else [(f"{prefix}{k}", v)]
+    return out

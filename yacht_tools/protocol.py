@@ -1,14 +1,16 @@
-"""The benchmark protocol (``yacht-bench v1``): its tasks, budgets and evaluation games, and the record of one run.
+"""The benchmark protocol (``yacht-bench v2``): its tasks, budgets and evaluation games, and the record of one run.
 
-A *run* trains a learner on one task for one budget from one training seed; an *agent* record puts any agent the
-CLI accepts through the same evaluation. Both are measured on the protocol's evaluation games (game ``j`` is the
-game of :func:`yacht_tools.seeds.game_seed` ``(EVAL_SEED, j)``, never a training game), and a record holds what
-the report needs: the mean score, its percent of optimal play, the score normalised between the random player
-(0) and optimal play (1), and the mean regret per decision against the exact solver. The learning curve of a run
-is its mean at :data:`CHECKPOINTS` fixed fractions of the budget, on other games (:data:`CURVE_SEED`).
+A *run* trains a learner on one task for one budget from one training seed; an *agent* record puts any agent the CLI
+accepts through the same evaluation (a reference row of every budget); an *entry* is an outside learner's agent
+evaluated so, its training steps and seed declared by its author (a learner of its budget). All are measured on the
+protocol's evaluation games (game ``j`` is the game of :func:`yacht_tools.seeds.game_seed` ``(EVAL_SEED, j)``, never a
+training game), and a record holds what the report needs: the mean score, its percent of optimal play, the score
+normalised between the random player (0) and optimal play (1), and the mean regret per decision against the exact
+solver. The learning curve of a run is its mean at :data:`CHECKPOINTS` fixed fractions of the budget, on other games
+(:data:`CURVE_SEED`).
 
-Records are JSON, written atomically and read back as data only (never unpickled or run): at most
-:data:`MAX_BYTES`, the protocol and task they name checked before anything else (:func:`read_record`).
+Records are JSON, written atomically and read back as data only (never unpickled or run): at most :data:`MAX_BYTES`, the
+protocol and task they name checked before anything else (:func:`read_record`).
 """
 
 from __future__ import annotations
@@ -71,7 +73,15 @@ TUNING_SEEDS = (100, 101)
 TUNING_GAME_SEED = 1_500_000_000
 """Seed of the games a sweep scores its trials on: neither the evaluation games nor the learning curves'."""
 
-KINDS = ("run", "agent")
+KINDS = ("run", "agent", "entry")
+"""A record is a ``run`` (trained here by ``yacht bench run``), an ``agent`` (a reference row of every budget: no
+training, or none declared) or an ``entry`` (an outside learner evaluated here, its training steps and seed declared
+by its author: a learner of its budget)."""
+DECLARED = "declared by the user"
+"""An entry's ``training.source``: its steps and seed are its author's word, not a run of this machine."""
+BASELINE_RECORDS = Path(__file__).resolve().parents[1] / "docs" / "records" / "bench-v2"
+"""The published baseline records of this protocol (``yacht bench report --with-baselines``): in a checkout of the
+source, not in an installed wheel."""
 MAX_BYTES = 4 << 20
 """The largest record read: a record is a few kB (no per-game scores)."""
 MAX_RECORDS = 10_000
@@ -161,6 +171,24 @@ def heads_up_final(agent: Any, task: str, progress: bool = False) -> dict[str, A
             "win_rate_ci95": duel["win_rate_ci95"], "against_optimal": versus, "agent": player.name}
 
 
+def curve_points(evals: list[dict[str, Any]], budget: str, refs: dict[str, float] | None) -> list[dict[str, Any]]:
+    """A learning curve of the protocol from ``evals`` (points with ``timesteps``, ``mean`` and
+    ``percent_of_optimal``): at each fifth of the budget the point nearest it (of those nearer it than any other
+    fifth; the later on a tie), normalised; ``refs`` None (heads-up): ``mean`` (a win rate) as its normalised
+    score."""
+    every = BUDGETS[budget] // CHECKPOINTS
+    points: dict[int, dict[str, Any]] = {}
+    for e in evals:
+        k = round(e["timesteps"] / every)
+        kept = points.get(k)
+        if 1 <= k <= CHECKPOINTS and (kept is None or abs(e["timesteps"] - k * every)
+                                      <= abs(kept["timesteps"] - k * every)):
+            points[k] = {"checkpoint": k, "timesteps": e["timesteps"], "mean": e["mean"],
+                         "percent_of_optimal": e["percent_of_optimal"],
+                         "normalised": e["mean"] if refs is None else normalised(e["mean"], refs)}
+    return [points[k] for k in sorted(points)]
+
+
 def versions() -> dict[str, str | None]:
     """The versions a record was made with: Python and the packages that decide its numbers."""
     out: dict[str, str | None] = {"python": platform.python_version()}
@@ -173,27 +201,31 @@ def versions() -> dict[str, str | None]:
 
 
 def make_record(kind: str, task: str, learner: str, seed: int, final: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    """A record: ``kind`` (``run`` or ``agent``), the task, the learner's (or agent's) name, the seed and the
-    ``final`` evaluation; ``extra``: ``budget``, ``curve``, ``config``, ``training``, ``wall_s``."""
+    """A record: ``kind`` (:data:`KINDS`), the task, the learner's (or agent's) name, the seed (an entry's: its
+    training seed) and the ``final`` evaluation; ``extra``: ``budget``, ``curve``, ``config``, ``training``,
+    ``wall_s``, and ``agent_seed`` (an entry's) or ``verified`` (False: an agent without a declared training)."""
     budget = extra.get("budget")
     record = {"protocol": PROTOCOL, "kind": kind, "task": task, "learner": learner, "budget": budget,
               "budget_steps": BUDGETS[budget] if budget else None, "seed": seed, "final": final,
               "references": references(task), "curve": extra.get("curve", []), "config": extra.get("config"),
               "training": extra.get("training"), "versions": versions(), "wall_s": extra.get("wall_s"),
               "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+    record.update({k: extra[k] for k in ("agent_seed", "verified") if k in extra})
     check_record(record, "the new record")
     return record
 
 
-def record_name(task: str, learner: str, budget: str | None, seed: int) -> str:
-    """The file name of a record: ``<task>-<learner>-<budget>-s<seed>.json`` (``agent`` for an agent's)."""
+def record_name(task: str, learner: str, budget: str | None, seed: int, kind: str = "run") -> str:
+    """The file name of a record: ``<task>-<learner>-<budget>-s<seed>.json`` (``agent`` for an agent's; an entry's
+    ``<budget>-entry``, so that it never takes a run's place)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in learner)[:80]
-    return f"{task}-{safe}-{budget or 'agent'}-s{seed}.json"
+    return f"{task}-{safe}-{budget or 'agent'}{'-entry' if kind == 'entry' else ''}-s{seed}.json"
 
 
 def write_record(record: dict[str, Any], folder: str | Path) -> Path:
     """Write ``record`` into ``folder`` (made if missing), atomically; return its path."""
-    path = Path(folder) / record_name(record["task"], record["learner"], record["budget"], record["seed"])
+    path = Path(folder) / record_name(record["task"], record["learner"], record["budget"], record["seed"],
+                                      record["kind"])
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, json.dumps(record, indent=1, allow_nan=False) + "\n")
     return path
@@ -249,11 +281,20 @@ def check_record(record: Any, where: str) -> dict[str, Any]:
         if record["budget_steps"] != BUDGETS[record["budget"]]:
             raise ValueError(f"{where}: budget {record['budget']!r} is {BUDGETS[record['budget']]:,} steps in "
                              f"{PROTOCOL}, the record says {record['budget_steps']!r}")
-    elif record["kind"] == "run":
-        raise ValueError(f"{where}: a run record needs its budget")
+    elif record["kind"] != "agent":
+        raise ValueError(f"{where}: {_a(record['kind'])} record needs its budget")
     _one_line_name(record["learner"], where)
     if record["protocol"] == PROTOCOL and record["kind"] == "run":
         _check_budget_held(record["training"], record["budget_steps"], where)
+    if record["protocol"] == PROTOCOL and record["kind"] == "agent" and record["budget"] is not None:
+        raise ValueError(f"{where}: an agent record has no budget (it is a reference row of every budget); an agent "
+                         "among a budget's learners is an entry, its training declared (yacht bench evaluate "
+                         "--training-steps S --training-seed T)")
+    if record["kind"] == "entry":
+        _check_entry(record, where)
+    if "verified" in record and (record["verified"] is not False or record["kind"] != "agent"):
+        raise ValueError(f"{where}: verified is only ever false, on an agent record (an agent evaluated without a "
+                         f"declared training), got {str(record['verified'])[:40]} on {_a(record['kind'])} record")
     seed = record["seed"]
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_TRAINING_SEED:
         raise ValueError(f"{where}: seed must be an integer in 0..{MAX_TRAINING_SEED}, got {seed!r}")
@@ -289,19 +330,57 @@ def check_record(record: Any, where: str) -> dict[str, Any]:
     return record
 
 
-def _check_budget_held(training: Any, budget: int, where: str) -> None:
-    """A v2 run's ``training.timesteps``: at least :data:`MIN_BUDGET_USE` of its budget, never more (a run over its
-    budget is refused: its score is not a score at that budget)."""
+def _check_budget_held(training: Any, budget: int, where: str, what: str = "run") -> None:
+    """A v2 run's (or entry's) ``training.timesteps``: at least :data:`MIN_BUDGET_USE` of its budget, never more (a
+    run over its budget is refused: its score is not a score at that budget)."""
     steps = training.get("timesteps") if isinstance(training, dict) else None
     if type(steps) is not int:
-        raise ValueError(f"{where}: a run record needs training.timesteps, the environment steps it trained on")
+        raise ValueError(f"{where}: {_a(what)} record needs training.timesteps, the environment steps it trained on")
     low = math.ceil(MIN_BUDGET_USE * budget)
     if steps > budget:
-        raise ValueError(f"{where}: the run trained {steps:,} steps, over its budget of {budget:,}: refused "
+        raise ValueError(f"{where}: the {what} trained {steps:,} steps, over its budget of {budget:,}: refused "
                          "(a score past the budget is not one at the budget)")
     if steps < low:
-        raise ValueError(f"{where}: the run trained {steps:,} steps, under {MIN_BUDGET_USE:.0%} of its budget of "
+        raise ValueError(f"{where}: the {what} trained {steps:,} steps, under {MIN_BUDGET_USE:.0%} of its budget of "
                          f"{budget:,} ({low:,})")
+
+
+def _a(kind: str) -> str:
+    """A record's kind with its article: ``a run``, ``an entry``, ``an agent``."""
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind}"
+
+
+def check_entry_training(steps: int, budget: str, where: str = "--training-steps") -> int:
+    """``steps`` if an entry trained for them is a learner of ``budget`` (the rule a run's record is held to:
+    :data:`MIN_BUDGET_USE` of it to all of it), else ``ValueError``."""
+    _check_budget_held({"timesteps": steps}, BUDGETS[check_budget(budget)], where, "entry")
+    return steps
+
+
+def entry_training(steps: int, seed: int) -> dict[str, Any]:
+    """An entry record's ``training``: the steps and training seed its author declared."""
+    return {"timesteps": steps, "seed": seed, "source": DECLARED}
+
+
+def _check_entry(record: dict[str, Any], where: str) -> None:
+    """An entry: of this protocol, its training declared (steps that hold the budget, the record's seed as its
+    training seed) and the agent's own draws' seed apart (``agent_seed``)."""
+    if record["protocol"] != PROTOCOL:
+        raise ValueError(f"{where}: an entry record is of {PROTOCOL}, not {record['protocol']}")
+    training = record["training"]
+    if not isinstance(training, dict) or set(training) != {"timesteps", "seed", "source"}:
+        raise ValueError(f"{where}: an entry's training holds exactly timesteps, seed and source (the steps and "
+                         "training seed its author declared)")
+    _check_budget_held(training, record["budget_steps"], where, "entry")
+    if training["seed"] != record["seed"] or type(training["seed"]) is not int:
+        raise ValueError(f"{where}: an entry's training.seed is its record's seed ({record['seed']!r}), got "
+                         f"{str(training['seed'])[:40]}")
+    if training["source"] != DECLARED:
+        raise ValueError(f"{where}: an entry's training.source is {DECLARED!r}, got {str(training['source'])[:40]!r}")
+    agent_seed = record.get("agent_seed")
+    if type(agent_seed) is not int or not 0 <= agent_seed < 2 ** 64:
+        raise ValueError(f"{where}: an entry needs agent_seed, the seed of the agent's own draws (an integer in "
+                         f"0..2**64-1), got {str(agent_seed)[:40]}")
 
 
 def _check_references(refs: Any, where: str) -> dict[str, float]:

@@ -9,8 +9,10 @@ their performance profiles (the share of runs above each normalised score, with 
 (the interquartile mean of the normalised score at each checkpoint with its band). A heads-up task's table gives the
 chance to win against ``optimal-duel`` instead of the score, and the win rate against ``optimal``; the aggregate is
 of the one-player tasks, whose normalised scores share one scale. An agent record without a budget (a reference
-row: random, greedy, optimal) joins every budget's tables. Intervals need two runs or more; a single run shows its
-value alone.
+row: random, greedy, optimal) joins every budget's tables; one marked unverified (evaluated for a budget without its
+training declared) is flagged and stays out of the aggregate. An entry (an outside learner, its training declared)
+is a learner of its budget, flagged as declared. Intervals need two runs or more; a single run shows its value
+alone.
 
 The intervals cover training seeds, given the fixed evaluation games: every record plays the same games, so their
 noise is common to every row (it moves the rows together, not apart) and is not resampled; the report states its
@@ -89,13 +91,24 @@ def _groups(records: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, list
                              f"{other['seed']}) has {other['references']}, {r['learner']} (seed {r['seed']}) has "
                              f"{r['references']}; records of one protocol share them")
         for b in ([r["budget"]] if r["budget"] else budgets):
-            out[b][r["task"]][r["learner"]].append(r)
+            rows = out[b][r["task"]][r["learner"]]
+            if rows and _label(rows[0]) != _label(r):
+                raise ValueError(f"{r['learner']} on {r['task']} names records of two kinds ({_label(rows[0])} and "
+                                 f"{_label(r)}): a run, an entry and an agent each need a name of their own (yacht "
+                                 "bench evaluate --name)")
+            rows.append(r)
     return out
+
+
+def _label(record: dict[str, Any]) -> str:
+    """What a record's row is: ``run``, ``entry`` (declared training), ``agent`` or ``unverified`` (an agent)."""
+    return "unverified" if record.get("verified") is False else record["kind"]
 
 
 def _row(learner: str, recs: list[dict[str, Any]]) -> dict[str, Any]:
     finals = [r["final"] for r in recs]
-    row = {"learner": learner, "kind": recs[0]["kind"], "runs": len(recs), "seeds": sorted(r["seed"] for r in recs)}
+    row = {"learner": learner, "kind": recs[0]["kind"], "verified": recs[0].get("verified", True), "runs": len(recs),
+           "seeds": sorted(r["seed"] for r in recs)}
     for key in ("mean", "percent_of_optimal", "normalised"):
         row[key] = _estimate({"task": [f[key] for f in finals]}, "iqm")
     row["optimality_gap"] = _estimate({"task": [f["normalised"] for f in finals]}, "optimality_gap")
@@ -158,6 +171,10 @@ def aggregate_records(records: list[dict[str, Any]]) -> dict[str, Any]:
         section: dict[str, Any] = {"steps": P.BUDGETS.get(budget), "tasks": {}}
         by_learner: dict[str, dict[str, list[float]]] = defaultdict(dict)
         recs_by_learner: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(dict)
+        kinds: dict[str, set[str]] = defaultdict(set)  # agents (reference rows) are no learners to compare
+        for learners in tasks.values():
+            for name, recs in learners.items():
+                kinds[recs[0]["kind"]].add(name)
         for task in sorted(tasks, key=P.ALL_TASKS.index):
             learners = tasks[task]
             refs = learners[next(iter(learners))][0]["references"]
@@ -169,10 +186,11 @@ def aggregate_records(records: list[dict[str, Any]]) -> dict[str, Any]:
                                                  if any(r["curve"] for r in rs)}}
             if P.task_players(task) == 1:  # the aggregate is of the one-player tasks: one scale, the score's
                 for name, recs in learners.items():
-                    by_learner[name][task] = [r["final"]["normalised"] for r in recs]
-                    recs_by_learner[name][task] = recs
+                    if _label(recs[0]) != "unverified":
+                        by_learner[name][task] = [r["final"]["normalised"] for r in recs]
+                        recs_by_learner[name][task] = recs
         one_player = [t for t in section["tasks"] if P.task_players(t) == 1]
-        section.update(_across_tasks(by_learner, one_player))
+        section.update(_across_tasks(by_learner, one_player, kinds.get("agent", set())))
         for name, a in section["aggregate"].items():
             if len(one_player) > 1 and all(r["curve"] for rs in recs_by_learner[name].values() for r in rs):
                 a["curve"] = _overall_curve(recs_by_learner[name])
@@ -180,10 +198,10 @@ def aggregate_records(records: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _across_tasks(by_learner: dict[str, dict[str, list[float]]], tasks: list[str]) -> dict[str, Any]:
+def _across_tasks(by_learner: dict[str, dict[str, list[float]]], tasks: list[str], agents: set[str]) -> dict[str, Any]:
     """A budget's statistics over the one-player ``tasks``: like with like, only the learners measured on every one
     of them enter the aggregate, the probabilities of improvement and the profiles; the others are ``partial``,
-    with the tasks they lack."""
+    with the tasks they lack. ``agents`` (reference rows) are no learners: they are never compared."""
     complete = {n: runs for n, runs in by_learner.items() if set(runs) == set(tasks)}
     out: dict[str, Any] = {
         "aggregate": {n: {"tasks": list(tasks), **{s: _estimate(runs, s) for s in STATISTICS}}
@@ -192,7 +210,8 @@ def _across_tasks(by_learner: dict[str, dict[str, list[float]]], tasks: list[str
                         "iqm": _estimate(runs, "iqm")}
                     for n, runs in by_learner.items() if n not in complete},
         "improvement": [], "profiles": {}}
-    trained = sorted((n for n, runs in complete.items() if all(len(v) >= 2 for v in runs.values())),
+    trained = sorted((n for n, runs in complete.items() if all(len(v) >= 2 for v in runs.values())
+                      and n not in agents),
                      key=lambda n: -out["aggregate"][n]["iqm"]["value"])  # X the stronger: P(X > Y)
     for i, x in enumerate(trained):
         for y in trained[i + 1:]:
@@ -227,6 +246,25 @@ def _name(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
+FLAGS = {"entry": "declared", "unverified": "unverified"}
+"""The flag a row's learner cell carries after its name, by what its records are (:func:`_label`)."""
+FLAG_NOTE = ("(declared): an outside entry, trained by its author for the steps and from the seed they declared "
+             "(yacht bench evaluate --training-steps --training-seed), evaluated here. (unverified): an agent "
+             "evaluated for a budget without its training declared: a reference row, not in the aggregate.")
+
+
+def _row_name(row: dict[str, Any]) -> str:
+    """A row's learner cell: its name, flagged ``(declared)`` for an entry and ``(unverified)`` for an agent whose
+    training was not declared."""
+    label = "unverified" if row.get("verified") is False else row["kind"]
+    return _name(row["learner"]) + (f" ({FLAGS[label]})" if label in FLAGS else "")
+
+
+def _flag_note(rows: list[dict[str, Any]]) -> list[str]:
+    """The lines under a table that say what its flags mean: none where no row is flagged."""
+    return ["", FLAG_NOTE] if any(_row_name(r) != _name(r["learner"]) for r in rows) else []
+
+
 def _cell(e: dict[str, Any], digits: int, scale: float = 1.0) -> str:
     v = f"{e['value'] * scale:.{digits}f}"
     if e["low"] is None:
@@ -255,10 +293,10 @@ def markdown_report(report: dict[str, Any], level: int = 2) -> str:
                       "| learner | runs | score | % of optimal | normalised | optimality gap (lower is better) "
                       "| regret / decision |", "|---|---:|---:|---:|---:|---:|---:|"]
             for row in t["rows"]:
-                lines.append(f"| {_name(row['learner'])} | {row['runs']} | {_cell(row['mean'], 2)} | "
+                lines.append(f"| {_row_name(row)} | {row['runs']} | {_cell(row['mean'], 2)} | "
                              f"{_cell(row['percent_of_optimal'], 2)} | {_cell(row['normalised'], 3)} | "
                              f"{_cell(row['optimality_gap'], 3)} | {row['mean_regret']:.3f} |")
-            lines += ["", _noise_line(t["evaluation_noise"]), ""]
+            lines += [*_flag_note(t["rows"]), "", _noise_line(t["evaluation_noise"]), ""]
         lines += _across_tasks_lines(sec, h3)
         lines.append("")
     return "\n".join(lines).rstrip()
@@ -328,10 +366,10 @@ def _heads_up_table(t: dict[str, Any]) -> list[str]:
              "| win rate vs optimal |", "|---|---:|---:|---:|---:|---:|---:|"]
     for row in t["rows"]:
         versus = _cell(row["against_optimal"], 4) if "against_optimal" in row else ""
-        lines.append(f"| {_name(row['learner'])} | {row['runs']} | {_cell(row['mean'], 4)} | "
+        lines.append(f"| {_row_name(row)} | {row['runs']} | {_cell(row['mean'], 4)} | "
                      f"{_cell(row['percent_of_optimal'], 2)} | {_cell(row['normalised'], 3)} | "
                      f"{row['mean_regret']:.5f} | {versus} |")
-    return lines
+    return lines + _flag_note(t["rows"])
 
 
 def plot_curves(records: list[dict[str, Any]], path: str | Path, user_path: bool = True) -> None:

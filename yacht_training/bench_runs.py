@@ -73,17 +73,9 @@ def protocol_config(base: dict[str, Any], task: str, budget: str, seed: int) -> 
 
 def curve(evals: list[dict[str, Any]], budget: str, refs: dict[str, float] | None) -> list[dict[str, Any]]:
     """The learning curve of a run: its periodic evaluation nearest each fifth of the budget (the learners
-    evaluate when a rollout passes the mark), normalised; ``refs`` None (heads-up): the periodic evaluation's win
-    rate against ``optimal`` as it is."""
-    every = P.BUDGETS[budget] // P.CHECKPOINTS
-    points: dict[int, dict[str, Any]] = {}
-    for e in evals:
-        k = round(e["timesteps"] / every)
-        if 1 <= k <= P.CHECKPOINTS:
-            points[k] = {"checkpoint": k, "timesteps": e["timesteps"], "mean": e["mean"],
-                         "percent_of_optimal": e["percent_of_optimal"],
-                         "normalised": e["mean"] if refs is None else P.normalised(e["mean"], refs)}
-    return [points[k] for k in sorted(points)]
+    evaluate when a rollout passes the mark), normalised (:func:`~yacht_tools.protocol.curve_points`); ``refs``
+    None (heads-up): the periodic evaluation's win rate against ``optimal`` as it is."""
+    return P.curve_points(evals, budget, refs)
 
 
 def _run_folder(spec: RunSpec, cfg: TrainConfig) -> tuple[Path, Any, bool]:

@@ -22,8 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from yacht_env.files import read_regular, write_text_atomic
 from yacht_env.interrupt import prompt_interrupts
 from yacht_tools import protocol as P
@@ -32,6 +30,7 @@ from yacht_training import run_folder as rf
 from yacht_training.algorithms import train
 from yacht_training.bench_runs import protocol_config
 from yacht_training.config import TrainConfig, from_dict, load_config, merge
+from yacht_training.yaml_file import parse_yaml
 
 MAX_SWEEP_BYTES = 1 << 20
 """The largest sweep file read (a grid of a few keys is a few hundred bytes)."""
@@ -71,16 +70,15 @@ class Sweep:
 def read_sweep(path: str | Path) -> Sweep:
     """The sweep at ``path`` (YAML: ``base``, ``task``, ``budget``, ``grid``), checked: every trial's config valid."""
     where = str(path)
-    try:
-        data = yaml.safe_load(read_regular(Path(path), MAX_SWEEP_BYTES, "a sweep").decode("utf-8"))
-    except (UnicodeDecodeError, yaml.YAMLError) as e:
-        raise ValueError(f"{where}: not a YAML sweep ({e})") from None
+    data = parse_yaml(read_regular(Path(path), MAX_SWEEP_BYTES, f"the sweep {where!r}"), f"the sweep {where!r}")
     if not isinstance(data, dict) or set(data) != {"base", "task", "budget", "grid"}:
         raise ValueError(f"{where}: a sweep holds exactly base (a train.py config), task, budget and grid")
     grid = data["grid"]
     if not isinstance(grid, dict) or not grid or not all(
             isinstance(k, str) and isinstance(v, list) and v for k, v in grid.items()):
         raise ValueError(f"{where}: grid maps dotted config keys (ppo.n_steps) to non-empty lists of values")
+    if not isinstance(data["base"], str) or not data["base"]:
+        raise ValueError(f"{where}: base is the path of a train.py config, got {str(data['base'])[:40]!r}")
     base_path = Path(data["base"]) if Path(data["base"]).is_absolute() else Path(path).parent / data["base"]
     if not base_path.is_file():
         base_path = Path(data["base"])  # relative to the working folder, as the docs' commands give it

@@ -98,10 +98,16 @@ def read_yaml(path: str | Path) -> Any:
         raise ValueError(f"cannot read config file {str(p)!r}: {e.strerror or e}") from None
     if len(data) > MAX_BYTES:
         raise ValueError(f"config file {str(p)!r} is larger than {MAX_BYTES:,} bytes: not a config")
+    return parse_yaml(data, f"config file {str(p)!r}")
+
+
+def parse_yaml(data: bytes, what: str) -> Any:
+    """The document in ``data`` (UTF-8 YAML) with the strict loader's checks; ``ValueError`` naming ``what`` (the
+    file) and what is wrong, on one line."""
     try:
         return yaml.load(data.decode("utf-8"), Loader=_StrictLoader)  # noqa: S506 - a SafeLoader
     except (yaml.YAMLError, UnicodeDecodeError) as e:
-        raise ValueError(f"config file {str(p)!r} is not valid YAML: {_one_line(e)}") from None
+        raise ValueError(f"{what} is not valid YAML: {_one_line(e)}") from None
 
 
 def _one_line(error: Exception) -> str:
