@@ -163,15 +163,21 @@ def test_bad_bench_input_is_one_line(argv: list[str], match: str, capsys: pytest
 def test_the_protocol_page_states_the_protocol_the_code_runs() -> None:
     """Every figure of the page's protocol section is the code's: budgets, seeds, games, resamples, checkpoints."""
     from yacht_tools.protocol_report import RESAMPLES
+    from yacht_training.tuning import GAMES
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "benchmark.md").read_text(encoding="utf-8")
-    protocol = " ".join(page.split("## The protocol, v1")[1].split("## Commands")[0].split())
-    assert f"**`{P.PROTOCOL}`**" in page
-    assert f"**primary {P.BUDGETS['primary']:,}** steps" in protocol and f"**short {P.BUDGETS['short']:,}**" in protocol
-    assert "Training seeds " + ", ".join(map(str, P.DEFAULT_SEEDS)) in protocol
+    protocol = " ".join(page.split("## The protocol, v2")[1].split("## Commands")[0].split())
+    assert f"**`{P.PROTOCOL}`**" in page and f"`{P.V1}`" in page
+    assert (f"**short {P.BUDGETS['short']:,}**, **primary {P.BUDGETS['primary']:,}** and "
+            f"**long {P.BUDGETS['long']:,}**") in protocol
+    assert f"less than {P.MIN_BUDGET_USE:.0%} of it" in protocol
+    assert f"Training seeds {P.DEFAULT_SEEDS[0]} .. {P.DEFAULT_SEEDS[-1]} (ten runs" in protocol
+    assert len(P.DEFAULT_SEEDS) == 10
+    assert (f"tuning seeds {' and '.join(map(str, P.TUNING_SEEDS))}, each trial scored on {GAMES:,} tuning games "
+            f"(seed {P.TUNING_GAME_SEED:,})") in protocol
     assert f"game_seed({P.EVAL_SEED:_}, j)" in protocol and f"`j` = 0 .. {P.EVAL_GAMES - 1:,}" in protocol
     assert f"seed {P.CURVE_SEED:,}, {P.CURVE_GAMES:,} games per point" in protocol
-    assert f"the {P.EVAL_GAMES:,} evaluation games" in protocol and f"{RESAMPLES:,} resamples" in protocol
+    assert f"every record plays the same {P.EVAL_GAMES:,} games" in protocol and f"{RESAMPLES:,} resamples" in protocol
     assert P.CHECKPOINTS == 5 and "each fifth of the budget" in protocol
     assert ", ".join(f"`{t}`" for t in P.TASKS) in protocol
     heads_up = protocol.split("**Heads-up**")[1]  # the heads-up task's games and the table it needs

@@ -1,6 +1,7 @@
-"""The benchmark page's results: the committed baseline records of ``yacht bench`` (``docs/records/bench-v1/``),
-read through the report's own code (``yacht bench report``), so the page shows what the command
-prints for the same records."""
+"""The benchmark page's results: the committed baseline records of ``yacht bench`` (``docs/records/bench-v2/``, and
+the first version's in ``docs/records/bench-v1/``), read through the report's own code (``yacht bench report``), so
+the page shows what the command prints for the same records; and the sweeps that chose the baselines' settings
+(``docs/records/bench-v2/tuning/``, written by ``yacht bench tune``)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,23 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[3]
-RECORDS = "docs/records/bench-v1"
+RECORDS = "docs/records/bench-v2"
+V1_RECORDS = "docs/records/bench-v1"
+TUNING = "docs/records/bench-v2/tuning"
 
 
-def bench_records(root: Path = ROOT) -> list[dict[str, Any]]:
-    """The committed records, checked as the report checks any record."""
+def bench_records(root: Path = ROOT, folder: str = RECORDS) -> list[dict[str, Any]]:
+    """The committed records of ``folder``, checked as the report checks any record."""
     from yacht_tools.protocol import read_records
 
-    return read_records([root / RECORDS])
+    return read_records([root / folder])
+
+
+def tuning_records(root: Path = ROOT) -> list[dict[str, Any]]:
+    """The committed sweeps (``yacht bench tune``'s results), in the order of their names."""
+    import json
+
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted((root / TUNING).glob("*.json"))]
 
 
 def _sentence(task: str, table: dict[str, Any]) -> str:
@@ -43,41 +53,95 @@ def _sentence(task: str, table: dict[str, Any]) -> str:
             f"{best['mean_regret']:.3f} points lost per decision){versus}.")
 
 
-def bench_results(root: Path = ROOT) -> str:
-    """The report of the committed records (tables with intervals), one sentence per task above its table."""
+def _results(records: list[dict[str, Any]], folder: str, level: int) -> str:
+    """The report of ``records`` as the page shows it: one sentence per task above its table."""
     from yacht_tools.protocol_report import aggregate_records, markdown_report
 
-    report = aggregate_records(bench_records(root))
-    text = markdown_report(report, level=3)
+    report = aggregate_records(records)
+    text = markdown_report(report, level=level)
+    heading = "#" * (level + 1)
     for section in report["budgets"].values():
         for task, table in section["tasks"].items():
             sentence = _sentence(task, table)
             if sentence:
-                text = text.replace(f"#### {task}\n\n", f"#### {task}\n\n{sentence} ", 1)
-    return (f"`yacht bench report {RECORDS}` (the curves: `--plot`, below):\n\n{text}\n\n"
+                text = text.replace(f"{heading} {task}\n\n", f"{heading} {task}\n\n{sentence} ", 1)
+    return f"`yacht bench report {folder}`:\n\n{text}\n"
+
+
+def bench_results(root: Path = ROOT) -> str:
+    """The report of the committed v2 records (tables with intervals) and its two pictures."""
+    return (_results(bench_records(root), RECORDS, 3) + "\n"
             "![Learning curves of the baselines: the normalised score at each fifth of the budget, over all "
             "one-player tasks and per task, interquartile mean over the training seeds with its 95% bootstrap "
-            "band](img/bench-curves.png)\n")
+            "band (yacht bench report --plot)](img/bench-curves.png)\n\n"
+            "![Performance profiles of the baselines: the share of runs whose normalised score lies above each "
+            "threshold, every task weighted equally, with its 95% stratified bootstrap band (yacht bench report "
+            "--profiles)](img/bench-profiles.png)\n")
+
+
+def bench_v1_results(root: Path = ROOT) -> str:
+    """The report of the first version's committed records, kept as they were made."""
+    return _results(bench_records(root, V1_RECORDS), V1_RECORDS, 3)
+
+
+def _setting(change: dict[str, Any], prefix: str = "") -> list[str]:
+    """A trial's settings as ``key=value`` items, dotted keys."""
+    out = []
+    for key, value in change.items():
+        if isinstance(value, dict):
+            out += _setting(value, f"{prefix}{key}.")
+        else:
+            out.append(f"{prefix}{key}={value}")
+    return out
+
+
+def bench_tuning(root: Path = ROOT) -> str:
+    """Each committed sweep: the grid's varied settings per trial, its score on the tuning games per tuning seed and
+    their mean, the winner in bold, and what the sweep cost."""
+    parts = []
+    for r in tuning_records(root):
+        varied = [k for k, v in r["grid"].items() if len(v) > 1]
+        fixed = [f"{k}={v[0]}" for k, v in r["grid"].items() if len(v) == 1]
+        seeds = [str(s) for s in r["seeds"]]
+        lines = [f"**{r['sweep']}** (`configs/tuning/{r['sweep']}.yaml`): {r['task']}, budget {r['budget']} "
+                 f"({r['budget_steps']:,} steps), {len(r['trials'])} trials, each from tuning seeds "
+                 f"{' and '.join(seeds)} scored on {r['games']:,} tuning games; "
+                 + (f"fixed: {', '.join(f'`{f}`' for f in fixed)}; " if fixed else "")
+                 + f"{r['core_seconds'] / 3600:.2f} core-hours.", "",
+                 "| trial | " + " | ".join(varied) + " | " + " | ".join(f"seed {s}" for s in seeds)
+                 + " | mean % of optimal |",
+                 "|---:|" + "---|" * len(varied) + "---:|" * (len(seeds) + 1)]
+        for t in r["trials"]:
+            flat = dict(item.split("=", 1) for item in _setting(t["change"]))
+            won = t["trial"] == r["winner"]["trial"]
+            mean = f"**{t['mean']:.2f}**" if won else f"{t['mean']:.2f}"
+            lines.append(f"| {t['trial']} | " + " | ".join(flat.get(k, "") for k in varied) + " | "
+                         + " | ".join(f"{t['scores'][s]:.2f}" for s in seeds) + f" | {mean} |")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
 
 
 def bench_timing(root: Path = ROOT) -> str:
-    """How long the committed records took: per group of tasks (the one-player tasks, the heads-up one), the runs'
-    own wall times added up, and the first start to the last record (two runs side by side on two CPU cores)."""
+    """What the committed v2 records cost, per budget: the runs' own wall times added up (core-hours: each run is one
+    process of one torch thread), the sweeps' that chose its settings, and the first start to the last record (two
+    runs side by side, ``--workers 2``, on two CPU cores); then the reference agents' evaluations."""
     import datetime
 
-    from yacht_tools.protocol import task_players
-
     records = bench_records(root)
+    sweeps = tuning_records(root)
     lines = []
-    for players, what in ((1, "one-player"), (2, "heads-up")):
-        runs = [r for r in records if r["kind"] == "run" and task_players(r["task"]) == players]
-        if not runs:
-            continue
+    for budget in dict.fromkeys(r["budget"] for r in records if r["kind"] == "run"):
+        runs = [r for r in records if r["kind"] == "run" and r["budget"] == budget]
         ends = [datetime.datetime.fromisoformat(r["created"]).timestamp() for r in runs]
         starts = [e - r["wall_s"] for e, r in zip(ends, runs)]
-        hours = (max(ends) - min(starts)) / 3600
+        tuned = sum(s["core_seconds"] for s in sweeps if s["budget"] == budget) / 3600
         cpu = sum(r["wall_s"] for r in runs) / 3600
-        lines.append(f"The {len(runs)} {what} runs took {cpu:.1f} hours of one core each added up, and "
-                     f"{hours:.1f} hours from the first start to the last record, two side by side (`--workers 2`) "
-                     f"on two CPU cores.")
+        lines.append(f"Budget {budget}: the {len(runs)} runs took {cpu:.1f} core-hours added up and "
+                     f"{(max(ends) - min(starts)) / 3600:.1f} hours from the first start to the last record on two "
+                     f"cores; its sweeps {tuned:.1f} core-hours; in all {cpu + tuned:.1f} core-hours, about "
+                     f"{(cpu + tuned) / 2:.1f} hours on two cores.")
+    agents = [r for r in records if r["kind"] == "agent"]
+    if agents:
+        lines.append(f"The {len(agents)} reference rows' evaluations took "
+                     f"{sum(r['wall_s'] for r in agents) / 3600:.2f} core-hours.")
     return " ".join(lines)
