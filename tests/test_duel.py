@@ -301,6 +301,40 @@ def test_the_decisions_of_a_turn_share_one_search_and_give_what_a_fresh_search_g
     assert 0 < len(sol._turns) <= DU._TURNS_KEPT
 
 
+@pytest.mark.parametrize("where", ["in memory", "mapped from the cache"])
+def test_the_kernels_called_without_the_dispatcher_decide_as_the_dispatcher_does(where: str, tmp_path,  # noqa: ANN001
+                                                                                  monkeypatch) -> None:  # noqa: ANN001
+    """A solution calls its two kernels compiled for its own argument types, past numba's dispatcher: at 300
+    decisions of random scorecards, the choice, every action's chance and each legal action's win-regret equal what
+    the kernels give through the dispatcher (which types every call), for a table in memory and one mapped from the
+    disk cache (read-only values: another type)."""
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    sol = _duel(rs.name)
+    if where != "in memory":
+        DU.save_table(rs, lambda emit: [emit(t, sol.layer(t)) for t in range(12, -1, -1)])
+        sol = DU.DuelSolution(rs, DU._load(rs, DU.duel_key(rs), DU.duel_plan(rs)))
+    direct = sol._kernels()
+    assert direct[0] is not DUELK.duel_turn and direct[1] is not DUELK.duel_decide
+    rng = np.random.default_rng(17)
+    for _ in range(300):
+        k = int(rng.integers(0, 6))
+        boxes = rng.permutation(6)
+        a_bits = sum(1 << int(c) for c in boxes[:k])
+        b_bits = sum(1 << int(c) for c in rng.permutation(6)[:k + int(rng.integers(0, 2)) if k < 6 else k])
+        mover = _state(rs, a_bits, rng, tuple(sorted(rng.integers(1, 7, 5).tolist())), int(rng.integers(0, 3)))
+        other = _state(rs, b_bits, rng)
+        got = []
+        for kernels in (direct, (DUELK.duel_turn, DUELK.duel_decide)):
+            sol._compiled, sol._turns = kernels, {}
+            q = sol.action_win_probabilities(mover, other)
+            legal = np.flatnonzero(np.isfinite(q))
+            got.append((sol.best_action(mover, other), q, [sol.win_regret(mover, other, int(a)) for a in legal]))
+            assert got[-1][2] == [max(0.0, float(np.nanmax(q) - q[a])) for a in legal]
+        assert got[0][0] == got[1][0] and np.array_equal(got[0][1], got[1][1], equal_nan=True)
+        assert got[0][2] == got[1][2] and len(got[0][2]) > 0
+
+
 def test_a_table_whose_index_or_values_do_not_fit_is_refused(tmp_path, monkeypatch) -> None:  # noqa: ANN001
     """A file whose checksum holds but whose index words point past a row, or past the words, or whose values are
     not probabilities, or which ends early, is not used (no kernel reads it): the table is solved again."""

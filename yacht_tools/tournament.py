@@ -97,9 +97,8 @@ class WinRegret:
     def decision(self, slot: int, game: int, state: Any, other: Any, action: int) -> None:
         if self.tallies[slot] is None:
             return
-        q = self.duel.action_win_probabilities(state, other)
         self.rows[slot].append((self.offsets[slot] + game, state.turn, state.rolls_left, action,
-                                max(0.0, float(np.nanmax(q) - q[action]))))
+                                self.duel.win_regret(state, other, action)))
 
     def flush(self) -> None:
         for tally, rows in zip(self.tallies, self.rows):
