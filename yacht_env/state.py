@@ -121,7 +121,7 @@ class GameState:
     @property
     def turn(self) -> int:
         """0-based index of the current turn (= number of filled boxes)."""
-        return sum(s is not None for s in self.scores)
+        return len(self.scores) - self.scores.count(None)
 
     @cached_property
     def is_over(self) -> bool:
@@ -157,7 +157,7 @@ class GameState:
     @property
     def total(self) -> int:
         """Score so far: boxes, upper bonus and five-of-a-kind bonuses."""
-        boxes = sum(s for s in self.scores if s is not None)
+        boxes = sum(filter(None, self.scores))  # the filled boxes' scores (a 0 adds nothing)
         return boxes + self.upper_bonus + self.bonus_count * self.ruleset.five_kind_bonus
 
     def legal_categories(self) -> tuple[int, ...]:
