@@ -183,10 +183,13 @@ class DuelSolution:
         self._turns: dict[DUELK.DuelPair, KeepLane] = {}
         self._flat = lru_cache(maxsize=1 << 16)(self._flat_of)
         self._compiled: tuple[Callable[..., None], Callable[..., int]] | None = None
+        self._actions = NUM_KEEP_ACTIONS + rules.num_categories
 
     def _flat_of(self, filled: int, upper: int, five_kind: int | None) -> int:
-        """The turn-start state of a scorecard (a flat index of the turn search's tables)."""
-        return int(self.layout.flat(*self.layout.key(filled, upper, five_kind)))
+        """The turn-start state of a scorecard (a flat index of the turn search's tables), or -1 if no game reaches
+        it."""
+        flat = int(self.layout.flat(*self.layout.key(filled, upper, five_kind)))
+        return flat if self.plan.index.rank[flat] >= 0 else -1
 
     def __repr__(self) -> str:
         return f"DuelSolution(rules={self.rules.name!r}, first_player_win={self.first_player_win:.7f})"
@@ -222,21 +225,22 @@ class DuelSolution:
 
     def _pair(self, mover: GameState, other: GameState) -> tuple[int, int, int, int]:
         """``(layer, mover state, other state, difference)`` of a decision, checked."""
-        for what, st in (("mover", mover), ("other", other)):
-            if not isinstance(st, GameState):
-                raise ValueError(f"{what} must be a GameState, got {type(st).__name__}")
-            if st.rules != self.rules.name:
-                raise ValueError(f"this duel solution is for rules {self.rules.name!r}, {what} is {st.rules!r}")
+        if not (type(mover) is GameState and type(other) is GameState  # GameState has no subclasses
+                and mover.rules == other.rules == self.rules.name):
+            for what, st in (("mover", mover), ("other", other)):
+                if not isinstance(st, GameState):
+                    raise ValueError(f"{what} must be a GameState, got {type(st).__name__}")
+                if st.rules != self.rules.name:
+                    raise ValueError(f"this duel solution is for rules {self.rules.name!r}, {what} is {st.rules!r}")
         if mover.is_over:
             raise ValueError("the mover's game is over: it has no decision to make")
-        k, j = bin(mover.filled_bits).count("1"), bin(other.filled_bits).count("1")
-        if j not in (k, k + 1):
+        k, j = mover.turn, other.turn
+        if j != k and j != k + 1:
             raise ValueError(f"the mover has filled {k} boxes and the other {j}: in a game of two, the other has "
                              f"filled as many (the mover moves first) or one more (it moves second)")
-        ix = self.plan.index
         sa = self._flat(mover.filled_bits, mover.upper_total, mover.yahtzee_box)
         sb = self._flat(other.filled_bits, other.upper_total, other.yahtzee_box)
-        if ix.rank[sa] < 0 or ix.rank[sb] < 0:
+        if sa < 0 or sb < 0:
             raise ValueError("no game reaches these scorecards")
         return k + j, sa, sb, int(mover.total - other.total)
 
@@ -302,7 +306,7 @@ class DuelSolution:
             if len(self._turns) >= _TURNS_KEPT:
                 self._turns.clear()
             self._turns[pair] = turn
-        values = np.empty(NUM_KEEP_ACTIONS + self.rules.num_categories)
+        values = np.empty(self._actions)
         action = decide_kernel(self.tables, self.plan.index, nxt, pair,
                                DUELK.DuelDecision(turn, int(mover.hand), int(mover.rolls_left)), _KEEP_MASK, values)
         return int(action), values
