@@ -1,7 +1,8 @@
 """How long the heads-up evaluation takes once the two-player table is on disk: ``yacht tournament --agents optimal
 optimal-duel --games N --win-regret``'s games, timed in one process with the table loaded (after a few games that
-compile the kernels), with each turn's search shared by its decisions (as the solver does) and searched again at
-every decision, and the results of the two compared.
+compile the kernels), with each turn's search shared by its decisions and each decision asked twice (its choice,
+then its win-regret) answered once (as the solver does), and with every turn searched and every decision computed
+again each time it is asked, and the results of the two compared.
 
     python benchmarks/bench_heads_up_eval.py [--games 10000] [--rules yacht]
 
@@ -20,7 +21,7 @@ from yacht_tools.tournament import run_tournament
 
 
 class _Forgetful(dict):
-    """A turn memo that keeps nothing: every decision searches its turn again."""
+    """A memo that keeps nothing: every decision searches its turn and computes its values again."""
 
     def __setitem__(self, key: Any, value: Any) -> None:
         pass
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     run_tournament(["optimal", "optimal-duel"], 20, rules=args.rules, win_regret=True)  # compiles; one-player table
     reports = {}
     for name, memo in (("shared_turns", dict), ("every_decision", _Forgetful)):
-        sol._turns = memo()
+        sol._turns, sol._decisions = memo(), memo()
         t = time.perf_counter()
         reports[name] = run_tournament(["optimal", "optimal-duel"], args.games, rules=args.rules, win_regret=True)
         out[f"{name}_s"] = round(time.perf_counter() - t, 1)

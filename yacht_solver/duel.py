@@ -54,6 +54,9 @@ MAX_ROW = 1 << 16
 _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
 _TURNS_KEPT = 1 << 12
 """The turns whose keep values a solution keeps (7 KB each; a tournament plays 128 tables side by side)."""
+_DECISIONS_KEPT = 1 << 10
+"""The decisions whose action values a solution keeps (a tournament asks each decision of ``optimal-duel`` twice:
+its choice, then its win-regret, after the other tables' choices)."""
 
 
 @lru_cache(maxsize=4)
@@ -181,6 +184,7 @@ class DuelSolution:
         self.path = path
         self._layers = layers
         self._turns: dict[DUELK.DuelPair, KeepLane] = {}
+        self._decisions: dict[tuple[GameState, GameState], tuple[int, np.ndarray]] = {}
         self._flat = lru_cache(maxsize=1 << 16)(self._flat_of)
         self._compiled: tuple[Callable[..., None], Callable[..., int]] | None = None
         self._actions = NUM_KEEP_ACTIONS + rules.num_categories
@@ -295,7 +299,11 @@ class DuelSolution:
         return self._compiled
 
     def _decide(self, mover: GameState, other: GameState) -> tuple[int, np.ndarray]:
-        """The best action at the mover's decision and every action's chance (``-inf`` where illegal)."""
+        """The best action at the mover's decision and every action's chance (``-inf`` where illegal, read-only), kept
+        for the next :data:`_DECISIONS_KEPT` decisions (states are values: equal states, equal answers)."""
+        hit = self._decisions.get((mover, other))
+        if hit is not None:
+            return hit
         t, sa, sb, d = self._pair(mover, other)
         pair, nxt = DUELK.DuelPair(sa, sb, d), self._layers[t + 1]
         turn_kernel, decide_kernel = self._kernels()
@@ -309,7 +317,11 @@ class DuelSolution:
         values = np.empty(self._actions)
         action = decide_kernel(self.tables, self.plan.index, nxt, pair,
                                DUELK.DuelDecision(turn, int(mover.hand), int(mover.rolls_left)), _KEEP_MASK, values)
-        return int(action), values
+        values.setflags(write=False)
+        if len(self._decisions) >= _DECISIONS_KEPT:
+            self._decisions.clear()
+        self._decisions[mover, other] = answer = int(action), values
+        return answer
 
 
 # ---- the sweep --------------------------------------------------------------------------------------------------
