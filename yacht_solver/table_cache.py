@@ -262,7 +262,8 @@ def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, *, ro
     ``rows``, only its first rows are kept, in memory (the whole file is still checked): a caller who needs the start
     of a table of many GB holds only that; ``row_offsets``: where the rows of a ragged (1-D) payload start. With
     ``mapped``, the payload (aligned, :data:`ALIGN`) is memory-mapped once checked: each NaN-free value within
-    ``value_range``. The file is read once, in chunks, never past the size a good file has."""
+    ``value_range``. The file is read once, in chunks, never past the size a good file has; a large file that a
+    stamp says was checked before (module docstring) is not hashed again, and with ``rows`` only those are read."""
     key = key or rules_key(rules)
     item = np.dtype(dtype).itemsize
     expected = int(np.prod(shape)) * item
