@@ -336,6 +336,22 @@ def test_the_kernels_called_without_the_dispatcher_decide_as_the_dispatcher_does
         assert got[0][2] == got[1][2] and len(got[0][2]) > 0
 
 
+def test_layers_of_two_types_are_read_through_the_dispatcher() -> None:
+    """Where a solution's layers are not all of one numba type (one writable here), its kernels are called through
+    numba's dispatcher, which types each call; the answers are those of the solution of one type."""
+    rs = registered(UPPER6)
+    sol = _duel(rs.name)
+    layers = [sol.layer(t) for t in range(13)]
+    layers[5] = DUELK.DuelLayer(layers[5].data.copy(), *layers[5][1:])
+    mixed = DU.DuelSolution(rs, layers)
+    assert mixed._kernels() == (DUELK.duel_turn, DUELK.duel_decide)
+    rng = np.random.default_rng(8)
+    mover, other = _state(rs, 0b000011, rng, (1, 3, 3, 3, 6), 2), _state(rs, 0b100100, rng)  # layer 4 reads 5
+    sol._decisions.clear()
+    assert np.array_equal(mixed.action_win_probabilities(mover, other), sol.action_win_probabilities(mover, other),
+                          equal_nan=True)
+
+
 def test_a_decision_asked_again_is_answered_from_memory_as_computed() -> None:
     """The tournament asks each of optimal-duel's decisions twice (its choice, then its win-regret): the second time
     the kept answer is given, equal to a fresh one and not writable; equal states (not only the same objects) find
