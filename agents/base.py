@@ -32,6 +32,10 @@ class Agent:
     batched: bool = False
     #: False if the agent never reads the observation (callers may then pass an empty one and skip encoding)
     needs_obs: bool = True
+    #: True if, given the states, the agent reads nothing of the observation: a caller that holds the states may pass
+    #: them with an empty observation and skip encoding (the agent still acts on observations alone where it has no
+    #: states, so it keeps ``needs_obs`` and ``needs_state`` as they are)
+    state_suffices: bool = False
 
     def __init__(self, rules: str | RuleSet = "yacht") -> None:
         self.rules = get_rules(rules)

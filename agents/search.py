@@ -76,6 +76,7 @@ class TurnSearchAgent(Agent):
 
     needs_state = False
     needs_obs = True
+    state_suffices = True  # the positions come from the states when given (:meth:`keys`)
     batched = True
     prefer_score = False
 

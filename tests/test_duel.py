@@ -296,9 +296,79 @@ def test_the_decisions_of_a_turn_share_one_search_and_give_what_a_fresh_search_g
             st = GameState(rs.name, HANDS[h], rolls, mover.scores)
             got = sol.action_win_probabilities(st, other)
             sol._turns.clear()
+            sol._decisions.clear()
             want = sol.action_win_probabilities(st, other)
             assert np.array_equal(got, want, equal_nan=True)
     assert 0 < len(sol._turns) <= DU._TURNS_KEPT
+
+
+@pytest.mark.parametrize("where", ["in memory", "mapped from the cache"])
+def test_the_kernels_called_without_the_dispatcher_decide_as_the_dispatcher_does(where: str, tmp_path,  # noqa: ANN001
+                                                                                  monkeypatch) -> None:  # noqa: ANN001
+    """A solution calls its two kernels compiled for its own argument types, past numba's dispatcher: at 300
+    decisions of random scorecards, the choice, every action's chance and each legal action's win-regret equal what
+    the kernels give through the dispatcher (which types every call), for a table in memory and one mapped from the
+    disk cache (read-only values: another type)."""
+    monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
+    rs = registered(UPPER6)
+    sol = _duel(rs.name)
+    if where != "in memory":
+        DU.save_table(rs, lambda emit: [emit(t, sol.layer(t)) for t in range(12, -1, -1)])
+        sol = DU.DuelSolution(rs, DU._load(rs, DU.duel_key(rs), DU.duel_plan(rs)))
+    direct = sol._kernels()
+    assert direct[0] is not DUELK.duel_turn and direct[1] is not DUELK.duel_decide
+    rng = np.random.default_rng(17)
+    for _ in range(300):
+        k = int(rng.integers(0, 6))
+        boxes = rng.permutation(6)
+        a_bits = sum(1 << int(c) for c in boxes[:k])
+        b_bits = sum(1 << int(c) for c in rng.permutation(6)[:k + int(rng.integers(0, 2)) if k < 6 else k])
+        mover = _state(rs, a_bits, rng, tuple(sorted(rng.integers(1, 7, 5).tolist())), int(rng.integers(0, 3)))
+        other = _state(rs, b_bits, rng)
+        got = []
+        for kernels in (direct, (DUELK.duel_turn, DUELK.duel_decide)):
+            sol._compiled, sol._turns, sol._decisions = kernels, {}, {}
+            q = sol.action_win_probabilities(mover, other)
+            legal = np.flatnonzero(np.isfinite(q))
+            got.append((sol.best_action(mover, other), q, [sol.win_regret(mover, other, int(a)) for a in legal]))
+            assert got[-1][2] == [max(0.0, float(np.nanmax(q) - q[a])) for a in legal]
+        assert got[0][0] == got[1][0] and np.array_equal(got[0][1], got[1][1], equal_nan=True)
+        assert got[0][2] == got[1][2] and len(got[0][2]) > 0
+
+
+def test_layers_of_two_types_are_read_through_the_dispatcher() -> None:
+    """Where a solution's layers are not all of one numba type (one writable here), its kernels are called through
+    numba's dispatcher, which types each call; the answers are those of the solution of one type."""
+    rs = registered(UPPER6)
+    sol = _duel(rs.name)
+    layers = [sol.layer(t) for t in range(13)]
+    layers[5] = DUELK.DuelLayer(layers[5].data.copy(), *layers[5][1:])
+    mixed = DU.DuelSolution(rs, layers)
+    assert mixed._kernels() == (DUELK.duel_turn, DUELK.duel_decide)
+    rng = np.random.default_rng(8)
+    mover, other = _state(rs, 0b000011, rng, (1, 3, 3, 3, 6), 2), _state(rs, 0b100100, rng)  # layer 4 reads 5
+    sol._decisions.clear()
+    assert np.array_equal(mixed.action_win_probabilities(mover, other), sol.action_win_probabilities(mover, other),
+                          equal_nan=True)
+
+
+def test_a_decision_asked_again_is_answered_from_memory_as_computed() -> None:
+    """The tournament asks each of optimal-duel's decisions twice (its choice, then its win-regret): the second time
+    the kept answer is given, equal to a fresh one and not writable; equal states (not only the same objects) find
+    it."""
+    rs = registered(UPPER6)
+    sol = _duel(rs.name)
+    rng = np.random.default_rng(4)
+    mover, other = _state(rs, 0b000011, rng, (2, 2, 3, 5, 6), 1), _state(rs, 0b100011, rng)
+    sol._decisions.clear()
+    first = sol._decide(mover, other)
+    again = sol._decide(GameState.from_dict(mover.to_dict()), GameState.from_dict(other.to_dict()))
+    assert again is first and len(sol._decisions) == 1 and not first[1].flags.writeable
+    sol._decisions.clear()
+    sol._turns.clear()
+    fresh = sol._decide(mover, other)
+    assert fresh is not first and fresh[0] == first[0] and np.array_equal(fresh[1], first[1])
+    assert sol.win_regret(mover, other, fresh[0]) == 0.0
 
 
 def test_a_table_whose_index_or_values_do_not_fit_is_refused(tmp_path, monkeypatch) -> None:  # noqa: ANN001

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import stat
 import threading
@@ -174,3 +175,161 @@ def test_a_killed_save_s_temporary_file_is_removed_by_a_later_read(cache_dir: Pa
     left.write_bytes(b"half a table")
     clear_memory_cache()
     assert solve(R.YACHT).from_cache and not left.exists()
+
+
+# ==== a large table's checksum checked once: the stamp beside it ================================================
+
+KEY = "s" * 64
+WORDS = np.arange(5000, dtype="<u4")
+
+
+@pytest.fixture
+def stamped(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A mapped table of 20,000 bytes, stamped as large tables are (the threshold lowered for it), read once."""
+    monkeypatch.setattr(solver_cache, "STAMP_BYTES", 1)
+    path = solver_cache.save(R.YACHT, WORDS, key=KEY, mapped=True)
+    assert path is not None and not solver_cache.stamp_path(path).exists()
+    assert _load() is not None and solver_cache.stamp_path(path).exists()
+    return path
+
+
+def _load(mapped: bool = True) -> np.ndarray | None:
+    return solver_cache.load(R.YACHT, WORDS.shape, key=KEY, dtype="<u4", mapped=mapped)
+
+
+def _hashes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of payloads hashed from now on (one entry each)."""
+    hashed: list[int] = []
+    real = solver_cache._payload
+
+    def counting(*args: Any) -> Any:
+        hashed.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(solver_cache, "_payload", counting)
+    return hashed
+
+
+def _keep_times(path: Path, change: Any) -> None:
+    """``change(path)``, then the modification time set back to what it was (``touch -r``): size and mtime as before."""
+    st = path.stat()
+    change(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def test_a_stamped_table_is_read_again_without_hashing(stamped: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second load of a checked file hashes nothing and gives the same values, mapped or read."""
+    hashed = _hashes(monkeypatch)
+    again = _load()
+    assert again is not None and again.tolist() == WORDS.tolist() and not again.flags.writeable
+    assert _load(mapped=False) is None  # another layout: the header is still checked at every load
+    assert hashed == []
+    stamp = json.loads(solver_cache.stamp_path(stamped).read_text())
+    assert stamp["size"] == stamped.stat().st_size and stamp["inode"] == stamped.stat().st_ino
+
+
+def test_a_small_table_is_hashed_at_every_load_and_gets_no_stamp(cache_dir: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    path = solver_cache.save(R.YACHT, WORDS, key=KEY, mapped=True)
+    hashed = _hashes(monkeypatch)
+    assert _load() is not None and _load() is not None and len(hashed) == 2
+    assert not solver_cache.stamp_path(path).exists() and len(WORDS) * 4 < solver_cache.STAMP_BYTES
+
+
+@pytest.mark.parametrize("change", ["touched", "flipped, times kept", "truncated", "grown", "replaced"])
+def test_a_table_changed_after_its_stamp_is_checked_again(change: str, stamped: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any change to the file (even one that keeps its size and modification time: its change time moves) makes the
+    next load hash it again; a damaged file is refused, a good one read (and stamped anew)."""
+    if change == "touched":
+        os.utime(stamped, ns=(stamped.stat().st_atime_ns, stamped.stat().st_mtime_ns + 10**9))
+    elif change == "flipped, times kept":
+        def flip(p: Path) -> None:
+            with open(p, "r+b") as f:
+                f.seek(-3, os.SEEK_END)
+                f.write(b"\x99")
+
+        _keep_times(stamped, flip)
+    elif change == "truncated":
+        _keep_times(stamped, lambda p: os.truncate(p, p.stat().st_size - 4))
+    elif change == "grown":
+        _keep_times(stamped, lambda p: p.open("ab").write(b"\0\0\0\0"))
+    else:  # the same bytes in a new file (a copy, a restore)
+        raw = stamped.read_bytes()
+        stamped.unlink()
+        stamped.write_bytes(raw)
+    hashed = _hashes(monkeypatch)
+    got = _load()
+    assert len(hashed) == 1
+    if change in ("touched", "replaced"):
+        assert got is not None and got.tolist() == WORDS.tolist()
+        assert _load() is not None and len(hashed) == 1  # stamped anew
+    else:
+        assert got is None
+
+
+@pytest.mark.parametrize("forged", ["digest", "inode", "size", "ctime_ns", "extra field"])
+def test_a_forged_stamp_does_not_make_a_damaged_table_load(forged: str, stamped: Path) -> None:
+    """A stamp that differs from the damaged file in anything (its digest, a stat field, a field more) is not
+    trusted: the file is hashed and refused."""
+    def flip(p: Path) -> None:
+        with open(p, "r+b") as f:
+            f.seek(-3, os.SEEK_END)
+            f.write(b"\x99")
+
+    _keep_times(stamped, flip)
+    st = stamped.stat()
+    header = json.loads(stamped.read_bytes()[len(solver_cache.MAGIC) + 8:].split(b"}")[0] + b"}")
+    stamp = {"device": st.st_dev, "inode": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
+             "ctime_ns": st.st_ctime_ns, "sha256": header["sha256"]}
+    assert solver_cache._identity(st, header["sha256"]) == stamp  # the true stamp of the damaged file, then one off
+    if forged == "digest":
+        stamp["sha256"] = hashlib.sha256(stamped.read_bytes()).hexdigest()
+    elif forged == "extra field":
+        stamp["verified"] = True
+    else:
+        stamp[forged] += 1
+    solver_cache.stamp_path(stamped).write_text(json.dumps(stamp))
+    assert _load() is None
+
+
+@pytest.mark.parametrize("garbage", ["bytes", "a list", "cut short", "deep", "too long", "a folder", "a fifo",
+                                     "/dev/zero"])
+def test_a_stamp_that_is_garbage_means_a_full_check(garbage: str, stamped: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever lies at the stamp's path is read as data, bounded, and only compared: a full check, then the table
+    is read (no crash, no hang); the stamp is written anew where a file can replace it."""
+    where = solver_cache.stamp_path(stamped)
+    where.unlink()
+    if garbage == "a folder":
+        where.mkdir()
+    elif garbage == "a fifo":
+        os.mkfifo(where)
+    elif garbage == "/dev/zero":
+        os.symlink("/dev/zero", where)
+    else:
+        where.write_bytes({"bytes": b"\xff\xfe\x00", "a list": b"[1, 2]", "cut short": b'{"size": ',
+                           "deep": b"[" * 500 + b"]" * 500,
+                           "too long": b" " * solver_cache.MAX_STAMP_BYTES + b"{}"}[garbage])
+    hashed = _hashes(monkeypatch)
+    assert _load() is not None and len(hashed) == 1
+    assert _load() is not None and len(hashed) == (2 if garbage == "a folder" else 1)
+
+
+def test_saving_a_table_removes_the_old_file_s_stamp(stamped: Path) -> None:
+    solver_cache.save(R.YACHT, WORDS[::-1].copy(), key=KEY, mapped=True)
+    assert not solver_cache.stamp_path(stamped).exists()
+    assert _load().tolist() == WORDS[::-1].tolist() and solver_cache.stamp_path(stamped).exists()
+
+
+def test_a_stamped_table_s_first_rows_are_read_and_its_values_still_checked(cache_dir: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """``rows`` from a stamped file reads those rows alone (nothing hashed); the values' checks run at every load."""
+    monkeypatch.setattr(solver_cache, "STAMP_BYTES", 1)
+    values = np.linspace(0.0, 1.0, 4000).reshape(100, 40)
+    solver_cache.save(R.YACHT, values, key=KEY)
+    assert solver_cache.load(R.YACHT, values.shape, key=KEY, value_range=(0.0, 1.0)) is not None
+    hashed = _hashes(monkeypatch)
+    first = solver_cache.load(R.YACHT, values.shape, key=KEY, rows=3, value_range=(0.0, 1.0))
+    assert first is not None and np.array_equal(first, values[:3]) and hashed == []
+    assert solver_cache.load(R.YACHT, values.shape, key=KEY, value_range=(0.0, 0.5)) is None  # values checked

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -217,3 +218,36 @@ def test_model_paths_are_listed_once_and_the_tables_fit_a_terminal(tmp_path: Pat
     assert sorted(sum(head, [])) == sorted(rows), "every column once, over the blocks"
     wide = format_report(run_tournament([*paths, "greedy", str(shipped)], games=2), width=200)
     assert sum(ln.startswith(" " * 10) for ln in wide.splitlines()) == 1, "a wide terminal: one block"
+
+
+@pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
+def test_turn_search_agents_get_their_states_and_decide_as_from_observations(rules: str) -> None:
+    """The turn-search agents (``state_suffices``) are handed their states and an empty observation by the game
+    loop, no encoded one, and decide from the states exactly as from the observations, at every position of 30 games
+    of random play (with Yahtzee's bonus and Joker boxes)."""
+    from yacht_agents.loader import load_agent
+    from yacht_agents.optimal import OptimalAgent
+    from yacht_env import observation as O
+    from yacht_env.actions import action_mask
+    from yacht_tools.games import Table, play_tables
+
+    states: list = []
+    tables = [Table(MP.new_table(rules, 2, rng), rng) for rng in map(np.random.default_rng, range(30))]
+    walker = RandomAgent(rules, seed=5)
+    play_tables(tables, lambda i, seat: walker, on_decision=lambda i, seat, st, a: states.append(st))
+    masks = np.stack([action_mask(s) for s in states])
+    for name in ("optimal", "greedy"):
+        agent = load_agent(name, rules)
+        assert agent.state_suffices and agent.needs_obs and not agent.needs_state
+        from_obs = agent.act_batch(np.stack([O.encode(s) for s in states]), masks)
+        from_states = agent.act_batch(np.zeros((len(states), 0), dtype=np.float32), masks, states)
+        assert from_obs.tolist() == from_states.tolist()
+    seen = []
+
+    class Spy(OptimalAgent):
+        def act_batch(self, obs: np.ndarray, masks: np.ndarray, states: Any = None) -> np.ndarray:
+            seen.append((obs.shape[1], states is not None and len(states) == len(masks)))
+            return super().act_batch(obs, masks, states)
+
+    run_tournament([Spy(rules), "random"], 4, rules=rules)
+    assert seen and set(seen) == {(0, True)}

@@ -118,10 +118,10 @@ class GameState:
         ids = self.ruleset.category_ids
         return tuple(ids[i] for i, s in enumerate(self.scores) if s is None)
 
-    @property
+    @cached_property
     def turn(self) -> int:
         """0-based index of the current turn (= number of filled boxes)."""
-        return sum(s is not None for s in self.scores)
+        return len(self.scores) - self.scores.count(None)
 
     @cached_property
     def is_over(self) -> bool:
@@ -154,10 +154,10 @@ class GameState:
             raise ValueError(f"no dice yet: the turn's first roll is still to come (deal it first) in {self}")
         return _HAND_OF_SORTED[self.dice]
 
-    @property
+    @cached_property
     def total(self) -> int:
         """Score so far: boxes, upper bonus and five-of-a-kind bonuses."""
-        boxes = sum(s for s in self.scores if s is not None)
+        boxes = sum(filter(None, self.scores))  # the filled boxes' scores (a 0 adds nothing)
         return boxes + self.upper_bonus + self.bonus_count * self.ruleset.five_kind_bonus
 
     def legal_categories(self) -> tuple[int, ...]:
@@ -280,7 +280,10 @@ def _made(rs: RuleSet, dice: tuple[int, ...], rolls_left: int, scores: tuple[int
     if dice:
         d["hand"] = _HAND_OF_SORTED[dice]
     if same_boxes is not None:
-        d.update(filled_bits=same_boxes.filled_bits, is_over=same_boxes.is_over, upper_total=same_boxes.upper_total)
+        d.update(filled_bits=same_boxes.filled_bits, is_over=same_boxes.is_over, upper_total=same_boxes.upper_total,
+                 turn=same_boxes.turn, total=same_boxes.total)
+    else:
+        d["turn"] = len(scores) - scores.count(None)
     return st
 
 

@@ -54,6 +54,9 @@ MAX_ROW = 1 << 16
 _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
 _TURNS_KEPT = 1 << 12
 """The turns whose keep values a solution keeps (7 KB each; a tournament plays 128 tables side by side)."""
+_DECISIONS_KEPT = 1 << 10
+"""The decisions whose action values a solution keeps (a tournament asks each decision of ``optimal-duel`` twice:
+its choice, then its win-regret, after the other tables' choices)."""
 
 
 @lru_cache(maxsize=4)
@@ -181,11 +184,16 @@ class DuelSolution:
         self.path = path
         self._layers = layers
         self._turns: dict[DUELK.DuelPair, KeepLane] = {}
+        self._decisions: dict[tuple[GameState, GameState], tuple[int, np.ndarray]] = {}
         self._flat = lru_cache(maxsize=1 << 16)(self._flat_of)
+        self._compiled: tuple[Callable[..., None], Callable[..., int]] | None = None
+        self._actions = NUM_KEEP_ACTIONS + rules.num_categories
 
     def _flat_of(self, filled: int, upper: int, five_kind: int | None) -> int:
-        """The turn-start state of a scorecard (a flat index of the turn search's tables)."""
-        return int(self.layout.flat(*self.layout.key(filled, upper, five_kind)))
+        """The turn-start state of a scorecard (a flat index of the turn search's tables), or -1 if no game reaches
+        it."""
+        flat = int(self.layout.flat(*self.layout.key(filled, upper, five_kind)))
+        return flat if self.plan.index.rank[flat] >= 0 else -1
 
     def __repr__(self) -> str:
         return f"DuelSolution(rules={self.rules.name!r}, first_player_win={self.first_player_win:.7f})"
@@ -221,23 +229,24 @@ class DuelSolution:
 
     def _pair(self, mover: GameState, other: GameState) -> tuple[int, int, int, int]:
         """``(layer, mover state, other state, difference)`` of a decision, checked."""
-        for what, st in (("mover", mover), ("other", other)):
-            if not isinstance(st, GameState):
-                raise ValueError(f"{what} must be a GameState, got {type(st).__name__}")
-            if st.rules != self.rules.name:
-                raise ValueError(f"this duel solution is for rules {self.rules.name!r}, {what} is {st.rules!r}")
+        if not (type(mover) is GameState and type(other) is GameState  # GameState has no subclasses
+                and mover.rules == other.rules == self.rules.name):
+            for what, st in (("mover", mover), ("other", other)):
+                if not isinstance(st, GameState):
+                    raise ValueError(f"{what} must be a GameState, got {type(st).__name__}")
+                if st.rules != self.rules.name:
+                    raise ValueError(f"this duel solution is for rules {self.rules.name!r}, {what} is {st.rules!r}")
         if mover.is_over:
             raise ValueError("the mover's game is over: it has no decision to make")
-        k, j = bin(mover.filled_bits).count("1"), bin(other.filled_bits).count("1")
-        if j not in (k, k + 1):
+        k, j = mover.turn, other.turn
+        if j != k and j != k + 1:
             raise ValueError(f"the mover has filled {k} boxes and the other {j}: in a game of two, the other has "
                              f"filled as many (the mover moves first) or one more (it moves second)")
-        ix = self.plan.index
         sa = self._flat(mover.filled_bits, mover.upper_total, mover.yahtzee_box)
         sb = self._flat(other.filled_bits, other.upper_total, other.yahtzee_box)
-        if ix.rank[sa] < 0 or ix.rank[sb] < 0:
+        if sa < 0 or sb < 0:
             raise ValueError("no game reaches these scorecards")
-        return k + j, sa, sb, mover.total - other.total
+        return k + j, sa, sb, int(mover.total - other.total)
 
     def turn_start_win(self, mover: GameState, other: GameState) -> float:
         """The mover's chance to win from the start of its turn, before its first roll (``mover``'s dice and rolls
@@ -249,7 +258,8 @@ class DuelSolution:
 
     def action_win_probabilities(self, mover: GameState, other: GameState) -> np.ndarray:
         """(32 + C,) the mover's chance to win after each legal action of its decision (NaN where illegal)."""
-        return self._decide(mover, other)[1]
+        values = self._decide(mover, other)[1]
+        return np.where(values > -np.inf, values, np.nan)
 
     def win_probability(self, mover: GameState, other: GameState) -> float:
         """The mover's chance to win at its decision (the best action's), both playing optimally from here."""
@@ -259,20 +269,59 @@ class DuelSolution:
         """The action that maximises the mover's chance to win; ties to the lowest action index."""
         return self._decide(mover, other)[0]
 
+    def win_regret(self, mover: GameState, other: GameState, action: int) -> float:
+        """The mover's chance to win that ``action`` (legal) gives up against the best action: ``max_a W(a) -
+        W(action)``, never below 0."""
+        values = self._decide(mover, other)[1]
+        return max(0.0, float(values.max() - values[action]))
+
+    def _kernels(self) -> tuple[Callable[..., None], Callable[..., int]]:
+        """:func:`~yacht_solver.duel_kernels.duel_turn` and :func:`~yacht_solver.duel_kernels.duel_decide` compiled
+        for this solution's arguments and called without numba's dispatcher, which types every argument of every
+        call (namedtuples of arrays: several microseconds a call, more than many decisions take). Safe because
+        :meth:`_decide` builds each argument to the same types (the tables, the index and the keep mask are the same
+        objects; the pair and the decision of Python ints and float64 arrays); where the layers are not all of one
+        type, the dispatchers themselves."""
+        if self._compiled is None:
+            kinds = {numba.typeof(lay) for lay in self._layers}
+            if len(kinds) != 1:
+                self._compiled = (DUELK.duel_turn, DUELK.duel_decide)
+            else:
+                keeps = np.empty((NUM_KEEPS, 1))
+                pair = DUELK.DuelPair(0, 0, 0)
+                fixed = [numba.typeof(a) for a in (self.tables, self.plan.index)] + [kinds.pop(),
+                                                                                     numba.typeof(pair)]
+                self._compiled = (
+                    DUELK.duel_turn.compile((*fixed, numba.typeof(keeps), numba.typeof(keeps))),
+                    DUELK.duel_decide.compile((*fixed, numba.typeof(DUELK.DuelDecision(KeepLane(keeps, keeps, 0), 0,
+                                                                                       0)),
+                                               numba.typeof(_KEEP_MASK), numba.typeof(np.empty(1)))))
+        return self._compiled
+
     def _decide(self, mover: GameState, other: GameState) -> tuple[int, np.ndarray]:
+        """The best action at the mover's decision and every action's chance (``-inf`` where illegal, read-only), kept
+        for the next :data:`_DECISIONS_KEPT` decisions (states are values: equal states, equal answers)."""
+        hit = self._decisions.get((mover, other))
+        if hit is not None:
+            return hit
         t, sa, sb, d = self._pair(mover, other)
         pair, nxt = DUELK.DuelPair(sa, sb, d), self._layers[t + 1]
+        turn_kernel, decide_kernel = self._kernels()
         turn = self._turns.get(pair)
         if turn is None:  # each decision of a turn reads the same keep values: searched once per turn
             turn = KeepLane(np.empty((NUM_KEEPS, 1)), np.empty((NUM_KEEPS, 1)), 0)
-            DUELK.duel_turn(self.tables, self.plan.index, nxt, pair, turn.K1, turn.K2)
+            turn_kernel(self.tables, self.plan.index, nxt, pair, turn.K1, turn.K2)
             if len(self._turns) >= _TURNS_KEPT:
                 self._turns.clear()
             self._turns[pair] = turn
-        values = np.empty(NUM_KEEP_ACTIONS + self.rules.num_categories)
-        action = DUELK.duel_decide(self.tables, self.plan.index, nxt, pair,
-                                   DUELK.DuelDecision(turn, mover.hand, mover.rolls_left), _KEEP_MASK, values)
-        return int(action), np.where(values > -np.inf, values, np.nan)
+        values = np.empty(self._actions)
+        action = decide_kernel(self.tables, self.plan.index, nxt, pair,
+                               DUELK.DuelDecision(turn, int(mover.hand), int(mover.rolls_left)), _KEEP_MASK, values)
+        values.setflags(write=False)
+        if len(self._decisions) >= _DECISIONS_KEPT:
+            self._decisions.clear()
+        self._decisions[mover, other] = answer = int(action), values
+        return answer
 
 
 # ---- the sweep --------------------------------------------------------------------------------------------------

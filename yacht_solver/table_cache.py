@@ -11,10 +11,22 @@ match (other version or key, wrong size, bad checksum, unreadable, not a regular
 file holds (a cache path linked to ``/dev/zero`` or to a huge file costs nothing), caps the header, and can keep
 only a table's first rows. Writes go to a temporary file that is then renamed over the old one
 (:func:`yacht_env.files.write_atomic`), so a reader never sees half a file.
+
+A large file's checksum is checked once, not at every load (hashing Yacht's 4.9 GB two-player table takes seconds):
+once a file of at least :data:`STAMP_BYTES` passes the full check, a small stamp beside it (``<table>.verified``,
+written atomically) records the file's identity as ``os.stat`` gives it (device, inode, size, modification and
+change times in ns) and its digest. A later load whose open file has that identity, whose header declares that digest
+and whose size is exactly a good file's skips the hashing; the header and every check of the values are done as
+always. Anything else (no stamp, an unreadable or foreign one, any field off) means the full check again, which
+refuses a bad file as before. The stamp is read as data (a few hundred bytes at most) and only compared. What this
+gives up: a change of the bytes that keeps all of the file's stat fields, that is bit rot on the disk after the check,
+or a write in place within the same tick of the file system's clock as the check's end, is no longer caught by the
+checksum. Removing the ``.verified`` files (or the cache folder) makes the next load check everything again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import json
@@ -30,7 +42,7 @@ import numpy as np
 
 from yacht_env import dice as D
 from yacht_env import rules as R
-from yacht_env.files import open_regular, remove_stale_temporaries, write_atomic
+from yacht_env.files import open_regular, read_regular, remove_stale_temporaries, write_atomic, write_text_atomic
 
 SOLVER_VERSION = 1
 """Bump when the solver's output or the file format changes: older files are then ignored."""
@@ -42,6 +54,12 @@ MAX_HEADER_BYTES = 1 << 16
 """The largest JSON header a table file may have (a good one is about 300 bytes)."""
 ALIGN = 4096
 """Where a memory-mapped payload starts: a multiple of this many bytes (a page)."""
+STAMP_BYTES = 1 << 26
+"""The smallest payload whose passed check is stamped (module docstring): a smaller one hashes in well under a tenth
+of a second, less than a stamp saves, and its folder holds no stamps."""
+STAMP_SUFFIX = ".verified"
+MAX_STAMP_BYTES = 1024
+"""The largest stamp read (a good one is about 200 bytes)."""
 
 
 def cache_dir() -> Path:
@@ -138,6 +156,25 @@ def _payload(f: BinaryIO, expected: int, keep: int, check: Callable[[memoryview]
     return (data, h.hexdigest()) if got == expected else None
 
 
+def _unhashed(f: BinaryIO, expected: int, keep: int, check: Callable[[memoryview], bool] | None = None
+              ) -> tuple[bytearray, None] | None:
+    """:func:`_payload` of a file whose checksum was checked before (its size is checked by the caller): the first
+    ``keep`` bytes, and with ``check`` the rest read in chunks and checked, nothing hashed; ``None`` if a read falls
+    short or a chunk fails ``check``."""
+    data, step = bytearray(keep), 1 << 24
+    with memoryview(data) as view:
+        for at in range(0, keep, step):
+            if f.readinto(view[at:at + step]) != len(view[at:at + step]):
+                return None
+    if check is not None:
+        with memoryview(bytearray(min(step, max(expected - keep, 1)))) as scratch:
+            for at in range(keep, expected, step):
+                chunk = scratch[:min(step, expected - at)]
+                if f.readinto(chunk) != len(chunk) or not check(chunk):
+                    return None
+    return data, None
+
+
 def plausible(values: np.ndarray, value_range: tuple[float, float], start_cells: int) -> bool:
     """Whether a table's values can be the solver's: each NaN (a state no game reaches) or within ``value_range``,
     and its first ``start_cells`` values (those of the start of a game) numbers. Checked in slices: no copy of a
@@ -164,6 +201,38 @@ def _read_header(f: BinaryIO) -> tuple[object, int]:
     if not head.startswith(MAGIC) or len(head) != len(MAGIC) + _HEADER_LEN_BYTES or n > MAX_HEADER_BYTES:
         return None, 0
     return json.loads(f.read(n).decode()), n
+
+
+def stamp_path(path: Path) -> Path:
+    """Where the stamp of the table file ``path`` is: ``<table>.verified`` beside it."""
+    return path.with_name(path.name + STAMP_SUFFIX)
+
+
+def _identity(st: os.stat_result, sha256: object) -> dict[str, object]:
+    """What a stamp holds: the file's identity (``os.stat``) and the digest its check found."""
+    return {"device": st.st_dev, "inode": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
+            "ctime_ns": st.st_ctime_ns, "sha256": sha256}
+
+
+def _stamped(path: Path, st: os.stat_result, sha256: object) -> bool:
+    """Whether the stamp beside ``path`` says that this very file (``st``, the open file's) passed the full check
+    with digest ``sha256``. A missing, oversized, unreadable or malformed stamp says no."""
+    try:
+        stamp = json.loads(read_regular(stamp_path(path), MAX_STAMP_BYTES).decode())
+    except (ValueError, OSError, UnicodeDecodeError, RecursionError):  # json's errors are ValueErrors
+        return False
+    return isinstance(stamp, dict) and stamp == _identity(st, sha256)
+
+
+def _stamp(path: Path, st: os.stat_result, sha256: str) -> None:
+    """Record that the file at ``path`` (``st``, read before its check) passed the full check, unless it changed
+    while it was read or the folder is not writable (the next load then checks it fully again)."""
+    try:
+        if _identity(os.stat(path), sha256) != _identity(st, sha256):  # replaced or written to meanwhile
+            return
+        write_text_atomic(stamp_path(path), json.dumps(_identity(st, sha256), sort_keys=True))
+    except OSError:
+        return
 
 
 def stored_shape(rules: R.RuleSet, key: str) -> tuple[int, ...] | None:
@@ -193,7 +262,8 @@ def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, *, ro
     ``rows``, only its first rows are kept, in memory (the whole file is still checked): a caller who needs the start
     of a table of many GB holds only that; ``row_offsets``: where the rows of a ragged (1-D) payload start. With
     ``mapped``, the payload (aligned, :data:`ALIGN`) is memory-mapped once checked: each NaN-free value within
-    ``value_range``. The file is read once, in chunks, never past the size a good file has."""
+    ``value_range``. The file is read once, in chunks, never past the size a good file has; a large file that a
+    stamp says was checked before (module docstring) is not hashed again, and with ``rows`` only those are read."""
     key = key or rules_key(rules)
     item = np.dtype(dtype).itemsize
     expected = int(np.prod(shape)) * item
@@ -212,13 +282,15 @@ def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, *, ro
         def check(chunk: memoryview) -> bool:
             return _in_range(np.frombuffer(chunk, dtype=dtype, count=len(chunk) // item), vr)
 
-    remove_stale_temporaries(cache_path(rules, key).parent)  # a killed save's file (GBs for Yahtzee's largest)
+    path = cache_path(rules, key)
+    remove_stale_temporaries(path.parent)  # a killed save's file (GBs for Yahtzee's largest)
     try:
-        f = open_regular(cache_path(rules, key))  # a regular file, opened without blocking (a pipe cannot hang it)
+        f = open_regular(path)  # a regular file, opened without blocking (a pipe cannot hang it)
     except ValueError:
         return None
     try:
         with f:
+            st = os.fstat(f.fileno())
             header, n = _read_header(f)
             if (
                 not isinstance(header, dict)
@@ -233,14 +305,23 @@ def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, *, ro
                 return None
             start = _start(len(MAGIC) + _HEADER_LEN_BYTES + n, align)
             f.seek(start)
-            read = _payload(f, expected, kept_bytes) if check is None else _payload(f, expected, kept_bytes, check)
-            if read is None or read[1] != header.get("sha256"):
+            stamped = (expected >= STAMP_BYTES and st.st_size == start + expected
+                       and _stamped(path, st, header.get("sha256")))
+            if stamped:  # checked before: the kept rows read, the rest checked by ``check`` alone, never hashed
+                read = _unhashed(f, expected, kept_bytes, check)
+            else:
+                read = _payload(f, expected, kept_bytes) if check is None else _payload(f, expected, kept_bytes,
+                                                                                        check)
+            if read is None or (not stamped and read[1] != header.get("sha256")):
                 return None
+            passed = None if stamped or expected < STAMP_BYTES else read[1]  # a digest to stamp once all is checked
             if mapped and rows is None:
                 if expected == 0:
                     return np.zeros(shape, dtype=dtype)
                 mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)  # the map outlives the file object
                 values = np.frombuffer(mm, dtype=dtype, count=expected // item, offset=start).reshape(shape)
+                if passed is not None:
+                    _stamp(path, st, passed)
                 return values  # read-only: the map is
         kept_shape = (kept_bytes // item,) if row_offsets is not None else (kept_bytes // max(row_bytes, 1),
                                                                             *shape[1:])
@@ -249,6 +330,8 @@ def load(rules: R.RuleSet, shape: tuple[int, ...], key: str | None = None, *, ro
         return None
     if value_range is not None and not plausible(values, value_range, 1):
         return None
+    if passed is not None:
+        _stamp(path, st, passed)
     values.setflags(write=False)
     return values
 
@@ -307,4 +390,7 @@ def save_in_pieces(rules: R.RuleSet, key: str, shape: tuple[int, ...], dtype: st
 
     path = cache_path(rules, key)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return write_atomic(path, write)
+    write_atomic(path, write)
+    with contextlib.suppress(OSError):
+        stamp_path(path).unlink(missing_ok=True)  # the old file's: it cannot match the new one, which is checked anew
+    return path

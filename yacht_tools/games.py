@@ -8,7 +8,8 @@ once (``act_batch``), so batched agents decide for many games at a time.
 
 What agents get: the mask of legal actions, their own state when ``needs_state``, and the observation: the
 single-player one (:func:`yacht_env.observation.encode`), the multiplayer one where the agent sets
-``multiplayer_obs = True``, or an empty one where it sets ``needs_obs = False``. An agent that sets
+``multiplayer_obs = True``, or an empty one where it sets ``needs_obs = False`` (or ``state_suffices = True``: it is
+then given its states instead, which it reads in place of the observation). An agent that sets
 ``wants_table = True`` (the person at the terminal) is also shown the whole table before it acts.
 """
 
@@ -47,7 +48,7 @@ def _observations(agent: Agent, tables: Sequence[Table], seats: Sequence[int]) -
     states = [t.states[s] for t, s in zip(tables, seats)]
     if getattr(agent, "multiplayer_obs", False):
         return np.stack([MP.encode(t.states, s) for t, s in zip(tables, seats)])
-    if getattr(agent, "needs_obs", True):
+    if getattr(agent, "needs_obs", True) and not getattr(agent, "state_suffices", False):
         return np.stack([O.encode(st) for st in states])
     return np.zeros((len(states), 0), dtype=np.float32)
 
@@ -75,11 +76,11 @@ def play_tables(tables: list[Table], seat_agent: Callable[[int, int], Agent], *,
                 acts = [agent.act_at_table(t.states, s, masks[k]) for k, (t, s) in enumerate(zip(group, seats))]
             else:
                 obs = _observations(agent, group, seats)
+                given = agent.needs_state or getattr(agent, "state_suffices", False)
                 if agent.batched:
-                    acts = np.asarray(agent.act_batch(obs, masks, states if agent.needs_state else None)).tolist()
+                    acts = np.asarray(agent.act_batch(obs, masks, states if given else None)).tolist()
                 else:
-                    acts = [agent.act(obs[k], masks[k], states[k] if agent.needs_state else None)
-                            for k in range(len(states))]
+                    acts = [agent.act(obs[k], masks[k], states[k] if given else None) for k in range(len(states))]
             if len(acts) != len(states):
                 raise ValueError(f"agent {agent.name!r} returned {len(acts)} actions for {len(states)} games")
             for i, s, st, m, a in zip(ids, seats, states, masks, acts):

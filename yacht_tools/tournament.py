@@ -19,9 +19,9 @@ size, for agents that draw random numbers).
 
 Agents act as in the single-player game: ``act(obs, mask, state)`` with their own state, its single-player
 observation and its mask (agents that set ``needs_obs = False`` get an empty observation, as in
-:mod:`yacht_tools.games`; agents that set ``multiplayer_obs = True`` get the observation of
-:mod:`yacht_env.multiplayer` instead). Games of a match are played in lockstep batches so that batched agents
-decide for many games at once.
+:mod:`yacht_tools.games`, and those that set ``state_suffices = True`` their states in its place; agents that set
+``multiplayer_obs = True`` get the observation of :mod:`yacht_env.multiplayer` instead). Games of a match are played
+in lockstep batches so that batched agents decide for many games at once.
 """
 
 from __future__ import annotations
@@ -97,9 +97,8 @@ class WinRegret:
     def decision(self, slot: int, game: int, state: Any, other: Any, action: int) -> None:
         if self.tallies[slot] is None:
             return
-        q = self.duel.action_win_probabilities(state, other)
         self.rows[slot].append((self.offsets[slot] + game, state.turn, state.rolls_left, action,
-                                max(0.0, float(np.nanmax(q) - q[action]))))
+                                self.duel.win_regret(state, other, action)))
 
     def flush(self) -> None:
         for tally, rows in zip(self.tallies, self.rows):

@@ -52,7 +52,7 @@ def new_table(rules: str | RuleSet, num_players: int, rng: np.random.Generator) 
 def seat_to_act(states: Sequence[GameState]) -> int | None:
     """The seat to act: the first seat with the fewest filled boxes; ``None`` once every scorecard is full."""
     turns = [s.turn for s in states]
-    seat = min(range(len(states)), key=lambda i: (turns[i], i))
+    seat = turns.index(min(turns))
     return None if states[seat].is_over else seat
 
 
