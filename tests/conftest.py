@@ -51,6 +51,8 @@ _OTHER_RULES = ("yahtzee", "yahtzee-free-joker", "yatzy", "clubhouse", "knizia")
 FULL_ONLY: dict[str, str] = {
     "test_recipes.py::test_the_single_file_ppo_trains_and_measures_itself": "trains a PPO in a child process",
     "test_train.py::test_smoke_run_with_the_turn_expectimax_policy": "trains; the quick smoke run covers the run path",
+    "test_bench_entries.py::test_tune_runs_a_sweep_keeps_finished_trials_and_writes_the_winner":
+        "trains two trials in a child process; the sweep's reading and refusals are quick tests",
     **{f"test_turn_policy.py::test_head_with_the_solvers_utilities_gives_the_solvers_action_values[{r}]":
        "one rule set (yacht) in the quick run" for r in _OTHER_RULES},
     **{f"test_vector.py::test_differential_against_single_env[{r}]": "one rule set (yacht) in the quick run"

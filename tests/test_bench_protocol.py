@@ -4,6 +4,7 @@ refused with one line."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -268,3 +269,64 @@ def test_v1_records_are_read_but_never_reported_beside_v2(greedy_records: Path, 
     long_v1.write_text(_record_text(greedy_records, protocol=P.V1, budget="long", budget_steps=P.BUDGETS["long"]))
     assert main(["bench", "report", str(long_v1)]) == 2
     assert "yacht-bench v1 has the budgets short, primary, not 'long'" in capsys.readouterr().err
+
+
+V2 = Path(__file__).resolve().parents[1] / "docs" / "records" / "bench-v2"
+
+
+def test_the_committed_v2_baselines_are_whole() -> None:
+    """The v2 baselines the page reports at the short and primary budgets: masked PPO (model-free) and the TD learner
+    with their tuned configs, ten seeds on yacht and five on every other task, each run within its budget and every
+    task's run of a learner and budget on one config; the untuned outside entry on yacht at the short budget; the
+    three reference agents on every one-player task; all of v2."""
+    records = P.read_records([V2])
+    assert {r["protocol"] for r in records} == {P.PROTOCOL}
+    runs = {(r["task"], r["learner"], r["budget"], r["seed"]) for r in records if r["kind"] == "run"}
+    seeds = {t: range(10) if t == "yacht" else range(5) for t in P.TASKS}
+    assert runs == ({(t, n, b, s) for t in P.TASKS for n in ("ppo", "td") for b in ("short", "primary")
+                     for s in seeds[t]} | {("yacht", "outside-ppo", "short", s) for s in range(5)})
+    configs: dict[tuple[str, str], list[dict]] = {}
+    for r in records:
+        if r["kind"] == "run":
+            steps = P.BUDGETS[r["budget"]]
+            assert P.MIN_BUDGET_USE * steps <= r["training"]["timesteps"] <= steps, r["training"]
+            configs.setdefault((r["learner"], r["budget"]), []).append(
+                {k: v for k, v in r["config"].items() if k not in ("rules", "seed")})
+    assert all(c == cs[0] for cs in configs.values() for c in cs)
+    refs = {(r["task"], r["learner"]) for r in records if r["kind"] == "agent"}
+    assert refs == {(t, a) for t in P.TASKS for a in ("random", "greedy", "optimal")}
+
+
+def test_the_baselines_configs_are_their_sweeps_winners() -> None:
+    """configs/bench/<learner>-<budget>.yaml is the winner of the learner's last sweep at that budget, as
+    ``yacht bench tune --write-config`` writes it; the sweeps ran on the tuning seeds and games, on yacht; a later
+    stage searched around the earlier stage's winner."""
+    from yacht_training.config import load_config
+    from yacht_training.tuning import GAMES, winner_config
+
+    root = Path(__file__).resolve().parents[1]
+    sweeps = {p.stem: json.loads(p.read_text()) for p in sorted((V2 / "tuning").glob("*.json"))}
+    last = {"model-free-short": "model-free-short-3", "td-short": "td-short",
+            "model-free-primary": "model-free-primary-2", "td-primary": "td-primary"}
+    assert set(sweeps) == {"model-free-short", "model-free-short-2", "model-free-primary", *last.values()}
+    for name, s in sweeps.items():
+        assert s["seeds"] == list(P.TUNING_SEEDS) and s["game_seed"] == P.TUNING_GAME_SEED and s["games"] == GAMES
+        assert s["task"] == "yacht" and name.endswith(("-" + s["budget"], f"-{s['budget']}-2", f"-{s['budget']}-3"))
+        assert s["protocol"] == P.PROTOCOL and s["sweep"] == name
+        assert len(s["trials"]) == len(list(itertools.product(*s["grid"].values())))
+        assert s["winner"]["mean"] == max(t["mean"] for t in s["trials"])
+    for config, sweep in last.items():
+        kept = load_config(root / "configs" / "bench" / f"{config}.yaml").to_dict()
+        assert kept == load_config_dict(winner_config(sweeps[sweep])), config
+    for stage, before in (("model-free-short-2", "model-free-short"), ("model-free-short-3", "model-free-short-2"),
+                          ("model-free-primary-2", "model-free-primary")):
+        won = sweeps[before]["winner"]["change"]
+        grid = sweeps[stage]["grid"]
+        assert won["n_envs"] in grid["n_envs"] and all(v in grid[f"ppo.{k}"] for k, v in won["ppo"].items())
+
+
+def load_config_dict(data: dict) -> dict:
+    """``data`` as a config reads it (defaults filled in), as a mapping."""
+    from yacht_training.config import from_dict
+
+    return from_dict(data).to_dict()

@@ -156,7 +156,13 @@ def _parser_of(cmd: list[str]) -> tuple[argparse.ArgumentParser, list[str]] | No
         if cmd[1] not in subs and (cmd[1].startswith("-") or cmd[1].isupper()):  # yacht --version, yacht COMMAND
             return None
         assert cmd[1] in subs, f"unknown subcommand in {shlex.join(cmd)!r}; known: {', '.join(subs)}"
-        return subs[cmd[1]], cmd[2:]
+        parser, args = subs[cmd[1]], cmd[2:]
+        while args:  # a command of a command (yacht bench tune): its own parser
+            nested = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+            if not nested or args[0] not in nested[0].choices:
+                break
+            parser, args = nested[0].choices[args[0]], args[1:]
+        return parser, args
     if cmd[:2] == ["python", "train.py"]:
         return train_parser(), cmd[2:]
     return None
