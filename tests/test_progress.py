@@ -78,11 +78,15 @@ def test_eval_reports_progress_when_piped(quick_lines: None, capsys: pytest.Capt
     assert _lines(err, "greedy on yacht", "game")[-1] == (30, 30)
 
 
-def test_training_reports_progress_when_piped(quick_lines: None, tmp_path: Path,
+@pytest.mark.parametrize("exact", [False, True])
+def test_training_reports_progress_when_piped(exact: bool, quick_lines: None, tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The TD learner's bar ends at the total; with exact_budget its steps stop within one longest game (36 steps)
+    below it, never past; without, its last iteration of whole games may pass it."""
     import train
 
-    cfg = {"rules": "yacht", "algo": "td", "total_timesteps": 300, "seed": 0, "checkpoint_freq": 300,
+    cfg = {"rules": "yacht", "algo": "td", "total_timesteps": 300, "exact_budget": exact, "seed": 0,
+           "checkpoint_freq": 300,
            "torch_threads": 1, "td": {"hidden": [16], "games_per_iteration": 4},
            "eval": {"freq": 300, "episodes": 5, "final_episodes": 5}}
     path = tmp_path / "tiny.yaml"
@@ -90,7 +94,10 @@ def test_training_reports_progress_when_piped(quick_lines: None, tmp_path: Path,
     assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "runs")]) == 0
     done = _lines(capsys.readouterr().err, "td", "step")
     steps = json.loads(next((tmp_path / "runs").glob("*/eval.json")).read_text())["training_timesteps"]
-    assert 300 - 36 < steps <= 300 and done[-1] == (steps, 300)  # within one longest game (36 steps), never past
+    if exact:
+        assert 300 - 36 < steps <= 300 and done[-1] == (steps, 300)
+    else:
+        assert steps >= 300 and done[-1][1] == 300
 
 
 def test_a_bar_run_past_its_total_ends_at_100_percent(quick_lines: None) -> None:
@@ -103,7 +110,16 @@ def test_a_bar_run_past_its_total_ends_at_100_percent(quick_lines: None) -> None
     assert "<00:" in lines[1]  # the time left is shown once the rate is known
 
 
-def test_the_ppo_bar_ends_at_the_budget() -> None:
+def test_the_ppo_bar_ends_at_the_end_of_its_last_rollout() -> None:
+    from yacht_training.sb3_ppo import rollout_end
+
+    assert rollout_end(0, 50_000, 8192) == 57_344  # seven rollouts: learn() stops at the first past the total
+    assert rollout_end(0, 1024, 256) == 1024
+    assert rollout_end(512, 1000, 256) == 1024  # resumed at step 512
+    assert rollout_end(2048, 1024, 256) == 2048  # nothing left to learn
+
+
+def test_the_ppo_bar_ends_at_an_exact_budget() -> None:
     from yacht_training.sb3_ppo import budget_end
 
     assert budget_end(0, 50_000, 256) == 49_920  # 195 vector steps of 256: the 196th would pass the budget
@@ -112,22 +128,29 @@ def test_the_ppo_bar_ends_at_the_budget() -> None:
     assert budget_end(2048, 1024, 256) == 2048  # nothing left to learn
 
 
-def test_ppo_training_reports_progress_to_100_percent(quick_lines: None, tmp_path: Path,
+@pytest.mark.parametrize("exact", [False, True])
+def test_ppo_training_reports_progress_to_100_percent(exact: bool, quick_lines: None, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Whole rollouts by default (SB3's count: 512 steps for 300); with exact_budget the last rollout is cut short
+    at the last multiple of n_envs (296), never past the total."""
     import train
 
-    cfg = {"rules": "yacht", "total_timesteps": 300, "n_envs": 8, "checkpoint_freq": 512, "torch_threads": 1,
+    cfg = {"rules": "yacht", "total_timesteps": 300, "exact_budget": exact, "n_envs": 8, "checkpoint_freq": 512,
+           "torch_threads": 1,
            "policy": {"net_arch": [16]}, "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1},
            "eval": {"freq": 512, "episodes": 5, "final_episodes": 5}}
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "runs")]) == 0
     err = capsys.readouterr().err
-    assert "total_timesteps 300 is not a multiple of n_envs 8: the run stops at 296" in err
-    done = _lines(err, "maskable_ppo", "step")  # one whole rollout of 256 and one cut to 5 vector steps
-    assert done[-1] == (296, 296) and "100%" in [ln for ln in err.splitlines() if "maskable_ppo:" in ln][-1]
+    end = 296 if exact else 512  # exact: one whole rollout of 256 and one cut to 5 vector steps
+    said = "is not a multiple of n_envs 8: the run stops at 296" if exact else \
+        "rounded up to whole rollouts of 256 steps: 512"
+    assert f"total_timesteps 300 {said}" in err
+    done = _lines(err, "maskable_ppo", "step")
+    assert done[-1] == (end, end) and "100%" in [ln for ln in err.splitlines() if "maskable_ppo:" in ln][-1]
     result = json.loads(next((tmp_path / "runs").glob("*/eval.json")).read_text())
-    assert result["training_timesteps"] == 296
+    assert result["training_timesteps"] == end
 
 
 def test_reach_evaluation_reports_progress_when_piped(quick_lines: None, capsys: pytest.CaptureFixture[str]) -> None:

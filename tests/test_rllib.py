@@ -392,5 +392,5 @@ def test_bench_runs_go_to_a_ray_cluster_as_tasks(tmp_path: Path) -> None:
     assert main(argv) == 0
     rec = P.read_record(tmp_path / "records" / "yacht-td-short-s0.json")
     assert rec["kind"] == "run" and rec["budget_steps"] == P.BUDGETS["short"] == 100_000
-    assert rec["training"]["timesteps"] >= 100_000 and len(rec["curve"]) == P.CHECKPOINTS
+    assert P.MIN_BUDGET_USE * 100_000 <= rec["training"]["timesteps"] <= 100_000 and len(rec["curve"]) == P.CHECKPOINTS
     assert rec["final"]["percent_of_optimal"] > 90  # the TD learner is near optimal play within 100,000 steps

@@ -59,11 +59,12 @@ def parse_learner(text: str) -> tuple[str, dict[str, Any]]:
 
 
 def protocol_config(base: dict[str, Any], task: str, budget: str, seed: int) -> TrainConfig:
-    """``base`` with what the protocol fixes: the task's rules, the budget, the seed, no time limit, checkpoints and
-    learning-curve evaluations at each fifth of the budget on the curve's games."""
+    """``base`` with what the protocol fixes: the task's rules, the budget (held exactly), the seed, no time limit,
+    checkpoints and learning-curve evaluations at each fifth of the budget on the curve's games."""
     steps = P.BUDGETS[P.check_budget(budget)]
     every = steps // P.CHECKPOINTS
-    change = {"rules": P.task_rules(task), "players": P.task_players(task), "total_timesteps": steps, "seed": seed,
+    change = {"rules": P.task_rules(task), "players": P.task_players(task), "total_timesteps": steps,
+              "exact_budget": True, "seed": seed,
               "max_learning_s": None,
               "checkpoint_freq": every,
               "eval": {"freq": every, "episodes": P.CURVE_GAMES, "final_episodes": P.CURVE_GAMES,

@@ -215,6 +215,10 @@ class TrainConfig:
     # maskable_ppo: stop learning once this many seconds went to learning (periodic evaluations not counted); the
     # final model is then the policy of that moment. null: learn all of total_timesteps
     max_learning_s: Union[StrictFloat, StrictInt, None] = None  # noqa: UP007 - a time budget or null
+    # true: stop at total_timesteps, never past it (maskable_ppo cuts its last rollout short, td plays in its last
+    # iterations only the games that fit); the benchmark protocol sets it. false: whole rollouts / iterations until
+    # total_timesteps is reached, as SB3's learn() counts (the shipped models were trained so)
+    exact_budget: StrictBool = False
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     if TYPE_CHECKING:  # the built-in learners' sections: their registration adds them (_add_sections)

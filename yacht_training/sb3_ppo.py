@@ -58,15 +58,17 @@ def build_model(cfg: TrainConfig, env: YachtSB3VecEnv, run_dir: Path) -> Any:
     else:
         policy = "MlpPolicy"
         policy_kwargs.update(ortho_init=cfg.policy.ortho_init)
-    algo: Any = budgeted_ppo(MaskablePPO)
+    algo: Any = MaskablePPO
     ent_coef = h.ent_coef
     entropy = None
     if h.ent_coef_keep is not None and h.ent_coef_score is not None:
         entropy = (schedule_ends(h.ent_coef_keep, "ppo.ent_coef_keep"),
                    schedule_ends(h.ent_coef_score, "ppo.ent_coef_score"))
     if entropy is not None:
-        algo = budgeted_ppo(decision_entropy_ppo(*entropy))
+        algo = decision_entropy_ppo(*entropy)
         ent_coef = 1.0  # the policy weights each row's entropy itself
+    if cfg.exact_budget:
+        algo = budgeted_ppo(algo)
     model = algo(
         policy=policy, env=env, learning_rate=schedule(h.learning_rate, "ppo.learning_rate"), n_steps=h.n_steps,
         batch_size=h.batch_size, n_epochs=h.n_epochs, gamma=h.gamma, gae_lambda=h.gae_lambda,
@@ -177,10 +179,14 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
 
         def _on_training_start(self) -> None:
             self.good = _finite_snapshot(model)
-            end = budget_end(self.num_timesteps, cfg.total_timesteps, model.n_envs)
+            if cfg.exact_budget:
+                end = budget_end(self.num_timesteps, cfg.total_timesteps, model.n_envs)
+                said = f"is not a multiple of n_envs {model.n_envs}: the run stops at {end:,}"
+            else:
+                end = rollout_end(self.num_timesteps, cfg.total_timesteps, model.n_steps * model.n_envs)
+                said = f"rounded up to whole rollouts of {model.n_steps * model.n_envs:,} steps: {end:,}"
             if end != cfg.total_timesteps and progress:
-                print(f"total_timesteps {cfg.total_timesteps:,} is not a multiple of n_envs {model.n_envs}: the run "
-                      f"stops at {end:,}", file=sys.stderr)
+                print(f"total_timesteps {cfg.total_timesteps:,} {said}", file=sys.stderr)
             self.bar = progress_bar(end, cfg.algo, "step", enabled=progress, initial=self.num_timesteps)
             self.next_eval = (self.num_timesteps // cfg.eval.freq + 1) * cfg.eval.freq
             self.next_ckpt = (self.num_timesteps // cfg.checkpoint_freq + 1) * cfg.checkpoint_freq
@@ -269,6 +275,14 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
     print(f"{cfg.rules}: {chosen} scores {result['mean']:.2f} ± {result['ci95'][1] - result['mean']:.2f} over "
           f"{result['episodes']:,} games = {result['percent_of_optimal']:.2f}% of optimal ({optimal:.4f})")
     return 0
+
+
+def rollout_end(start: int, total: int, rollout: int) -> int:
+    """The step at which SB3's ``learn`` stops: from ``start``, whole rollouts of ``rollout`` steps until ``total`` is
+    reached or passed (the progress bar's end, so that it ends at 100%)."""
+    if start >= total:
+        return start
+    return start + -(-(total - start) // rollout) * rollout
 
 
 def budget_end(start: int, total: int, n_envs: int) -> int:

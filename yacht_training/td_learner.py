@@ -216,7 +216,8 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
             lr = _lr_at(td.learning_rate, counters["timesteps"] / total)
             for g in optimizer.param_groups:
                 g["lr"] = lr
-            games = last_games(td.games_per_iteration, total - counters["timesteps"], longest_game(rs))
+            games = (last_games(td.games_per_iteration, total - counters["timesteps"], longest_game(rs))
+                     if cfg.exact_budget else td.games_per_iteration)
             if games == 0:  # fewer steps left than the longest game: the budget is spent
                 break
             idx, targets, steps, scores = player.play(games, rng, td.td_lambda, td.explore)
