@@ -139,8 +139,8 @@ def bench_tuning(root: Path = ROOT) -> str:
                  f"{' and '.join(seeds)} scored on {r['games']:,} tuning games; "
                  + (f"fixed: {', '.join(f'`{f}`' for f in fixed)}; " if fixed else "")
                  + f"{r['core_seconds'] / 3600:.2f} core-hours.", "",
-                 "| trial | " + " | ".join(k.split(".")[-1] for k in varied) + " | " + " | ".join(f"seed {s}" for s in seeds)
-                 + " | mean % of optimal |",
+                 "| trial | " + " | ".join(k.split(".")[-1] for k in varied) + " | "
+                 + " | ".join(f"seed {s}" for s in seeds) + " | mean % of optimal |",
                  "|---:|" + "---|" * len(varied) + "---:|" * (len(seeds) + 1)]
         for t in r["trials"]:
             flat = dict(item.split("=", 1) for item in _setting(t["change"]))
