@@ -155,6 +155,12 @@ def test_a_learner_brings_its_section_and_checks_and_takes_them_away(toy: Learne
         from_dict({"algo": "toy", "device": "mps"})
     with pytest.raises(ValueError, match=r"^config key 'max_learning_s' applies to algo maskable_ppo only, not 'toy'"):
         from_dict({"algo": "toy", "max_learning_s": 5.0})
+    with pytest.raises(ValueError, match=r"^config key 'exact_budget' applies to algo maskable_ppo or td only, not "
+                                         r"'toy': its runs may pass total_timesteps"):
+        from_dict({"algo": "toy", "exact_budget": True})
+    with pytest.raises(ValueError, match=r"^config key 'exact_budget' applies to algo maskable_ppo or td only, not "
+                                         r"'rllib_ppo'"):
+        from_dict({"algo": "rllib_ppo", "exact_budget": True})
     with pytest.raises(ValueError, match=r"^config key 'algo': 'toys'; accepted: maskable_ppo, td, rllib_ppo, toy$"):
         from_dict({"algo": "toys"})
     unregister_learner("toy")

@@ -216,8 +216,8 @@ class TrainConfig:
     # final model is then the policy of that moment. null: learn all of total_timesteps
     max_learning_s: Union[StrictFloat, StrictInt, None] = None  # noqa: UP007 - a time budget or null
     # true: stop at total_timesteps, never past it (maskable_ppo cuts its last rollout short, td plays in its last
-    # iterations only the games that fit); the benchmark protocol sets it. false: whole rollouts / iterations until
-    # total_timesteps is reached, as SB3's learn() counts (the shipped models were trained so)
+    # iterations only the games that fit; other learners refuse it); the benchmark protocol sets it. false: whole
+    # rollouts / iterations until total_timesteps is reached, as SB3's learn() counts (the shipped models were so)
     exact_budget: StrictBool = False
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
@@ -253,6 +253,10 @@ def _check_setup(cfg: TrainConfig) -> None:
             takers = " or ".join(x.name for x in LEARNERS.values() if x.time_budget)
             raise ValueError(f"config key 'max_learning_s' applies to algo {takers} only, not {cfg.algo!r}: "
                              "leave it out (null)")
+    if cfg.exact_budget and not learner.exact_budget:
+        takers = " or ".join(x.name for x in LEARNERS.values() if x.exact_budget)
+        raise ValueError(f"config key 'exact_budget' applies to algo {takers} only, not {cfg.algo!r}: its runs "
+                         "may pass total_timesteps; leave it out (false)")
     if learner.check is not None:
         learner.check(cfg)
 

@@ -33,7 +33,8 @@ class Learner:
     ``best_model`` files in :data:`yacht_agents.model_kinds.MODEL_KINDS`), ``check`` (its checks of several config
     keys, run when a config naming it is read: ``ValueError`` naming the key), ``options`` (the keyword options of
     :func:`~yacht_training.algorithms.train` it takes beyond the common ones), ``time_budget`` (it honours
-    ``max_learning_s``) and ``max_players`` (2: it learns heads-up self-play too)."""
+    ``max_learning_s``), ``exact_budget`` (it honours ``exact_budget``: stops at ``total_timesteps``, never past
+    it) and ``max_players`` (2: it learns heads-up self-play too)."""
 
     name: str
     train: TrainFunction
@@ -44,6 +45,7 @@ class Learner:
     check: Callable[[Any], None] | None = None
     options: tuple[str, ...] = ()
     time_budget: bool = False
+    exact_budget: bool = False
     max_players: int = 1
 
 

@@ -128,8 +128,9 @@ def run_sweep(sweep: Sweep, out: str | Path, workers: int = 1, progress: bool = 
     result = {"protocol": P.PROTOCOL, "sweep": sweep.name, "task": sweep.task, "budget": sweep.budget,
               "budget_steps": P.BUDGETS[sweep.budget], "seeds": list(P.TUNING_SEEDS), "games": GAMES,
               "game_seed": P.TUNING_GAME_SEED, "grid": sweep.grid, "base": sweep.base, "trials": []}
+    trials = sweep.trials()
     todo = []
-    for i, change in enumerate(sweep.trials()):
+    for i, change in enumerate(trials):
         key = json.dumps(change, sort_keys=True)
         if key in done:
             result["trials"].append(done[key])
@@ -145,7 +146,7 @@ def run_sweep(sweep: Sweep, out: str | Path, workers: int = 1, progress: bool = 
         for fut in cf.as_completed(futures):
             i, seed = futures[fut]
             score, seconds, steps = fut.result()
-            trial = runs.setdefault(i, {"trial": i, "change": sweep.trials()[i], "scores": {}, "seconds": 0.0,
+            trial = runs.setdefault(i, {"trial": i, "change": trials[i], "scores": {}, "seconds": 0.0,
                                         "steps": {}})
             trial["scores"][str(seed)], trial["steps"][str(seed)] = score, steps
             trial["seconds"] += seconds
