@@ -216,6 +216,11 @@ def test_the_committed_baselines_are_whole() -> None:
         assert exact["mean"] == pytest.approx(0.5, abs=1e-9) and exact["mean_regret"] < 1e-9
     report = aggregate_records(records)
     assert set(report["budgets"]) == {"primary"} and set(report["budgets"]["primary"]["tasks"]) == set(P.ALL_TASKS)
+    over = [r["training"]["timesteps"] for r in records if r["kind"] == "run"]  # v1's runs ended on whole rollouts
+    assert min(over) > P.BUDGETS["primary"]
+    assert report["budgets"]["primary"]["over_budget"] == {"runs": len(over), "of": len(over), "most": max(over)}
+    assert (f"{len(over)} of {len(over)} runs trained past the budget (up to {max(over):,} steps for 500,000)"
+            in markdown_report(report))
     assert set(report["budgets"]["primary"]["aggregate"]["ppo"]["tasks"]) == set(P.TASKS)
 
 

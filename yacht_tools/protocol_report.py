@@ -194,6 +194,8 @@ def aggregate_records(records: list[dict[str, Any]]) -> dict[str, Any]:
         for name, a in section["aggregate"].items():
             if len(one_player) > 1 and all(r["curve"] for rs in recs_by_learner[name].values() for r in rs):
                 a["curve"] = _overall_curve(recs_by_learner[name])
+        section["over_budget"] = _over_budget([r for learners in tasks.values() for rs in learners.values()
+                                                for r in rs], section["steps"])
         out["budgets"][budget] = section
     return out
 
@@ -240,6 +242,14 @@ def _profile(runs: dict[str, list[float]], taus: np.ndarray) -> dict[str, Any]:
             "high": None}
 
 
+def _over_budget(records: list[dict[str, Any]], steps: int | None) -> dict[str, int] | None:
+    """The runs among ``records`` that trained past ``steps`` (only v1's can: v2 refuses them), or None."""
+    runs = [r for r in records if r["kind"] == "run" and isinstance(r["training"], dict)]
+    over = [r["training"]["timesteps"] for r in runs if steps is not None
+            and isinstance(r["training"].get("timesteps"), int) and r["training"]["timesteps"] > steps]
+    return {"runs": len(over), "of": len(runs), "most": max(over)} if over else None
+
+
 def _name(text: str) -> str:
     """A learner's name as a Markdown table cell: its pipes escaped (a name cannot add columns or rows; records hold
     names of one line)."""
@@ -281,6 +291,11 @@ def markdown_report(report: dict[str, Any], level: int = 2) -> str:
         steps = f" ({sec['steps']:,} environment steps)" if sec["steps"] else ""
         title = "Agents evaluated without a training budget" if budget == NO_BUDGET else f"Budget {budget}{steps}"
         lines += [f"{h2} {title}", ""]
+        over = sec.get("over_budget")
+        if over:
+            lines += [f"{over['runs']} of {over['of']} runs trained past the budget (up to {over['most']:,} steps for "
+                      f"{sec['steps']:,}): records of {P.V1}, whose runs ended on whole rollouts; {P.PROTOCOL} refuses "
+                      "such a run.", ""]
         for task, t in sec["tasks"].items():
             refs = t["references"]
             if P.task_players(task) == 2:
