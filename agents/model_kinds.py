@@ -17,7 +17,7 @@ from yacht_agents.rllib_agent import FORMAT as RLLIB_FORMAT
 from yacht_agents.rllib_agent import load_rllib_agent
 from yacht_agents.sb3_agent import load_sb3_agent
 from yacht_agents.td_agent import FORMAT as TD_FORMAT
-from yacht_agents.td_agent import load_td_agent
+from yacht_agents.td_win import load_td_model
 from yacht_env.rules import RuleSet
 
 ModelLoader = Callable[[Path, RuleSet, "int | None"], Agent]
@@ -78,5 +78,5 @@ def kinds_of(suffix: str) -> list[ModelKind]:
 
 
 register_model_kind(ModelKind("sb3", ".zip", load_sb3_agent, needs=("torch", "stable_baselines3", "sb3_contrib")))
-register_model_kind(ModelKind("td", ".pt", load_td_agent, format=TD_FORMAT, needs=("torch",)))
+register_model_kind(ModelKind("td", ".pt", load_td_model, format=TD_FORMAT, needs=("torch",)))
 register_model_kind(ModelKind("rllib_ppo", ".pt", load_rllib_agent, format=RLLIB_FORMAT, needs=("torch",)))

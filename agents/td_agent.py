@@ -85,7 +85,11 @@ class StateSpace(TurnStartLayout):
 
 
 class ValueNet:
-    """A value network for one rule set, with the metadata that goes into its ``.pt`` file."""
+    """A value network for one rule set, with the metadata that goes into its ``.pt`` file: the points still to come
+    from a turn-start state (one player; :class:`yacht_agents.td_win.WinNet` is the game of two's)."""
+
+    players = 1
+    """The seats of the games the network values; a ``.pt`` file of another count does not load as this class."""
 
     def __init__(self, rules: str | RuleSet, hidden: Sequence[int] = (256, 256), activation: str = "relu",
                  value_scale: float = 100.0, net: torch.nn.Module | None = None) -> None:
@@ -95,25 +99,44 @@ class ValueNet:
         self.activation = activation
         self.value_scale = check_value_scale(value_scale)
         check_activation(activation, "td.activation")
-        self.net = net if net is not None else mlp(self.space.feature_dim, self.hidden, activation, 1)
+        self.net = net if net is not None else mlp(self.input_dim, self.hidden, activation, 1)
+
+    @property
+    def input_dim(self) -> int:
+        """The width of the network's input (:meth:`features`)."""
+        return self.input_dim_of(self.space)
+
+    @classmethod
+    def input_dim_of(cls, space: StateSpace) -> int:
+        """:attr:`input_dim` for the states ``space``."""
+        return space.feature_dim
+
+    def features(self, samples: np.ndarray) -> np.ndarray:
+        """The network's inputs (N, :attr:`input_dim`) of what it values: here flat turn-start states."""
+        return self.space.features(samples)
+
+    def output(self, x: torch.Tensor) -> torch.Tensor:
+        """The network's value of inputs ``x``, in units of ``value_scale`` (what training regresses)."""
+        return self.net(x).squeeze(1)
 
     def meta(self) -> dict[str, Any]:
         s = self.space
-        return {"format": FORMAT, "rules": self.rules.name, "feature_layout_version": FEATURE_LAYOUT_VERSION,
+        meta = {"format": FORMAT, "rules": self.rules.name, "feature_layout_version": FEATURE_LAYOUT_VERSION,
                 "feature_dim": s.feature_dim, "num_categories": s.num_categories, "upper_threshold": s.threshold,
                 "five_kind_category": s.five_kind_category, "hidden": self.hidden, "activation": self.activation,
                 "value_scale": self.value_scale}
+        return meta if self.players == 1 else {**meta, "players": self.players}
 
     def predict(self, idx: np.ndarray, batch: int = 65536) -> np.ndarray:
-        """Network values (points to come) of flat turn-start states, float64."""
+        """Network values (for one player the points to come) of what it values (:meth:`features`), float64."""
         import torch
 
         out = np.empty(len(idx))
         self.net.eval()
         with torch.no_grad():
             for a in range(0, len(idx), batch):
-                x = torch.from_numpy(self.space.features(idx[a:a + batch]))
-                out[a:a + batch] = self.net(x).squeeze(1).double().numpy() * self.value_scale
+                x = torch.from_numpy(self.features(idx[a:a + batch]))
+                out[a:a + batch] = self.output(x).double().numpy() * self.value_scale
         return out
 
     def save(self, path: str | Path, extra: dict[str, Any] | None = None) -> None:
@@ -134,13 +157,15 @@ class ValueNet:
         data, meta = read_model_file(path, FORMAT, "a TD model", "train.py")
         if meta.get("rules") != rs.name:
             raise ValueError(f"{src} was trained for rules {meta.get('rules')!r}, not {rs.name!r}")
+        if meta.get("players", 1) != cls.players:
+            raise ValueError(f"{src} values the game of {meta.get('players', 1)!r} players, not of {cls.players}")
         if meta.get("feature_layout_version") != FEATURE_LAYOUT_VERSION:
             raise ValueError(f"{src} uses feature layout version {meta.get('feature_layout_version')!r}; this "
                              f"version of yacht-env reads version {FEATURE_LAYOUT_VERSION}: retrain it")
         check_weights(data.get("state_dict"), src)
         space = StateSpace.of(rs)
         try:  # the file's own settings: checked (also against the weights it holds) before anything is built
-            hidden = check_declared_mlp(data["state_dict"], space.feature_dim, meta.get("hidden"), 1, src)
+            hidden = check_declared_mlp(data["state_dict"], cls.input_dim_of(space), meta.get("hidden"), 1, src)
             model = cls(rs, hidden, meta.get("activation"), meta.get("value_scale"))  # type: ignore[arg-type]
         except ValueError as e:
             raise ValueError(f"{src}: {str(e).removeprefix(src + ': ')}") from None

@@ -146,14 +146,6 @@ def test_a_heads_up_run_and_an_agent_write_records_the_report_reads(heads_up_on_
         evaluate(agent, P.HEADS_UP[task], 2)
 
 
-def test_a_learner_that_cannot_play_heads_up_is_refused_in_one_line(heads_up_on_small: str, tmp_path: Path,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["bench", "run", "--learner", f"td={CONFIGS / 'yacht_td.yaml'}", "--tasks", heads_up_on_small,
-            "--budget", "tiny", "--seeds", "0", "--out", str(tmp_path), "--no-progress"]
-    assert main(argv) == 1
-    assert "'players': 2 (heads-up self-play) needs algo maskable_ppo" in capsys.readouterr().err
-
-
 def test_heads_up_settings_that_cannot_work_are_refused_in_one_line(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     from yacht_training.config import from_dict, load_config

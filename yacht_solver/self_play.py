@@ -3,6 +3,11 @@
 TD training (``yacht_training.td_learner``) plays many games in lockstep, one turn at a time: the keep tree of each
 game's turn comes from :func:`yacht_solver.search.turn_search.turn_values` with the network's values, and
 :func:`play_turns` rolls the dice and takes the search's actions, optionally scoring a random legal box to explore.
+
+Heads-up self-play values the end of a turn by what it leaves both players (the chance to win), so by the next
+state *and* the points scored, as the reach search does (:mod:`yacht_solver.reach_kernels`): :func:`lookup_turn_values`
+searches the turns with such end-of-turn values and :func:`play_lookup_turns` plays them, the same dice and decisions
+as :func:`play_turns`.
 """
 
 from __future__ import annotations
@@ -15,11 +20,15 @@ from yacht_env import dice as D
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.jit.compile import box_score, next_turn_start, points_for
 from yacht_env.jit.numba_cache import cached_njit
-from yacht_solver.search.turn_search import action_row, as_f64, as_starts, choose, successor_row
+from yacht_solver.ragged import Ragged
+from yacht_solver.reach_kernels import reach_hand_values, reach_row
+from yacht_solver.search.turn_search import action_row, as_f64, as_starts, choose, keep_tree, successor_row
 from yacht_solver.search.turn_tables import (
     FIVE_KIND_FACE,
+    HAND0,
     LANES,
     NEG_INF,
+    NUM_KEEPS,
     PATTERN_KEEP,
     TIE_TOLERANCE,
     KeepLane,
@@ -57,6 +66,20 @@ class DiceDraws(NamedTuple):
     explore: np.ndarray
 
 
+class EndValues(NamedTuple):
+    """What ending a turn is worth. Without ``needs`` (length 0): points plus ``E`` of the next turn-start state (the
+    expected-score search). With ``needs``: ``R[next state, needs[i] - points]`` for game i (the reach search's
+    end-of-turn values, :func:`yacht_solver.reach_kernels.reach_row`), ``E`` unread."""
+
+    E: np.ndarray
+    R: Ragged
+    needs: np.ndarray
+
+
+NO_LOOKUP = Ragged(np.zeros(1), np.zeros(2, dtype=np.int64))
+"""The lookup of :class:`EndValues` when there is none (expected-score play)."""
+
+
 class TurnOutcomes(NamedTuple):
     """What one turn of each game gave (int64 arrays): the points scored, the next turn-start state (``F``, ``u``,
     ``y``) and the number of decisions (environment steps)."""
@@ -69,10 +92,11 @@ class TurnOutcomes(NamedTuple):
 
 
 @cached_njit(nogil=True)
-def _play_turns_kernel(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: KeepTables, keep_mask: np.ndarray,
+def _play_turns_kernel(tb: SearchTables, ends: EndValues, starts: Starts, keeps: KeepTables, keep_mask: np.ndarray,
                        draws: DiceDraws, out: TurnOutcomes) -> None:
-    """:func:`play_turns` over the games."""
+    """:func:`play_turns` and :func:`play_lookup_turns` over the games."""
     C = tb.scoring.score_table.shape[1]
+    lookup = ends.needs.shape[0] > 0
     row = np.empty(NUM_KEEP_ACTIONS + C)
     legal = np.empty(NUM_KEEP_ACTIONS + C, dtype=np.bool_)
     box = np.empty(C)
@@ -85,7 +109,10 @@ def _play_turns_kernel(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: K
         nsteps = 0
         c = -1
         while c < 0:
-            successor_row(box, tb, E, h, key)
+            if lookup:
+                reach_row(box, tb, ends.R, h, key, ends.needs[i])
+            else:
+                successor_row(box, tb, ends.E, h, key)
             action_row(row, legal, box, lane, h, rolls, keep_mask)
             a = choose(row, legal, False, TIE_TOLERANCE)
             nsteps += 1
@@ -122,4 +149,42 @@ def play_turns(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: KeepTable
     :func:`~yacht_solver.search.turn_search.turn_values` (whose ``keeps`` the caller computed with the same ``E``), the
     dice drawn from the dice model with the uniforms of ``draws``. Writes the points scored, the next turn-start
     state and the number of decisions into ``out``."""
-    _play_turns_kernel(tb, as_f64(E), as_starts(starts), keeps, keep_mask, draws, out)
+    _play_turns_kernel(tb, EndValues(as_f64(E), NO_LOOKUP, np.zeros(0, dtype=np.int64)), as_starts(starts), keeps,
+                       keep_mask, draws, out)
+
+
+@cached_njit(nogil=True)
+def _lookup_turn_values_kernel(tb: SearchTables, ends: EndValues, starts: Starts, keeps: KeepTables,
+                               start: np.ndarray) -> None:
+    """:func:`lookup_turn_values` over the groups: the reach search's hand values
+    (:func:`~yacht_solver.reach_kernels.reach_hand_values`), then the one keep tree."""
+    n = starts.F.shape[0]
+    T = np.empty((max(tb.BOXV.shape[1], tb.scoring.score_table.shape[1]), LANES))  # the rows reach_hand_values uses
+    bits = np.empty(LANES, dtype=np.int64)
+    M = np.empty((NUM_KEEPS, LANES))
+    out = np.empty(LANES)
+    for g in range((n + LANES - 1) // LANES):
+        lo = g * LANES
+        m = min(n, lo + LANES) - lo
+        k1, k2 = keeps.K1[g][:, :m], keeps.K2[g][:, :m]
+        lanes = Starts(starts.F[lo:lo + m], starts.u[lo:lo + m], starts.y[lo:lo + m])
+        reach_hand_values(tb, ends.R, lanes, ends.needs[lo:lo + m], k1[HAND0:], T[:, :m], bits[:m])
+        keep_tree(k1, k2, M[:, :m], out[:m])
+        for b in range(m):
+            start[lo + b] = out[b]
+
+
+def lookup_turn_values(tb: SearchTables, ends: EndValues, starts: Starts, keeps: KeepTables, start: np.ndarray
+                       ) -> None:
+    """The keep tree of the turn of every state i (turn-start key ``starts[i]``) whose end is worth
+    ``ends.R[next state, ends.needs[i] - points]``, in the lanes of ``keeps`` (:func:`~yacht_solver.search.
+    turn_search.keep_tables`, as :func:`~yacht_solver.search.turn_search.turn_values` lays them out); ``start[i]``
+    gets its turn-start value, the expectation over the first roll."""
+    _lookup_turn_values_kernel(tb, ends, as_starts(starts), keeps, start)
+
+
+def play_lookup_turns(tb: SearchTables, ends: EndValues, starts: Starts, keeps: KeepTables, keep_mask: np.ndarray,
+                      draws: DiceDraws, out: TurnOutcomes) -> None:
+    """:func:`play_turns` with end-of-turn values from a lookup (``ends.needs`` given), whose keep tree
+    :func:`lookup_turn_values` computed into ``keeps``."""
+    _play_turns_kernel(tb, ends, as_starts(starts), keeps, keep_mask, draws, out)

@@ -70,3 +70,22 @@ def chance_against_optimal_duel(agent: Any, rules: str | RuleSet, games: int, se
     return {"chance": chance, "chance_ci95": [low, high], "mean_regret": summary["mean_regret"],
             "regret_per_game": summary["regret_per_game"], "decisions": summary["decisions"],
             "first_player_win": first, **_win(totals)}
+
+
+def win_evaluation(agent: Any, rules: str | RuleSet, games: int, seed: int, progress: bool = False
+                   ) -> dict[str, Any]:
+    """A heads-up run's evaluation in the shape of :func:`yacht_tools.evaluation.evaluate`'s result: ``mean`` is
+    the win rate against the expected-score player ``optimal`` (ties half) with its Wilson interval, and
+    ``percent_of_optimal`` that rate in percent of an even share (1/2), so the run folder's curves read it as they
+    read a one-player run's."""
+    res = against(agent, "optimal", rules, games, seed, progress=progress)
+    even = 0.5
+    return {"mean": res["win_rate"], "ci95": res["win_rate_ci95"], "episodes": res["games"],
+            "percent_of_optimal": 100.0 * res["win_rate"] / even, "optimal_value": even,
+            "mean_score": res["mean_score"], "opponent": "optimal", "measure": "win rate"}
+
+
+def win_line(rules: str, chosen: str, result: dict[str, Any]) -> str:
+    """A heads-up run's last line (``train.py``): its final :func:`win_evaluation`."""
+    return (f"{rules} heads-up: {chosen} wins {result['mean']:.4f} (95% {result['ci95'][0]:.4f} .. "
+            f"{result['ci95'][1]:.4f}) of {result['episodes']:,} games against optimal")

@@ -26,7 +26,7 @@ def _train_ppo(cfg: TrainConfig, run_dir: Path, **options: Any) -> int:
 
 register_learner(Learner("maskable_ppo", _train_ppo, "ppo", PPOConfig, ".zip", "sb3", check_ppo, time_budget=True,
                          exact_budget=True, max_players=2))
-register_learner(Learner("td", train_td, "td", TDConfig, ".pt", "td", check_td, exact_budget=True))
+register_learner(Learner("td", train_td, "td", TDConfig, ".pt", "td", check_td, exact_budget=True, max_players=2))
 register_learner(Learner("rllib_ppo", train_rllib_ppo, "rllib", RLlibConfig, ".pt", "rllib_ppo",
                          options=("ray_address",)))
 

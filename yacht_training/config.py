@@ -125,7 +125,8 @@ class PPOConfig:
 @dataclass
 class TDConfig:
     """Settings of the model-based TD learner (agents/td_agent.py): a value network over turn-start states, exact
-    expectimax within the turn, self-play with exact TD targets."""
+    expectimax within the turn, self-play with exact TD targets. With ``players: 2`` the network values the chance to
+    win (agents/td_win.py), a probability: ``value_scale`` then does not apply."""
 
     hidden: Widths = field(default_factory=lambda: [128, 128])  # widths of the value network's hidden layers
     activation: Activation = "relu"  # activation of the hidden layers
@@ -134,7 +135,7 @@ class TDConfig:
     td_lambda: Share = 0.0  # 0: exact TD(0) targets; up to 1: mixed with the realised points (lambda-return)
     epochs_per_iteration: Epochs = 2  # passes over an iteration's turn-start states
     batch_size: Steps = 256  # minibatch size of the updates
-    # the network predicts points / value_scale, in float32
+    # the network predicts points / value_scale, in float32 (one player)
     value_scale: Annotated[StrictFloat, Field(ge=VALUE_SCALE_RANGE[0], le=VALUE_SCALE_RANGE[1])] = 100.0
     explore: Annotated[StrictFloat, Field(ge=0, lt=1)] = 0.0  # fraction of turns scored at random (states off-path)
     final_model: FinalModel = "final"  # final (learning rate decayed) or best
@@ -204,7 +205,8 @@ class TrainConfig:
     device: StrictStr = "cpu"  # torch device: cpu, cuda, cuda:N, auto, mps
     n_envs: Games = 64  # games stepped together on the vector engine (maskable_ppo)
     # 1: the game alone (maximise the score); 2: heads-up self-play (maximise the chance to win; maskable_ppo with
-    # policy.kind mlp or model_free: the learner against a snapshot of itself, yacht_training.heads_up)
+    # policy.kind mlp or model_free: the learner against a snapshot of itself, yacht_training.heads_up; td: a network
+    # of the chance to win from both scorecards and the lead, yacht_training.td_heads_up)
     players: Literal[1, 2] = 1
     # rewards (points) are multiplied by this for learning (maskable_ppo, rllib_ppo); with players: 2 the shaping
     # potential per point of lead
@@ -289,11 +291,15 @@ def _check_schedule(v: float | str, key: str, end_at: bool) -> None:
 
 def _check_policy(cfg: TrainConfig) -> None:
     """The keys that apply to one policy kind only."""
-    if cfg.players == 2 and cfg.ppo.gamma != 1.0:
+    if cfg.players > LEARNERS[cfg.algo].max_players:
+        takers = " or ".join(x.name for x in LEARNERS.values() if x.max_players >= cfg.players)
+        raise ValueError(f"config key 'players': {cfg.players} (the game of two) needs algo {takers}, got algo "
+                         f"{short_value(cfg.algo)}")
+    ppo_heads_up = cfg.players == 2 and cfg.algo == "maskable_ppo"  # the policy and ppo sections are its
+    if ppo_heads_up and cfg.ppo.gamma != 1.0:
         raise ValueError(f"config key 'ppo.gamma' must be 1.0 with players: 2 (the shaping from the lead leaves the "
                          f"policy that wins most the best one only undiscounted), got {short_value(cfg.ppo.gamma)}")
-    if cfg.players > LEARNERS[cfg.algo].max_players or cfg.players == 2 and (
-            cfg.policy.kind == "turn_expectimax" or cfg.policy.ignore_observation):
+    if ppo_heads_up and (cfg.policy.kind == "turn_expectimax" or cfg.policy.ignore_observation):
         takers = " or ".join(x.name for x in LEARNERS.values() if x.max_players >= cfg.players)
         raise ValueError(f"config key 'players': 2 (heads-up self-play) needs algo {takers} with policy.kind mlp "
                          f"or model_free and no policy.ignore_observation (the policy reads the table's "

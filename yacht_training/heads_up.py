@@ -196,18 +196,3 @@ class HeadsUpVecEnv(SharedVecEnv):
     def action_masks(self) -> np.ndarray:
         """(N, A) bool masks of the learner's legal actions."""
         return np.stack([action_mask(t[int(s)], self.unique_keeps) for t, s in zip(self.tables, self.seats)])
-
-
-def win_evaluation(agent: Any, rules: str | RuleSet, games: int, seed: int, progress: bool = False
-                   ) -> dict[str, Any]:
-    """A heads-up run's evaluation in the shape of :func:`yacht_tools.evaluation.evaluate`'s result: ``mean`` is
-    the win rate against the expected-score player ``optimal`` (ties half) with its Wilson interval, and
-    ``percent_of_optimal`` that rate in percent of an even share (1/2), so the run folder's curves read it as they
-    read a one-player run's."""
-    from yacht_tools.heads_up_eval import against
-
-    res = against(agent, "optimal", rules, games, seed, progress=progress)
-    even = 0.5
-    return {"mean": res["win_rate"], "ci95": res["win_rate_ci95"], "episodes": res["games"],
-            "percent_of_optimal": 100.0 * res["win_rate"] / even, "optimal_value": even,
-            "mean_score": res["mean_score"], "opponent": "optimal", "measure": "win rate"}

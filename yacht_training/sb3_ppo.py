@@ -17,9 +17,10 @@ from yacht_agents.nets import activation
 from yacht_agents.sb3_agent import META_KEY, SB3Agent, load_sb3_agent, model_meta
 from yacht_solver import solve
 from yacht_tools.evaluation import evaluate
+from yacht_tools.heads_up_eval import win_evaluation, win_line
 from yacht_training import run_folder as rf
 from yacht_training.config import TrainConfig
-from yacht_training.heads_up import HeadsUpVecEnv, SnapshotOpponent, win_evaluation
+from yacht_training.heads_up import HeadsUpVecEnv, SnapshotOpponent
 from yacht_training.optimizer_state import describe_differences
 from yacht_training.sb3_resume import restore_into, save_sb3_atomic
 from yacht_training.sb3_vec_env import YachtSB3VecEnv
@@ -268,8 +269,7 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
     rf.plot_learning_curve(evals, run_dir / "learning_curve.png", title, final=result,
                            final_steps=model.num_timesteps, periodic_games=cfg.eval.episodes)
     if heads_up:
-        print(f"{cfg.rules} heads-up: {chosen} wins {result['mean']:.4f} (95% {result['ci95'][0]:.4f} .. "
-              f"{result['ci95'][1]:.4f}) of {result['episodes']:,} games against optimal")
+        print(win_line(cfg.rules, chosen, result))
         return 0
     optimal = solve(cfg.rules).start_value
     print(f"{cfg.rules}: {chosen} scores {result['mean']:.2f} ± {result['ci95'][1] - result['mean']:.2f} over "

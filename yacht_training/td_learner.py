@@ -4,7 +4,8 @@ Self-play games, many in lockstep. The TD(0) target of a visited turn-start stat
 over its turn, ``E_dice[max(points + V(successor))]``: the start value of the turn search, computed anyway to play the
 turn (:func:`yacht_solver.search.turn_search.turn_values`). With ``td_lambda > 0`` it is mixed with the realised points
 of the rest of the game (lambda-return). The network never sees the exact solver's value table; the solver only measures
-the agent (percent of optimal).
+the agent (percent of optimal). With ``players: 2`` the network values the chance to win of the game of two and the
+self-play is :mod:`yacht_training.td_heads_up`'s; the rest of the run (checkpoints, evaluations, budget) is this one.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from yacht_agents.nets import load_torch_file
-from yacht_agents.td_agent import TDAgent, ValueMemo, ValueNet, load_td_agent
+from yacht_agents.td_agent import TDAgent, ValueMemo, ValueNet
+from yacht_agents.td_win import TDWinAgent, WinNet, load_td_model
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.files import write_atomic
 from yacht_env.rules import get_rules
@@ -28,6 +30,7 @@ from yacht_solver.search import turn_search as T
 from yacht_solver.search.turn_tables import Starts, search_tables
 from yacht_solver.self_play import HAND_CUM, TRANSITION_CUM, DiceDraws, TurnOutcomes, play_turns
 from yacht_training.optimizer_state import describe_differences, load_optimizer_state
+from yacht_training.td_heads_up import HeadsUpSelfPlay
 
 if TYPE_CHECKING:
     import torch
@@ -44,6 +47,10 @@ class SelfPlay:
         self.model = model
         self.tables = search_tables(model.rules)
         self.memo = ValueMemo(model.rules, model=model)
+
+    def network_changed(self) -> None:
+        """Forget the values memoised from the network (after an update)."""
+        self.memo.clear()
 
     def play(self, games: int, rng: np.random.Generator, td_lambda: float = 0.0, explore: float = 0.0
              ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
@@ -97,11 +104,11 @@ def _lr_at(value: float | str, fraction_done: float) -> float:
 
 def fit(model: ValueNet, optimizer: torch.optim.Optimizer, idx: np.ndarray, targets: np.ndarray, epochs: int,
         batch_size: int, rng: np.random.Generator) -> float:
-    """Regress the network on (state, target) pairs; returns the mean squared error in points^2 of the last
-    epoch."""
+    """Regress the network on (what it values, target) pairs; returns the mean squared error of the last epoch, in
+    points^2 for one player (in squared chances to win for two)."""
     import torch
 
-    x = torch.from_numpy(model.space.features(idx))
+    x = torch.from_numpy(model.features(idx))
     y = torch.from_numpy((targets / model.value_scale).astype(np.float32))
     net = model.net
     net.train()
@@ -111,7 +118,7 @@ def fit(model: ValueNet, optimizer: torch.optim.Optimizer, idx: np.ndarray, targ
         loss_sum = 0.0
         for a in range(0, len(idx), batch_size):
             b = perm[a:a + batch_size]
-            pred = net(x[b]).squeeze(1)
+            pred = model.output(x[b])
             loss = torch.nn.functional.mse_loss(pred, y[b])
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -134,13 +141,15 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
     import torch
 
     from yacht_tools.evaluation import evaluate
+    from yacht_tools.heads_up_eval import win_evaluation, win_line
     from yacht_tools.progress import progress_bar
     from yacht_training import run_folder as ts
 
     rs = get_rules(cfg.rules)
     td = cfg.td  # validated by TDConfig.__post_init__ when the config was read
     torch.manual_seed(cfg.seed)
-    model = ValueNet(rs, td.hidden, td.activation, td.value_scale)
+    heads_up = cfg.players == 2
+    model = (WinNet if heads_up else ValueNet)(rs, td.hidden, td.activation, td.value_scale)
     optimizer = torch.optim.Adam(model.net.parameters(), lr=_lr_at(td.learning_rate, 0.0))
     rng = np.random.default_rng(cfg.seed)
     counters = {"iteration": 0, "timesteps": 0, "games": 0, "train_seconds": 0.0}
@@ -200,8 +209,11 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
 
     def run_evaluation() -> None:
         nonlocal best
-        agent = TDAgent(rs, model=model, name="td")
-        res = evaluate(agent, rs, cfg.eval.episodes, cfg.eval.seed, regret=False, progress=False)
+        if heads_up:
+            res = win_evaluation(TDWinAgent(rs, model=model, name="td"), rs, cfg.eval.episodes, cfg.eval.seed)
+        else:
+            res = evaluate(TDAgent(rs, model=model, name="td"), rs, cfg.eval.episodes, cfg.eval.seed, regret=False,
+                           progress=False)
         ts.record_evaluation(run_dir, evals, counters["timesteps"], res, counters["train_seconds"], writer,
                              games=counters["games"])
         if res["mean"] > best:
@@ -210,19 +222,20 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
         bar.set_postfix_str(f"eval {res['mean']:.1f} ({res['percent_of_optimal']:.2f}% of optimal)")
 
     try:
-        player = SelfPlay(model)  # compiles the kernels on a first run: inside the try, so Ctrl-C is clean here too
+        # compiles the kernels on a first run: inside the try, so Ctrl-C is clean here too
+        player = HeadsUpSelfPlay(model) if heads_up else SelfPlay(model)
         while counters["timesteps"] < total:
             t0 = time.perf_counter()
             lr = _lr_at(td.learning_rate, counters["timesteps"] / total)
             for g in optimizer.param_groups:
                 g["lr"] = lr
-            games = (last_games(td.games_per_iteration, total - counters["timesteps"], longest_game(rs))
+            games = (last_games(td.games_per_iteration, total - counters["timesteps"], longest_game(rs) * cfg.players)
                      if cfg.exact_budget else td.games_per_iteration)
             if games == 0:  # fewer steps left than the longest game: the budget is spent
                 break
             idx, targets, steps, scores = player.play(games, rng, td.td_lambda, td.explore)
             mse = fit(model, optimizer, idx, targets, td.epochs_per_iteration, td.batch_size, rng)
-            player.memo.clear()
+            player.network_changed()
             counters["iteration"] += 1
             counters["timesteps"] += steps
             counters["games"] += games
@@ -261,9 +274,11 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
     result.update(training_timesteps=counters["timesteps"], training_games=counters["games"],
                   training_wall_s=counters["train_seconds"])
     ts.write_json(run_dir / "eval.json", result)
-    ts.plot_learning_curve(evals, run_dir / "learning_curve.png", f"TD expectimax on {rs.name}", final=result,
+    title = f"TD expectimax on {rs.name}" + (": win rate against optimal, % of an even share" if heads_up else "")
+    ts.plot_learning_curve(evals, run_dir / "learning_curve.png", title, final=result,
                            final_steps=counters["timesteps"], periodic_games=cfg.eval.episodes)
-    print(f"{score_line(rs.name, result)}; trained {counters['games']:,} games in {counters['train_seconds']:.0f} s "
+    line = win_line(rs.name, result["agent"], result) if heads_up else score_line(rs.name, result)
+    print(f"{line}; trained {counters['games']:,} games in {counters['train_seconds']:.0f} s "
           "(self-play and updates)")
     return 0 if math.isfinite(result["mean"]) else 1
 
@@ -281,10 +296,14 @@ def _final_evaluation(cfg: TrainConfig, run_dir: Path, progress: bool) -> dict[s
     periodic evaluations. "final": the last network (the learning rate has decayed to 0); 1,000-game means cannot
     tell late checkpoints apart, so "best" mostly picks the luckiest evaluation."""
     from yacht_tools.evaluation import evaluate
+    from yacht_tools.heads_up_eval import win_evaluation
 
     chosen = f"{cfg.td.final_model}_model.pt"
-    agent = load_td_agent(run_dir / chosen, cfg.rules)
-    result = evaluate(agent, cfg.rules, cfg.eval.final_episodes, cfg.eval.seed + 10_000_000, regret=False,
-                      progress=progress)
+    agent = load_td_model(run_dir / chosen, cfg.rules)
+    seed = cfg.eval.seed + 10_000_000
+    if cfg.players == 2:
+        result = win_evaluation(agent, cfg.rules, cfg.eval.final_episodes, seed, progress=progress)
+    else:
+        result = evaluate(agent, cfg.rules, cfg.eval.final_episodes, seed, regret=False, progress=progress)
     result["agent"] = chosen
     return result

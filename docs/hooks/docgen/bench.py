@@ -69,11 +69,14 @@ def _results(records: list[dict[str, Any]], folder: str, level: int) -> str:
     report = aggregate_records(records)
     text = markdown_report(report, level=level)
     heading = "#" * (level + 1)
-    for section in report["budgets"].values():
+    at = 0
+    for budget, section in report["budgets"].items():
+        at = text.index(f"{'#' * level} Budget {budget} ", at)  # each budget's tables get its own sentences
         for task, table in section["tasks"].items():
             sentence = _sentence(task, table)
             if sentence:
-                text = text.replace(f"{heading} {task}\n\n", f"{heading} {task}\n\n{sentence} ", 1)
+                head = text.index(f"{heading} {task}\n\n", at) + len(f"{heading} {task}\n\n")
+                text = text[:head] + f"{sentence} " + text[head:]
     return f"`yacht bench report {folder}`:\n\n{text}\n"
 
 
