@@ -143,6 +143,9 @@ def page_recipes(page: Path = INTEGRATIONS) -> list[Recipe]:
 
 
 RECIPE_LINES = list(dict.fromkeys(r.extras for r in page_recipes()))  # one session per distinct line, page order
+# a script a recipe runs, and the arguments appended to the page's command for a short run (argparse keeps the last
+# value of a flag); tests/test_recipes.py runs the same short run, and the page's own command in --full
+SHORT_RUN = {"examples/cleanrl_masked_ppo.py": "--total-timesteps 4096 --num-envs 16 --num-steps 64 --eval-episodes 50"}
 
 
 @nox.session  # not SHARED: a package the line does not install must be missing, as it is for a reader
@@ -152,7 +155,8 @@ def recipes(session: nox.Session, extras: str) -> None:
 
     The recipes that start with ``pip install "yacht-env[extras]"`` run as the page shows them, with this checkout
     in place of the package and torch as the other sessions have it where the line installs torch: the Python
-    examples in a fresh folder, in page order, and the bash lines after the install line from the checkout."""
+    examples in a fresh folder, in page order, and the bash lines after the install line from the checkout (a script
+    of :data:`SHORT_RUN` with its short run's arguments)."""
     tmp = Path(session.create_tmp())
     pin = tmp / "torch.txt"  # a constraint: torch only where the extras install it, and then the build of TORCH
     pin.write_text(TORCH + "\n", encoding="utf-8")
@@ -170,4 +174,5 @@ def recipes(session: nox.Session, extras: str) -> None:
             elif lang == "bash":
                 for line in code.splitlines():
                     if line.strip() and not INSTALL_LINE.match(line):
-                        session.run("bash", "-euo", "pipefail", "-c", line, external=True)
+                        short = [args for script, args in SHORT_RUN.items() if line.startswith(f"python {script}")]
+                        session.run("bash", "-euo", "pipefail", "-c", " ".join([line, *short]), external=True)

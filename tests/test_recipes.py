@@ -28,7 +28,8 @@ def _run(*args: str) -> str:
 
 
 def test_the_single_file_ppo_trains_and_measures_itself() -> None:
-    last = _run("--total-timesteps", "4096", "--num-envs", "16", "--num-steps", "64", "--eval-episodes", "50")
+    """The short run that CI's recipes session appends to the page's command (the noxfile's ``SHORT_RUN``)."""
+    last = _run(*noxfile().SHORT_RUN["examples/cleanrl_masked_ppo.py"].split())
     found = LINE.search(last)
     assert found, last[-2000:]
     assert found.group(2) == "50" and found.group(4) == "4,096"
@@ -205,15 +206,18 @@ class _Session:
 
 def test_the_recipes_session_installs_the_line_alone_and_runs_every_example(tmp_path: Path) -> None:
     """The session for ``train`` installs this checkout with that extra alone, torch pinned to the other sessions'
-    build, and runs the CleanRL-style script as the page shows it and each example of the API-contract recipe."""
+    build, and runs the page's CleanRL-style command (as a short run) and each example of the API-contract recipe."""
     nf = noxfile()
+    page = PAGE.read_text(encoding="utf-8")
+    assert all(f"python {script} " in page for script in nf.SHORT_RUN)  # no short run of a command gone
     session = _Session(str(tmp_path))
     nf.recipes(session, "train")
     pin = str(tmp_path / "torch.txt")
     assert session.calls[0] == ("install", "--no-compile", "-c", pin, "-e", ".[train]")
     assert (tmp_path / "torch.txt").read_text(encoding="utf-8").split() == [nf.TORCH]
-    command = re.search(r"^python examples/cleanrl_masked_ppo\.py .*$", PAGE.read_text(encoding="utf-8"), re.M)
-    assert ("run", ".", "bash", "-euo", "pipefail", "-c", command.group(0)) in session.calls
+    command = re.search(r"^python examples/cleanrl_masked_ppo\.py .*$", page, re.M)
+    short = nf.SHORT_RUN["examples/cleanrl_masked_ppo.py"]
+    assert ("run", ".", "bash", "-euo", "pipefail", "-c", f"{command.group(0)} {short}") in session.calls
     examples = [c for c in session.calls if c[0] == "run" and c[2] == "python"]
     assert len(examples) == 2 and all(c[1] != "." for c in examples)  # each in a fresh folder, not the checkout
     assert "check_env(lambda" in (Path(examples[0][1]) / examples[0][3]).read_text(encoding="utf-8")
