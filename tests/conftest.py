@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
+import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -86,6 +89,38 @@ def child_env(**extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
     env.update(extra)
     return env
+
+
+def noxfile() -> types.ModuleType:
+    """``noxfile.py`` as a module, read without nox (nox lives in the runner's venv): its decorators stood in for by
+    ones that keep what they were given on the function (``nox_session``: the keywords of ``@nox.session``;
+    ``nox_parametrize``: the name and values of ``@nox.parametrize``)."""
+
+    def session(*args: object, **kwargs: object) -> object:
+        def keep(f: types.FunctionType) -> types.FunctionType:
+            f.nox_session = kwargs  # type: ignore[attr-defined]
+            return f
+
+        return keep(args[0]) if args and callable(args[0]) else keep  # type: ignore[arg-type]
+
+    def parametrize(name: str, values: list[object]) -> object:
+        def keep(f: types.FunctionType) -> types.FunctionType:
+            f.nox_parametrize = (name, list(values))  # type: ignore[attr-defined]
+            return f
+
+        return keep
+
+    fake = types.ModuleType("nox")
+    fake.options = types.SimpleNamespace()  # type: ignore[attr-defined]
+    fake.Session = object  # type: ignore[attr-defined]
+    fake.session = session  # type: ignore[attr-defined]
+    fake.parametrize = parametrize  # type: ignore[attr-defined]
+    spec = importlib.util.spec_from_file_location("noxfile_read", REPO / "noxfile.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    with pytest.MonkeyPatch.context() as m:
+        m.setitem(sys.modules, "nox", fake)
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
 
 
 def sigint_default() -> None:

@@ -220,7 +220,8 @@ def test_readme_is_a_front_page() -> None:
 
 def test_ci_runs_the_readme_test_command_with_the_site_build() -> None:
     """The README's test command runs nox from a venv of its own (the user's environment is left alone), and nox's
-    default sessions check the layers and run every stage of the suite, the site's strict build among them."""
+    default sessions check the layers and run every stage of the suite, the site's strict build among them, and the
+    recipes of the Other toolboxes page with their own install lines (``tests/test_recipes.py``)."""
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     i = lines.index("<!-- ci:test-command -->")
     assert lines[i + 1] == "```bash"
@@ -229,7 +230,7 @@ def test_ci_runs_the_readme_test_command_with_the_site_build() -> None:
     assert "awk '/<!-- ci:test-command -->/{getline; getline; print; exit}' README.md" in (
         ROOT / ".ci" / "run").read_text(encoding="utf-8")
     noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
-    assert 'nox.options.sessions = ["tests", "rllib"]' in noxfile
+    assert 'nox.options.sessions = ["tests", "rllib", "recipes"]' in noxfile
     for call in ('lint_imports_command()', '"-m", "ruff", "check"', '"--full"', '".ci/browser.sh"',
                  '"-m", "not rllib"'):
         assert call in noxfile, call
@@ -245,18 +246,9 @@ def test_readme_says_what_the_test_command_costs_and_installs() -> None:
     for words in ("minutes on two CPU cores", "GB in `.nox/`", "`chromium`", "`apt-get`", "`sudo`",
                   "YACHT_ENV_SKIP_BROWSER=1", "installs nothing outside the project"):
         assert words in after, words
-    import importlib.util
-    import types
+    from conftest import noxfile as read_noxfile
 
-    fake = types.ModuleType("nox")  # nox itself lives in the runner's venv: the noxfile's three names, stood in
-    fake.options = types.SimpleNamespace()  # type: ignore[attr-defined]
-    fake.Session = object  # type: ignore[attr-defined]
-    fake.session = lambda *a, **k: a[0] if a and callable(a[0]) else (lambda f: f)  # type: ignore[attr-defined]
-    spec = importlib.util.spec_from_file_location("noxfile_read", ROOT / "noxfile.py")
-    noxfile = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    with pytest.MonkeyPatch.context() as m:
-        m.setitem(sys.modules, "nox", fake)
-        spec.loader.exec_module(noxfile)  # type: ignore[union-attr]
+    noxfile = read_noxfile()
     assert noxfile.SKIP_BROWSER == "YACHT_ENV_SKIP_BROWSER"
 
     class Session:

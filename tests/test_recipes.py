@@ -5,12 +5,15 @@ example of the page, runs."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from conftest import REPO, child_env
+from conftest import REPO, child_env, noxfile
 
 SCRIPT = REPO / "examples" / "cleanrl_masked_ppo.py"
 PAGE = REPO / "docs" / "integrations.md"
@@ -25,7 +28,8 @@ def _run(*args: str) -> str:
 
 
 def test_the_single_file_ppo_trains_and_measures_itself() -> None:
-    last = _run("--total-timesteps", "4096", "--num-envs", "16", "--num-steps", "64", "--eval-episodes", "50")
+    """The short run that CI's recipes session appends to the page's command (the noxfile's ``SHORT_RUN``)."""
+    last = _run(*noxfile().SHORT_RUN["examples/cleanrl_masked_ppo.py"].split())
     found = LINE.search(last)
     assert found, last[-2000:]
     assert found.group(2) == "50" and found.group(4) == "4,096"
@@ -46,7 +50,7 @@ def test_the_single_file_ppo_reaches_what_the_page_says() -> None:
 
 
 
-INSTALL = re.compile(r'^pip install "yacht-env\[([\w,-]+)\]"$')
+INSTALL = re.compile(r'^pip install (?:"yacht-env\[([\w,-]+)\]"|yacht-env)$')  # the extras, or yacht-env alone
 OWN = {"yacht_env", "yacht_solver", "yacht_tools", "yacht_agents", "yacht_cli"}  # the base install's packages
 NEEDS = {"yacht_training": "train"}  # a package of yacht-env whose imports need an extra
 
@@ -91,38 +95,36 @@ def _imports(code: str) -> set[str]:
     return {n for n in names if n not in sys.stdlib_module_names}
 
 
-def recipes() -> list[tuple[str, list[str], set[str]]]:
-    """Each section of the page with code: its title, the extras its first install line names (none: no line
-    before its first example), and the modules its examples import (a script it runs: the script's)."""
+def recipes() -> list[tuple[str, list[str] | None, set[str]]]:
+    """Each section of the page with code: its title, the extras of the install line its first code block starts
+    with (``[]``: ``pip install yacht-env``; None: it starts with no install line), and the modules its examples
+    import (a script it runs: the script's)."""
     from markdown_it import MarkdownIt
 
     out = []
     for section in PAGE.read_text(encoding="utf-8").split("\n## ")[1:]:
         title = section.splitlines()[0]
-        tokens = MarkdownIt().parse(section)
-        extras: list[str] | None = None
+        fences = [t for t in MarkdownIt().parse(section) if t.type == "fence"]
+        if not fences:
+            continue
+        first = fences[0]
+        line = INSTALL.match(first.content.splitlines()[0].strip()) if first.info.startswith("bash") and \
+            first.content.strip() else None
+        extras = None if line is None else [e for e in (line.group(1) or "").split(",") if e]
         imported: set[str] = set()
-        for t in tokens:
-            spans = [c.content for c in (t.children or []) if c.type == "code_inline"] if t.type == "inline" else []
-            lines = t.content.splitlines() if t.type == "fence" else spans
-            found = [m for m in (INSTALL.match(line.strip()) for line in lines) if m]
-            if extras is None and found:
-                extras = found[0].group(1).split(",")
-            if t.type == "fence" and t.info.startswith("python"):
+        for t in fences:
+            if t.info.startswith("python"):
                 imported |= _imports(t.content)
-                if extras is None:
-                    extras = []  # an example before any install line
-            if t.type == "fence" and t.info.startswith("bash"):
+            if t.info.startswith("bash"):
                 for script in re.findall(r"^python (examples/\S+\.py)", t.content, re.MULTILINE):
                     imported |= _imports((REPO / script).read_text(encoding="utf-8"))
-        if imported:
-            out.append((title, extras or [], imported))
+        out.append((title, extras, imported))
     return out
 
 
 def test_every_recipe_starts_with_the_install_of_what_it_imports() -> None:
-    """A recipe's install line comes before its first example, and the extras it names install every package the
-    recipe imports (a reader who runs the line meets no ModuleNotFoundError)."""
+    """Every recipe starts with its install line, and the extras it names are extras of pyproject.toml that install
+    every package the recipe imports (a reader who runs the line meets no ModuleNotFoundError)."""
     import importlib.metadata
 
     base, extras = _extras()
@@ -133,7 +135,7 @@ def test_every_recipe_starts_with_the_install_of_what_it_imports() -> None:
         outside = {m for m in imported - OWN - set(NEEDS)  # what yacht-env itself installs needs no line
                    if not {_name(d) for d in providers.get(m, [m])} & base}
         needed = {m for m in imported if m in NEEDS}
-        assert named or not (outside or needed), f"{title!r}: no install line before its first example"
+        assert named is not None, f'{title!r}: its first code block is no install line (pip install "yacht-env[...]")'
         unknown = [e for e in named if e not in extras]
         assert not unknown, f"{title!r}: extras {unknown} are not in pyproject.toml"
         installed = base.union(*(extras[e] for e in named))
@@ -144,11 +146,89 @@ def test_every_recipe_starts_with_the_install_of_what_it_imports() -> None:
 
 def test_the_recipe_extras_name_what_the_tests_install() -> None:
     """The test command's install (``.[dev,bench,docs]``) holds every extra a recipe names (dev names the recipes'
-    own extras), so the recipes run in CI with what their lines install."""
+    own extras), so the documentation tests run the recipes there too."""
     _, extras = _extras()
-    named = {e for _, es, _ in recipes() for e in es}
+    named = {e for _, es, _ in recipes() for e in es or []}
     assert {"torchrl", "tianshou", "video", "multiplayer", "train"} <= named
     ci = extras["dev"] | extras["bench"] | extras["docs"]  # what the test command installs: .[dev,bench,docs]
     assert not [e for e in named if not extras[e] <= ci], named
     assert extras["torchrl"] >= {"torchrl", "tensordict"} and "tianshou" in extras["tianshou"]
     assert "moviepy" in extras["video"]
+
+
+def test_ci_runs_each_install_line_with_exactly_its_recipes() -> None:
+    """nox's default sessions run ``recipes`` once for each distinct install line of the page, in page order, each
+    with every code block of the recipes that start with that line, in a venv that shares no other packages (no
+    ``--system-site-packages``): a recipe new on the page is run by CI with its own line."""
+    nf = noxfile()
+    assert "recipes" in nf.nox.options.sessions
+    assert nf.recipes.nox_session == {}, "a recipe's venv holds what its line installs, nothing shared"
+    page = [(title, ",".join(extras or [])) for title, extras, _ in recipes()]
+    lines = list(dict.fromkeys(extras for _, extras in page))
+    assert nf.recipes.nox_parametrize == ("extras", lines)
+    assert {"train,video", "torchrl", "tianshou", ""} <= set(lines)
+    from markdown_it import MarkdownIt
+
+    fences = {}
+    for section in PAGE.read_text(encoding="utf-8").split("\n## ")[1:]:
+        fences[section.splitlines()[0]] = [(t.info.split()[0], t.content) for t in MarkdownIt().parse(section)
+                                           if t.type == "fence"]
+    read = nf.page_recipes()
+    assert [(r.title, r.extras) for r in read] == page  # the noxfile reads the page as CommonMark does
+    assert all(r.blocks == fences[r.title] for r in read)
+
+
+class _Session:
+    """What the ``recipes`` session asks of nox, recorded."""
+
+    def __init__(self, tmp: str) -> None:
+        self.tmp, self.where = tmp, "."
+        self.calls: list[tuple[str, ...]] = []
+
+    def create_tmp(self) -> str:
+        return self.tmp
+
+    def log(self, *args: object) -> None:
+        pass
+
+    def install(self, *args: str) -> None:
+        self.calls.append(("install", *args))
+
+    @contextlib.contextmanager
+    def chdir(self, where: object) -> Iterator[None]:
+        self.where = str(where)
+        yield
+        self.where = "."
+
+    def run(self, *args: str, **kwargs: object) -> None:
+        self.calls.append(("run", self.where, *args))
+
+
+def test_the_recipes_session_installs_the_line_alone_and_runs_every_example(tmp_path: Path) -> None:
+    """The session for ``train`` installs this checkout with that extra alone, torch pinned to the other sessions'
+    build, and runs the page's CleanRL-style command (as a short run) and each example of the API-contract recipe."""
+    nf = noxfile()
+    page = PAGE.read_text(encoding="utf-8")
+    assert all(f"python {script} " in page for script in nf.SHORT_RUN)  # no short run of a command gone
+    session = _Session(str(tmp_path))
+    nf.recipes(session, "train")
+    pin = str(tmp_path / "torch.txt")
+    assert session.calls[0] == ("install", "--no-compile", "-c", pin, "-e", ".[train]")
+    assert (tmp_path / "torch.txt").read_text(encoding="utf-8").split() == [nf.TORCH]
+    command = re.search(r"^python examples/cleanrl_masked_ppo\.py .*$", page, re.M)
+    short = nf.SHORT_RUN["examples/cleanrl_masked_ppo.py"]
+    assert ("run", ".", "bash", "-euo", "pipefail", "-c", f"{command.group(0)} {short}") in session.calls
+    examples = [c for c in session.calls if c[0] == "run" and c[2] == "python"]
+    assert len(examples) == 2 and all(c[1] != "." for c in examples)  # each in a fresh folder, not the checkout
+    assert "check_env(lambda" in (Path(examples[0][1]) / examples[0][3]).read_text(encoding="utf-8")
+    session = _Session(str(tmp_path))
+    nf.recipes(session, "")
+    assert session.calls[0] == ("install", "--no-compile", "-c", pin, "-e", ".")
+
+
+def test_a_recipe_without_its_install_line_is_refused(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text('# Page\n\n## Ok\n\n```bash\npip install "yacht-env[train]"\n```\n\n## Bare\n\n'
+                    '```python\nimport torch\n```\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="the recipe 'Bare' does not start with its install line"):
+        noxfile().page_recipes(page)
