@@ -32,6 +32,7 @@ from yacht_solver import reach_kernels as RK
 from yacht_solver import win_kernels as WK
 from yacht_solver.ragged import Ragged
 from yacht_solver.search.turn_search import Positions
+from yacht_solver.search.turn_tables import SearchTables
 
 TURNS_KEPT = 4096
 """Turns whose end-of-turn values :class:`WinAgent` keeps (a few kilobytes each)."""
@@ -123,6 +124,14 @@ def win_shares_by_score(opponents: Sequence[np.ndarray]) -> np.ndarray:
     return (poly / np.arange(1, len(opponents) + 2)[:, None]).sum(axis=0)
 
 
+def turn_end_pairs(tables: SearchTables, key: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Every ``(next turn-start state, points)`` the turn of turn-start state ``key`` can end in, each once, ordered
+    by state then points (:func:`yacht_solver.reach_kernels.turn_outcomes` without its repeats)."""
+    ends = RK.turn_outcomes(tables, key)
+    codes = np.unique(ends[:, 0] << POINTS_BITS | ends[:, 1])
+    return codes >> POINTS_BITS, codes & ((1 << POINTS_BITS) - 1)
+
+
 def _before_roll(state: GameState) -> GameState:
     """``state`` as it is between its turns, before its next roll: its dice (if a position gave it any) dropped,
     unless its game is over."""
@@ -190,9 +199,7 @@ class WinAgent(Agent):
         (:func:`yacht_solver.win_kernels.turn_end_values`)."""
         g = win_shares_by_score([self.distributions.of_state(o).probabilities for o in others])
         key = tuple(int(k) for k in self.reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box))
-        ends = RK.turn_outcomes(self.reach.tables, key)
-        codes = np.unique(ends[:, 0] << POINTS_BITS | ends[:, 1])  # each (state, points) once
-        states, points = codes >> POINTS_BITS, codes & ((1 << POINTS_BITS) - 1)
+        states, points = turn_end_pairs(self.reach.tables, key)
         values = WK.turn_end_values(self.reach.table.kernel, states, points, me.total, g)
         return TurnEnds(states, points, values, int(points.max()) + 1)
 

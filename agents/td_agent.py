@@ -19,6 +19,7 @@ message saying so.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,8 +158,10 @@ class ValueNet:
         data, meta = read_model_file(path, FORMAT, "a TD model", "train.py")
         if meta.get("rules") != rs.name:
             raise ValueError(f"{src} was trained for rules {meta.get('rules')!r}, not {rs.name!r}")
-        if meta.get("players", 1) != cls.players:
-            raise ValueError(f"{src} values the game of {meta.get('players', 1)!r} players, not of {cls.players}")
+        players = meta.get("players", 1)
+        if type(players) is not int or players != cls.players:
+            shown = players if type(players) is int else reprlib.repr(players)
+            raise ValueError(f"{src} values the game of {shown} players, not of {cls.players}")
         if meta.get("feature_layout_version") != FEATURE_LAYOUT_VERSION:
             raise ValueError(f"{src} uses feature layout version {meta.get('feature_layout_version')!r}; this "
                              f"version of yacht-env reads version {FEATURE_LAYOUT_VERSION}: retrain it")
@@ -244,6 +247,9 @@ class TDAgent(TurnSearchAgent):
     def __init__(self, rules: str | RuleSet = "yacht", model: ValueNet | None = None, table: np.ndarray | None = None,
                  seed: int | None = None, name: str = "td") -> None:
         super().__init__(rules, seed)
+        if model is not None and model.players != 1:
+            raise ValueError(f"a TDAgent plays the game alone: this model values the game of {model.players} players "
+                             "(yacht_agents.td_win.TDWinAgent plays it)")
         if model is not None and model.rules.name != self.rules.name:
             raise ValueError(f"the model is for rules {model.rules.name!r}, not {self.rules.name!r}")
         self.name = name

@@ -26,7 +26,8 @@ import numpy as np
 from yacht_agents.base import Agent
 from yacht_agents.duel_agent import check_two
 from yacht_agents.nets import read_model_file
-from yacht_agents.td_agent import FORMAT, StateSpace, TDAgent, ValueNet
+from yacht_agents.objectives import turn_end_pairs
+from yacht_agents.td_agent import FORMAT, StateSpace, ValueNet, load_td_agent
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_env.rules import RuleSet
 from yacht_env.state import GameState
@@ -44,6 +45,8 @@ LEAD_SCALE = 100.0
 """The lead enters the network as ``lead / LEAD_SCALE`` (part of feature layout version 1 of the game of two)."""
 
 _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
+OUTCOMES_KEPT = 65536
+"""Turn-start states whose turn ends :class:`EndLookup` keeps (a few kilobytes each); past that it starts afresh."""
 TURNS_KEPT = 4096
 """Turns whose end-of-turn look-up :class:`TDWinAgent` keeps (each is searched at up to three decisions)."""
 
@@ -93,13 +96,15 @@ class EndLookup:
         self.tables = search_tables(rules)
         self._outcomes: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._offsets = np.zeros(self.space.size + 1, dtype=np.int64)
+        self._rows = np.zeros(0, dtype=np.int64)  # the rows the last look-up set in ``_offsets``
 
     def outcomes(self, key: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
         """Every (next state, points) the turn of turn-start state ``key`` can end in, once each (kept)."""
         got = self._outcomes.get(key)
         if got is None:
-            pairs = np.unique(RK.turn_outcomes(self.tables, key), axis=0)
-            got = self._outcomes[key] = (pairs[:, 0].copy(), pairs[:, 1].copy())
+            if len(self._outcomes) >= OUTCOMES_KEPT:
+                self._outcomes.clear()
+            got = self._outcomes[key] = turn_end_pairs(self.tables, key)
         return got
 
     def ends(self, F: np.ndarray, u: np.ndarray, y: np.ndarray) -> TurnEnds:
@@ -115,6 +120,9 @@ class EndLookup:
         rows, at = np.unique(ends.states, return_inverse=True)
         row_len = games * width
         starts = np.arange(len(rows), dtype=np.int64) * row_len
+        self._offsets[self._rows] = 0  # the last look-up's rows emptied: no state outside this one's has a row
+        self._offsets[self._rows + 1] = 0
+        self._rows = rows
         self._offsets[rows + 1] = starts + row_len  # a row's end, or the next row's start where rows are adjacent
         self._offsets[rows] = starts
         data = np.zeros(len(rows) * row_len)
@@ -203,7 +211,6 @@ def load_td_model(path: str | Path, rules: str | RuleSet, seed: int | None = Non
     """The agent of a TD ``.pt`` model file: a :class:`~yacht_agents.td_agent.TDAgent` for a one-player model, a
     :class:`TDWinAgent` for one of the game of two; ``ValueError`` if the file is not one or does not fit."""
     _, meta = read_model_file(path, FORMAT, "a TD model", "train.py")
-    name = Path(path).stem
     if meta.get("players", 1) == 2:
-        return TDWinAgent(rules, model=WinNet.load(path, rules), seed=seed, name=name)
-    return TDAgent(rules, model=ValueNet.load(path, rules), seed=seed, name=name)
+        return TDWinAgent(rules, model=WinNet.load(path, rules), seed=seed, name=Path(path).stem)
+    return load_td_agent(path, rules, seed)

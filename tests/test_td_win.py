@@ -86,23 +86,56 @@ def test_its_model_files_load_as_the_agent_of_their_game(upper6: str, tmp_path: 
         agent.act(np.zeros(1), np.ones(1, dtype=bool), None)
 
 
-def test_self_play_counts_both_seats_and_repeats_with_its_seed(upper6: str) -> None:
+def test_self_play_counts_both_seats_and_repeats_with_its_seed(upper6: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import yacht_training.td_heads_up as H
+
     torch.manual_seed(0)
     net = WinNet(upper6, hidden=[16])
+    per_turn: list[int] = []
+    play = H.play_lookup_turns
+
+    def counted(*args: object) -> None:
+        play(*args)
+        per_turn.append(int(args[-1].steps.sum()))
+
+    monkeypatch.setattr(H, "play_lookup_turns", counted)
     a = HeadsUpSelfPlay(net).play(5, np.random.default_rng(9), td_lambda=0.5, explore=0.2)
     b = HeadsUpSelfPlay(net).play(5, np.random.default_rng(9), td_lambda=0.5, explore=0.2)
     samples, targets, steps, totals = a
     categories = get_rules(upper6).num_categories
+    assert len(per_turn) == 2 * 2 * categories and steps == sum(per_turn[:2 * categories])  # every turn of both seats
     assert samples.shape == (2 * categories * 5, 3) and targets.shape == (2 * categories * 5,)
-    assert 2 * categories * 5 <= steps <= 2 * categories * 5 * 3  # one to three decisions a turn, both seats
     assert ((0 <= targets) & (targets <= 1)).all() and totals.shape == (5, 2)
     assert all(np.array_equal(x, y) for x, y in zip(a[:2] + a[3:], b[:2] + b[3:])) and a[2] == b[2]
-    assert (samples[:5, 2] == 0).all()  # the first turn of each game: no lead yet
+    first, second = samples[:5], samples[5:10]  # turn 0 (seat 0 to move), turn 1 (seat 1 to move)
+    assert (first[:, 2] == 0).all() and (second[:, 1] != first[:, 0]).all()  # seat 0 has scored a box since
+    assert (second[:, 0] == first[:, 1]).all() and (second[:, 2] <= 0).all()  # seat 1 behind by seat 0's points
+
+
+def test_with_lambda_1_each_target_is_the_movers_result(upper6: str) -> None:
+    from yacht_agents.td_win import final_share
+
+    samples, targets, _, totals = HeadsUpSelfPlay(WinNet(upper6, hidden=[8])).play(6, np.random.default_rng(2),
+                                                                                  td_lambda=1.0)
+    turns = 2 * get_rules(upper6).num_categories
+    targets = targets.reshape(turns, 6)
+    for t in range(turns):
+        mover, other = t % 2, 1 - t % 2
+        np.testing.assert_allclose(targets[t], final_share(totals[:, mover] - totals[:, other]))
+
+
+def test_a_model_of_one_game_is_refused_by_the_agent_of_the_other(upper6: str) -> None:
+    with pytest.raises(ValueError, match="TDAgent plays the game alone"):
+        TDAgent(upper6, model=WinNet(upper6, hidden=[8]))
+    with pytest.raises(ValueError, match="TDWinAgent needs a WinNet"):
+        TDWinAgent(upper6, model=ValueNet(upper6, hidden=[8]))
 
 
 def test_td_with_players_2_is_a_heads_up_learner_and_other_learners_are_refused() -> None:
     base = load_config(CONFIGS / "yacht_td_heads_up.yaml").to_dict()
     assert from_dict(base).players == 2
+    with pytest.raises(ValueError, match="'td.value_scale' does not apply with players: 2"):
+        from_dict({**base, "td": {**base["td"], "value_scale": 50.0}})
     rl = load_config(CONFIGS / "yacht_rllib_ppo.yaml").to_dict()
     with pytest.raises(ValueError, match=r"'players': 2 \(the game of two\) needs algo maskable_ppo or td"):
         from_dict({**rl, "players": 2})

@@ -66,6 +66,14 @@ class DiceDraws(NamedTuple):
     explore: np.ndarray
 
 
+def turn_draws(rng: np.random.Generator, games: int, explore: float = 0.0) -> DiceDraws:
+    """The dice of one turn of each of ``games`` games from ``rng``: three uniforms per game, then, with ``explore``,
+    whether each game scores a random legal box this turn (with probability ``explore``) and which."""
+    rand = rng.random((games, 3))
+    exp = np.where(rng.random(games) < explore, rng.random(games), -1.0) if explore > 0 else np.full(games, -1.0)
+    return DiceDraws(HAND_CUM, TRANSITION_CUM, rand, exp)
+
+
 class EndValues(NamedTuple):
     """What ending a turn is worth. Without ``needs`` (length 0): points plus ``E`` of the next turn-start state (the
     expected-score search). With ``needs``: ``R[next state, needs[i] - points]`` for game i (the reach search's

@@ -275,10 +275,15 @@ def check_ppo(cfg: TrainConfig) -> None:
 
 
 def check_td(cfg: TrainConfig) -> None:
-    """The TD learner's checks (``algo: td``): it trains on the CPU."""
+    """The TD learner's checks (``algo: td``): it trains on the CPU; with two players its network gives a chance to
+    win, so a ``value_scale`` of its own would be ignored: refused instead."""
     if cfg.device not in ("cpu", "auto"):
         raise ValueError(f"config key 'device': {short_value(cfg.device)}; algo {cfg.algo} trains on the CPU (its "
                          "turn search runs in the numba engine): use cpu")
+    default = TDConfig().value_scale
+    if cfg.players == 2 and cfg.td.value_scale != default:
+        raise ValueError(f"config key 'td.value_scale' does not apply with players: 2 (the network gives a chance to "
+                         f"win, a probability); leave it at {default:g}, got {short_value(cfg.td.value_scale)}")
 
 
 def _check_schedule(v: float | str, key: str, end_at: bool) -> None:

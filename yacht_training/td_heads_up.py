@@ -14,18 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from yacht_agents.td_win import EndLookup, WinNet, final_share
+from yacht_agents.td_win import EndLookup, TurnEnds, WinNet, final_share
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_solver.search import turn_search as T
-from yacht_solver.search.turn_tables import Starts
+from yacht_solver.search.turn_tables import LANES, KeepTables, Starts
 from yacht_solver.self_play import (
-    HAND_CUM,
-    TRANSITION_CUM,
     DiceDraws,
     EndValues,
     TurnOutcomes,
     lookup_turn_values,
     play_lookup_turns,
+    turn_draws,
 )
 
 SEATS = 2
@@ -66,15 +65,20 @@ class HeadsUpSelfPlay:
                 values = final_share(after)
             else:
                 values = 1.0 - self.model.predict(np.stack([other[ends.game], ends.states, -after], axis=1))
-            R, needs = self.lookups.lookup(ends, values, games)
-            end_values = EndValues(_NO_E, R, needs)
-            starts = Starts(F[m].copy(), u[m].copy(), y[m].copy())
-            lookup_turn_values(self.lookups.tables, end_values, starts, keeps, start[t])
-            rand = rng.random((games, 3))
-            exp = (np.where(rng.random(games) < explore, rng.random(games), -1.0) if explore > 0
-                   else np.full(games, -1.0))
-            play_lookup_turns(self.lookups.tables, end_values, starts, keeps, _KEEP_MASK,
-                              DiceDraws(HAND_CUM, TRANSITION_CUM, rand, exp), TurnOutcomes(points, F2, u2, y2, steps))
+            draws = turn_draws(rng, games, explore)
+            for lo in range(0, games, LANES):  # a look-up per group of lanes: its size grows with its games squared
+                hi = min(lo + LANES, games)
+                k = (ends.game >= lo) & (ends.game < hi)
+                R, needs = self.lookups.lookup(TurnEnds(ends.game[k] - lo, ends.states[k], ends.points[k]),
+                                               values[k], hi - lo)
+                end_values = EndValues(_NO_E, R, needs)
+                group = slice(lo, hi)
+                starts = Starts(F[m, group].copy(), u[m, group].copy(), y[m, group].copy())
+                lanes = KeepTables(keeps.K1[lo // LANES:lo // LANES + 1], keeps.K2[lo // LANES:lo // LANES + 1])
+                lookup_turn_values(self.lookups.tables, end_values, starts, lanes, start[t, group])
+                play_lookup_turns(self.lookups.tables, end_values, starts, lanes, _KEEP_MASK,
+                                  DiceDraws(*draws[:2], draws.rand[group], draws.explore[group]),
+                                  TurnOutcomes(points[group], F2[group], u2[group], y2[group], steps[group]))
             totals[m] += points
             F[m], u[m], y[m] = F2, u2, y2
             total_steps += int(steps.sum())

@@ -28,7 +28,7 @@ from yacht_env.rules import get_rules
 from yacht_env.state import longest_game
 from yacht_solver.search import turn_search as T
 from yacht_solver.search.turn_tables import Starts, search_tables
-from yacht_solver.self_play import HAND_CUM, TRANSITION_CUM, DiceDraws, TurnOutcomes, play_turns
+from yacht_solver.self_play import TurnOutcomes, play_turns, turn_draws
 from yacht_training.optimizer_state import describe_differences, load_optimizer_state
 from yacht_training.td_heads_up import HeadsUpSelfPlay
 
@@ -70,13 +70,11 @@ class SelfPlay:
         for t in range(C):
             idx[t] = s.flat(Fs, us, ys)
             self.memo.ensure(Fs, us, ys)
-            rand = rng.random((games, 3))
-            exp = np.where(rng.random(games) < explore, rng.random(games), -1.0) if explore > 0 else np.full(
-                games, -1.0)
+            draws = turn_draws(rng, games, explore)
             E = self.memo.E
             starts = Starts(Fs, us, ys)
             T.turn_values(self.tables, E, starts, keeps, start[t])  # start: the TD(0) targets
-            play_turns(self.tables, E, starts, keeps, _KEEP_MASK, DiceDraws(HAND_CUM, TRANSITION_CUM, rand, exp),
+            play_turns(self.tables, E, starts, keeps, _KEEP_MASK, draws,
                        TurnOutcomes(points[t], F2, u2, y2, steps))
             total_steps += int(steps.sum())
             Fs, us, ys = F2.copy(), u2.copy(), y2.copy()
@@ -219,7 +217,8 @@ def train_td(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress: bo
         if res["mean"] > best:
             best = res["mean"]
             model.save(run_dir / "best_model.pt", {"timesteps": counters["timesteps"], "eval_mean": res["mean"]})
-        bar.set_postfix_str(f"eval {res['mean']:.1f} ({res['percent_of_optimal']:.2f}% of optimal)")
+        bar.set_postfix_str(f"eval {res['mean']:.3f} (win rate)" if heads_up else
+                            f"eval {res['mean']:.1f} ({res['percent_of_optimal']:.2f}% of optimal)")
 
     try:
         # compiles the kernels on a first run: inside the try, so Ctrl-C is clean here too
