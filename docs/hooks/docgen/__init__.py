@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from docgen.agents import agents_table
 from docgen.architecture import architecture
-from docgen.bench import bench_results, bench_timing, bench_tuning, bench_v1_results
+from docgen.bench import bench_results, bench_timing, bench_tuning, bench_v1_results, heads_up_changes
 from docgen.benchmarks import benchmarks_list
 from docgen.cli import cli_reference
 from docgen.config import config_reference
@@ -34,5 +34,6 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "bench-timing": bench_timing,
     "bench-tuning": bench_tuning,
     "bench-v1-results": bench_v1_results,
+    "bench-heads-up-changes": heads_up_changes,
 }
 """Marker name -> generator of the Markdown that replaces the marker."""

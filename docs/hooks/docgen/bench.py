@@ -102,15 +102,76 @@ def model_free_targets(root: Path = ROOT) -> str:
     return "The model-free baseline (`ppo`) on `yacht`, IQM with its 95% interval:\n\n" + "\n".join(lines) + "\n"
 
 
+HEADS_UP_TARGET = 0.49
+"""The heads-up target at the primary budget: the best learner's IQM chance to win against ``optimal-duel``."""
+
+
+def heads_up_targets(root: Path = ROOT) -> str:
+    """The heads-up task's two aims at the primary budget, from the committed records: the best learner's chance
+    against its target, and the self-play PPO against the one-turn greedy player (and why, where it falls short)."""
+    from yacht_tools.protocol import HEADS_UP
+    from yacht_tools.protocol_report import aggregate_records
+
+    section = aggregate_records(bench_records(root)).get("budgets", {}).get("primary", {}).get("tasks", {})
+    task = next(iter(HEADS_UP))
+    rows = {r["learner"]: r for r in section.get(task, {}).get("rows", [])}
+    alone = {r["learner"]: r for r in section.get(HEADS_UP[task], {}).get("rows", [])}
+    runs = [r for r in rows.values() if r["kind"] == "run"]
+    if not runs or "greedy" not in rows:
+        return ""
+    best = max(runs, key=lambda r: r["mean"]["value"])
+    e = best["mean"]
+    lines = [f"- The best learner, `{best['learner']}`: {e['value']:.4f} [{e['low']:.4f}, {e['high']:.4f}] over "
+             f"{best['runs']} runs, against a target of {HEADS_UP_TARGET}: "
+             + ("reached." if e["value"] >= HEADS_UP_TARGET
+                else f"not reached, {HEADS_UP_TARGET - e['value']:.4f} short.")]
+    greedy = rows["greedy"]["mean"]["value"]
+    ppo = rows.get("ppo")
+    if ppo is not None:
+        line = (f"- The self-play PPO (`ppo`): {ppo['mean']['value']:.4f} over {ppo['runs']} run"
+                f"{'s' if ppo['runs'] != 1 else ''}, against the "
+                f"one-turn greedy player's {greedy:.4f}: " + ("above." if ppo["mean"]["value"] > greedy else "below."))
+        if ppo["mean"]["value"] <= greedy and "ppo" in alone and "greedy" in alone:
+            mine, theirs = alone["ppo"]["percent_of_optimal"]["value"], alone["greedy"]["percent_of_optimal"]["value"]
+            seated = rows.get("ppo-alone")
+            line += (f" At this budget the same learner plays the game alone at {mine:.2f}% of optimal, the greedy "
+                     f"player at {theirs:.2f}%: a player that scores less than the greedy one alone wins less often "
+                     "against exact play, and self-play does not make up the points it loses on the dice"
+                     + (f" (its one-player runs, seated as they are: {seated['mean']['value']:.4f})." if seated
+                        else "."))
+        lines.append(line)
+    return "The heads-up task at the primary budget, the chance to win against `optimal-duel`:\n\n" + "\n".join(
+        lines) + "\n"
+
+
 def bench_results(root: Path = ROOT) -> str:
     """The report of the committed v2 records (tables with intervals) and its two pictures."""
-    return (model_free_targets(root) + "\n" + _results(bench_records(root), RECORDS, 3) + "\n"
+    return (model_free_targets(root) + "\n" + heads_up_targets(root) + "\n"
+            + _results(bench_records(root), RECORDS, 3) + "\n"
             "![Learning curves of the baselines: the normalised score at each fifth of the budget, over all "
             "one-player tasks and per task, interquartile mean over the training seeds with its 95% bootstrap "
             "band (yacht bench report --plot)](img/bench-curves.png)\n\n"
             "![Performance profiles of the baselines: the share of runs whose normalised score lies above each "
             "threshold, every task weighted equally, with its 95% stratified bootstrap band (yacht bench report "
             "--profiles)](img/bench-profiles.png)\n")
+
+
+def heads_up_changes(root: Path = ROOT) -> str:
+    """What replaying the heads-up reference rows under v2 changed: each reference agent's chance to win against
+    ``optimal-duel`` in v1's record (its dice dealt before its turn) and in v2's (each seat rolls at its own turn)."""
+    from yacht_tools.protocol import HEADS_UP
+
+    def chances(folder: str) -> dict[str, float]:
+        return {r["learner"]: r["final"]["mean"] for r in bench_records(root, folder)
+                if r["task"] in HEADS_UP and r["kind"] == "agent"}
+
+    old, new = chances(V1_RECORDS), chances(RECORDS)
+    both = [a for a in new if a in old]
+    if not both:
+        return ""
+    items = ", ".join(f"`{a}` {new[a]:.4f} (v1: {old[a]:.4f})" for a in both)
+    return (f"The heads-up reference rows of v2 were played again with each seat rolling at the start of its own "
+            f"turn; their chances to win against `optimal-duel` on the same evaluation games: {items}.\n")
 
 
 def bench_v1_results(root: Path = ROOT) -> str:
