@@ -2,7 +2,7 @@
 
 At each decision it takes the action that maximises its own chance to win (ties count half) against an opponent
 who does the same, from the exact table of the game of two; ties between actions go to the lowest index. It plays
-at tables of two seats only: the table's value depends on both scorecards, so it refuses a game alone or of three or
+in games of two seats only: the table's value depends on both scorecards, so it refuses a game alone or of three or
 more. Deterministic.
 """
 
@@ -21,10 +21,10 @@ __all__ = ["DuelAgent", "check_two"]
 
 
 def check_two(states: Sequence[GameState], who: str = "optimal-duel") -> None:
-    """``ValueError`` unless the table has two seats."""
+    """``ValueError`` unless the game has two seats."""
     if len(states) != 2:
         raise ValueError(f"{who} plays the game of two players only (the exact table is of two scorecards); this "
-                         f"table has {len(states)} seat{'s' if len(states) != 1 else ''}")
+                         f"game has {len(states)} seat{'s' if len(states) != 1 else ''}")
 
 
 class DuelAgent(Agent):
@@ -33,7 +33,7 @@ class DuelAgent(Agent):
     name = "optimal-duel"
     needs_state = True
     needs_obs = False
-    wants_table = True
+    wants_seating = True
     max_players = 2  # a tournament of more players refuses it before the first game
 
     def __init__(self, rules: str | RuleSet = "yacht", seed: int | None = None, *,
@@ -46,8 +46,8 @@ class DuelAgent(Agent):
         raise ValueError("optimal-duel plays the game of two players only: it needs the other player's scorecard "
                          "(a tournament or yacht play --vs), not a game alone")
 
-    def act_at_table(self, states: Sequence[GameState], seat: int, mask: np.ndarray) -> int:
-        """The action of ``seat`` at a table of two."""
+    def act_seated(self, states: Sequence[GameState], seat: int, mask: np.ndarray) -> int:
+        """The action of ``seat`` in a game of two."""
         check_two(states)
         return self.duel.best_action(states[seat], states[1 - seat])
 

@@ -56,18 +56,18 @@ PARAMETRIC_FACTORIES: dict[str, Callable[[RuleSet, int | None, str], Agent]] = {
 """Agents named ``name:ARG`` (``optimal-reach:200``): the factory gets the text after the colon."""
 
 SEATED_AGENTS: dict[str, type[Agent]] = {"optimal-duel": DuelAgent}
-"""Agents that play at a table of exactly ``max_players`` seats (their tables are of that many scorecards)."""
+"""Agents that play in a game of exactly ``max_players`` seats (their tables are of that many scorecards)."""
 
 
 def check_seats(spec: object, seats: int) -> None:
-    """``ValueError`` at once, before anything is loaded or solved, if the agent ``spec`` names cannot play at a
-    table of ``seats`` (``optimal-duel`` plays games of two only: alone, or among three, its table would be solved
+    """``ValueError`` at once, before anything is loaded or solved, if the agent ``spec`` names cannot play in a
+    game of ``seats`` (``optimal-duel`` plays games of two only: alone, or among three, its table would be solved
     for nothing)."""
     cls = SEATED_AGENTS.get(spec.strip().lower()) if isinstance(spec, str) else None
     if cls is not None and seats != cls.max_players:
         where = "a game alone" if seats == 1 else f"games of {seats} players"
-        raise ValueError(f"{spec.strip()} plays games of {cls.max_players} players only, not {where}; put it at a "
-                         f"table of {cls.max_players}: yacht tournament --agents {spec.strip()} optimal")
+        raise ValueError(f"{spec.strip()} plays games of {cls.max_players} players only, not {where}; put it in a "
+                         f"game of {cls.max_players}: yacht tournament --agents {spec.strip()} optimal")
 
 
 MAX_EVAL_JSON_BYTES = 1 << 30

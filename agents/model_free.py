@@ -64,7 +64,7 @@ class ModelFreeNet(nn.Module):
         lay = O.layout(rs)
         self.onehot = lay["dice_onehot"]
         self.rolls = lay["rolls_left"]
-        n_in = observation_width(rs, players)  # heads-up: the table's observation, the player's own first
+        n_in = observation_width(rs, players)  # heads-up: the multiplayer observation, the player's own first
         if ignore_observation and players != 1:
             raise ValueError("ignore_observation applies to the one-player observation only")
         visible = O.visible_columns(rs, ignore_observation) if ignore_observation else None

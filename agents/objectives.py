@@ -31,8 +31,8 @@ from yacht_solver import ReachSolution, distribution_table, solve, solve_reach
 from yacht_solver import reach_kernels as RK
 from yacht_solver import win_kernels as WK
 from yacht_solver.ragged import Ragged
+from yacht_solver.search.turn_constants import SearchConstants
 from yacht_solver.search.turn_search import Positions
-from yacht_solver.search.turn_tables import SearchTables
 
 TURNS_KEPT = 4096
 """Turns whose end-of-turn values :class:`WinAgent` keeps (a few kilobytes each)."""
@@ -124,7 +124,7 @@ def win_shares_by_score(opponents: Sequence[np.ndarray]) -> np.ndarray:
     return (poly / np.arange(1, len(opponents) + 2)[:, None]).sum(axis=0)
 
 
-def turn_end_pairs(tables: SearchTables, key: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+def turn_end_pairs(tables: SearchConstants, key: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
     """Every ``(next turn-start state, points)`` the turn of turn-start state ``key`` can end in, each once, ordered
     by state then points (:func:`yacht_solver.reach_kernels.turn_outcomes` without its repeats)."""
     ends = RK.turn_outcomes(tables, key)
@@ -141,13 +141,13 @@ def _before_roll(state: GameState) -> GameState:
 
 
 class WinAgent(Agent):
-    """Plays to finish first at a table of two or more (see the module docstring); alone it plays the expected-score
+    """Plays to finish first in a game of two or more (see the module docstring); alone it plays the expected-score
     optimum. Deterministic."""
 
     name = "optimal-win"
     needs_state = True
     needs_obs = False
-    wants_table = True
+    wants_seating = True
 
     def __init__(self, rules: str | RuleSet = "yacht", seed: int | None = None) -> None:
         super().__init__(rules)
@@ -163,8 +163,8 @@ class WinAgent(Agent):
             raise ValueError(f"agent {self.name!r} needs the game state")
         return self.expected.best_action(state)
 
-    def act_at_table(self, states: Sequence[GameState], seat: int, mask: np.ndarray) -> int:
-        """The action of ``seat`` at a table whose seats are in ``states``. Every other seat is between its turns:
+    def act_seated(self, states: Sequence[GameState], seat: int, mask: np.ndarray) -> int:
+        """The action of ``seat`` in the game whose seats are in ``states``. Every other seat is between its turns:
         its next roll is not made yet, so it is valued before that roll (dice a position holds for it are not
         read)."""
         me = states[seat]
@@ -175,7 +175,7 @@ class WinAgent(Agent):
 
     def win_values(self, me: GameState, others: Sequence[GameState]) -> tuple[np.ndarray, int]:
         """(32 + C,) this agent's estimate of its win share after each legal action (NaN where illegal), and the
-        action it plays; each of ``others`` valued from its state as given (at a table, between its turns)."""
+        action it plays; each of ``others`` valued from its state as given (in a game of several, between its turns)."""
         ends = self._turn_ends(me, others)
         key = self.reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box)
         pos = Positions(*(np.array([v]) for v in (*key, me.hand, me.rolls_left)))
@@ -185,7 +185,7 @@ class WinAgent(Agent):
 
     def _turn_ends(self, me: GameState, others: Sequence[GameState]) -> TurnEnds:
         """The end-of-turn values of the turn of ``me``, kept for the turns in play (a tournament interleaves its
-        tables)."""
+        games)."""
         tkey = (me.scores, me.bonus_count, tuple((o.scores, o.bonus_count, o.dice, o.rolls_left) for o in others))
         ends = self._turns.get(tkey)
         if ends is None:
@@ -199,7 +199,7 @@ class WinAgent(Agent):
         (:func:`yacht_solver.win_kernels.turn_end_values`)."""
         g = win_shares_by_score([self.distributions.of_state(o).probabilities for o in others])
         key = tuple(int(k) for k in self.reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box))
-        states, points = turn_end_pairs(self.reach.tables, key)
+        states, points = turn_end_pairs(self.reach.constants, key)
         values = WK.turn_end_values(self.reach.table.kernel, states, points, me.total, g)
         return TurnEnds(states, points, values, int(points.max()) + 1)
 

@@ -62,7 +62,7 @@ def model_players(meta: dict[str, Any] | None, source: str) -> int:
     """The seats a model plays at: its metadata's ``players`` (1 where absent), 1 or 2, else ``ValueError``."""
     players = (meta or {}).get("players", 1)
     if type(players) is not int or players not in (1, 2):
-        raise ValueError(f"{source} says it plays at tables of {players!r} players; this version of yacht-env reads "
+        raise ValueError(f"{source} says it plays in games of {players!r} players; this version of yacht-env reads "
                          "models of 1 or 2")
     return players
 
@@ -268,7 +268,7 @@ class SB3Agent(Agent):
         self.players = players
         if players == 1:
             self.obs_columns = O.size(self.rules, obs_layout)
-        else:  # a heads-up model: it reads the table's observation and plays only at a table of its size
+        else:  # a heads-up model: it reads the multiplayer observation and plays only in a game of its size
             self.obs_columns = MP.size(self.rules, players)
             self.multiplayer_obs = True
             self.max_players = players
@@ -285,7 +285,7 @@ class SB3Agent(Agent):
         obs = np.asarray(obs, dtype=np.float32)
         masks = np.asarray(masks, dtype=bool)
         if self.players != 1 and obs.shape[-1] != self.obs_columns:
-            raise ValueError(f"{self.name} plays at tables of {self.players} players (it reads the multiplayer "
+            raise ValueError(f"{self.name} plays in games of {self.players} players (it reads the multiplayer "
                              f"observation, {self.obs_columns} columns), not a game alone: put it in a tournament "
                              "or yacht bench evaluate --tasks yacht-heads-up")
         if not self.unique_keeps:  # the model knows every pattern: offer them all, then map back
@@ -323,7 +323,7 @@ def load_sb3_agent(path: str | Path, rules: str | RuleSet, seed: int | None = No
     env = YachtEnv(rs.name)
     if players == 1:
         space = model_observation_space(env.observation_space, rs, version)
-    else:  # the table's observation, as the PettingZoo env and the heads-up trainer give it
+    else:  # the multiplayer observation, as the PettingZoo env and the heads-up trainer give it
         from gymnasium import spaces
 
         space = spaces.Box(*MP.bounds(rs, players), dtype=np.float32)

@@ -1,6 +1,6 @@
 """The policy classes an SB3 model file may name, and the ``policy_kwargs`` each accepts (the reader's whitelist).
 
-A file names classes only as text; :mod:`yacht_agents.sb3_zip` maps the names through these tables to classes of our
+A file names classes only as text; :mod:`yacht_agents.sb3_zip` maps the names through these mappings to classes of our
 code and the installed libraries, and checks each keyword argument with its converter before a policy is built.
 """
 
@@ -80,12 +80,12 @@ _optimizer_kwargs = _check(
     lambda v: v and {k: tuple(x) if isinstance(x, list) else x for k, x in v.items()})
 
 
-def _lookup(table: Mapping[Ref, type], what: str) -> Converter:
+def _lookup(known: Mapping[Ref, type], what: str) -> Converter:
     def convert(value: Any, key: str) -> type:
-        if isinstance(value, Ref) and value in table:
-            return table[value]
+        if isinstance(value, Ref) and value in known:
+            return known[value]
         raise ValueError(f"policy_kwargs[{key!r}] is {short_repr.repr(value)}: not an accepted {what}; accepted: "
-                         f"{', '.join(sorted(map(str, table)))}")
+                         f"{', '.join(sorted(map(str, known)))}")
     return convert
 
 

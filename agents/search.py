@@ -27,7 +27,7 @@ from yacht_env.rules import RuleSet, TurnStartLayout
 from yacht_env.state import GameState
 from yacht_solver.search import state_search as ST
 from yacht_solver.search import turn_search as T
-from yacht_solver.search.turn_tables import search_tables
+from yacht_solver.search.turn_constants import search_constants
 
 _KEEP_MASK = np.ascontiguousarray(KEEP_MASK_UNIQUE)
 
@@ -83,7 +83,7 @@ class TurnSearchAgent(Agent):
     def __init__(self, rules: str | RuleSet = "yacht", seed: int | None = None) -> None:
         super().__init__(rules)
         self.seed(seed)
-        self.tables = search_tables(self.rules)
+        self.constants = search_constants(self.rules)
         self.layout = TurnStartLayout.of(self.rules)  # how the values of successor_values are indexed
 
     def successor_values(self, keys: TurnKeys) -> np.ndarray:
@@ -108,7 +108,7 @@ class TurnSearchAgent(Agent):
         """The action of each position, and with ``values`` every action's value still to come (N, 32 + C) as this
         agent sees it (``-inf`` where illegal)."""
         E = self.successor_values(keys)
-        actions, out = T.search(self.tables, E, keys.positions, _KEEP_MASK, self.prefer_score, values)
+        actions, out = T.search(self.constants, E, keys.positions, _KEEP_MASK, self.prefer_score, values)
         n = len(keys)
         if n and actions.min() < 0:
             i = int(np.flatnonzero(actions < 0)[0])
@@ -136,5 +136,5 @@ class TurnSearchAgent(Agent):
     def turn(self, state: GameState) -> ST.StateTurn:
         """The search of the turn of ``state`` alone: ``G``, keep values, start value (for inspection and tests)."""
         keys = TurnKeys.from_states([state], self.rules)
-        return ST.state_turn(self.tables, self.successor_values(keys), (int(keys.F[0]), int(keys.u[0]),
+        return ST.state_turn(self.constants, self.successor_values(keys), (int(keys.F[0]), int(keys.u[0]),
                                                                          int(keys.y[0])))

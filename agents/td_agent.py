@@ -31,8 +31,8 @@ from yacht_agents.nets import check_activation, check_declared_mlp, check_hidden
 from yacht_agents.search import TurnKeys, TurnSearchAgent
 from yacht_env.files import write_atomic
 from yacht_env.rules import RuleSet, TurnStartLayout, get_rules
+from yacht_solver.search.turn_constants import Starts, search_constants
 from yacht_solver.search.turn_successors import missing_successors, successor_boxes
-from yacht_solver.search.turn_tables import Starts, search_tables
 
 if TYPE_CHECKING:
     import torch
@@ -193,7 +193,7 @@ class ValueMemo:
         self.model = model
         self.space = s = StateSpace.of(rules)
         self.boxes = successor_boxes(rules)
-        self.tables = search_tables(rules)
+        self.constants = search_constants(rules)
         self._final = s.final_states()
         if table is not None:
             E = np.ascontiguousarray(np.asarray(table, dtype=np.float64).reshape(-1)).copy()
@@ -220,7 +220,7 @@ class ValueMemo:
         if self.model is None:
             return
         starts = Starts(*(np.ascontiguousarray(a, dtype=np.int64) for a in (Fs, us, ys)))
-        idx = missing_successors(self.tables, starts, self.known, self.boxes)
+        idx = missing_successors(self.constants, starts, self.known, self.boxes)
         if idx.size:
             idx = np.unique(idx)
             v = self.model.predict(idx)

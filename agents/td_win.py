@@ -33,8 +33,8 @@ from yacht_env.rules import RuleSet
 from yacht_env.state import GameState
 from yacht_solver import reach_kernels as RK
 from yacht_solver.ragged import Ragged
+from yacht_solver.search.turn_constants import search_constants
 from yacht_solver.search.turn_search import Positions
-from yacht_solver.search.turn_tables import search_tables
 
 if TYPE_CHECKING:
     import torch
@@ -93,7 +93,7 @@ class EndLookup:
 
     def __init__(self, rules: RuleSet) -> None:
         self.space = StateSpace.of(rules)
-        self.tables = search_tables(rules)
+        self.constants = search_constants(rules)
         self._outcomes: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._offsets = np.zeros(self.space.size + 1, dtype=np.int64)
         self._rows = np.zeros(0, dtype=np.int64)  # the rows the last look-up set in ``_offsets``
@@ -104,7 +104,7 @@ class EndLookup:
         if got is None:
             if len(self._outcomes) >= OUTCOMES_KEPT:
                 self._outcomes.clear()
-            got = self._outcomes[key] = turn_end_pairs(self.tables, key)
+            got = self._outcomes[key] = turn_end_pairs(self.constants, key)
         return got
 
     def ends(self, F: np.ndarray, u: np.ndarray, y: np.ndarray) -> TurnEnds:
@@ -141,7 +141,7 @@ class TDWinAgent(Agent):
     name = "td"
     needs_state = True
     needs_obs = False
-    wants_table = True
+    wants_seating = True
     max_players = 2
 
     def __init__(self, rules: str | RuleSet = "yacht", model: WinNet | None = None, seed: int | None = None,
@@ -161,8 +161,8 @@ class TDWinAgent(Agent):
         raise ValueError(f"{self.name} plays the game of two players only (it values both scorecards): a tournament "
                          "or yacht play --vs, not a game alone")
 
-    def act_at_table(self, states: Sequence[GameState], seat: int, mask: np.ndarray) -> int:
-        """The action of ``seat`` at a table of two; the other seat's dice, if a position holds any, are not read."""
+    def act_seated(self, states: Sequence[GameState], seat: int, mask: np.ndarray) -> int:
+        """The action of ``seat`` in a game of two; the other seat's dice, if a position holds any, are not read."""
         check_two(states, self.name)
         return int(self.win_values(states[seat], states[1 - seat])[1])
 
@@ -173,7 +173,7 @@ class TDWinAgent(Agent):
         lookup, needs = self.ends.lookup(*self._turn_ends(me, other), 1)
         pos = Positions(*(np.array([v], dtype=np.int64) for v in (*key, me.hand, me.rolls_left)))
         values = np.empty((1, len(_KEEP_MASK[0]) + self.rules.num_categories))
-        actions = RK.reach_decide(self.ends.tables, lookup, pos, needs, _KEEP_MASK, values)
+        actions = RK.reach_decide(self.ends.constants, lookup, pos, needs, _KEEP_MASK, values)
         return np.where(values[0] > -np.inf, values[0], np.nan), int(actions[0])
 
     def space_key(self, state: GameState) -> tuple[int, int, int]:

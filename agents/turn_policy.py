@@ -33,7 +33,7 @@ from yacht_agents.sb3_policies import TURN_EXPECTIMAX_KWARGS, PolicySpec, regist
 from yacht_env import dice as D
 from yacht_env import observation as O
 from yacht_env.actions import NUM_KEEP_ACTIONS
-from yacht_env.jit.rule_tables import rule_tables
+from yacht_env.jit.rule_constants import rule_constants
 from yacht_env.rules import FIVE_KIND_FACE, NUM_UPPER, RuleSet, get_rules
 
 NEG = -1.0e4  # "impossible" action value (finite, so that masked gradients stay finite)
@@ -112,12 +112,12 @@ class TurnExpectimax(nn.Module):
         buf("util_cat", util_cat, th.long)
         buf("util_idx", idx, th.long)  # (252, C)
         buf("util_idx_flat", idx.reshape(-1), th.long)
-        # every rule-dependent number from the rules' own tables (yacht_env.jit.rule_tables)
-        rt = rule_tables(rs)
+        # every rule-dependent number from the rules' own arrays (yacht_env.jit.rule_constants)
+        rt = rule_constants(rs)
         self.five_plain = rt.five_plain  # no Joker and no bonus: five of a kind goes the way of any hand
-        buf("base_scaled", rs.score_table * self.reward_scale, th.float32)  # (252, C): the box of each hand
-        buf("base_flat", rs.score_table.reshape(-1) * self.reward_scale, th.float32)
-        gain = rt.gain[:, np.arange(c)[None, :], rs.score_table]  # (U, 252, C): the upper bonus a box earns
+        buf("base_scaled", rs.box_scores * self.reward_scale, th.float32)  # (252, C): the box of each hand
+        buf("base_flat", rs.box_scores.reshape(-1) * self.reward_scale, th.float32)
+        gain = rt.gain[:, np.arange(c)[None, :], rs.box_scores]  # (U, 252, C): the upper bonus a box earns
         buf("gain_scaled", gain * self.reward_scale, th.float32)
         buf("gain_by_value", rt.gain * self.reward_scale, th.float32)  # (U, C, V)
         five_hands = np.flatnonzero(FIVE_KIND_FACE)

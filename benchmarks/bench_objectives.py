@@ -44,7 +44,15 @@ from yacht_solver.core import turn_start_layers
 from yacht_solver.memory_limit import table_limit_gb
 from yacht_solver.reach import max_score, table_bytes
 from yacht_solver.search import turn_search as TS
-from yacht_solver.search.turn_tables import HAND0, KEEP_ADD, NUM_FACES, NUM_HANDS, NUM_KEEPS, Starts, search_tables
+from yacht_solver.search.turn_constants import (
+    HAND0,
+    KEEP_ADD,
+    NUM_FACES,
+    NUM_HANDS,
+    NUM_KEEPS,
+    Starts,
+    search_constants,
+)
 
 TARGETS = (100, 150, 200, 250)
 
@@ -80,7 +88,7 @@ def sampled(rules: str, sample: int) -> dict:
     from yacht_solver.reach import most_points, new_table
 
     rs = get_rules(rules)
-    tb = search_tables(rs)
+    cs = search_constants(rs)
     every = np.concatenate(turn_start_layers(rs))
     t0 = time.perf_counter()
     most_points(rs)  # timed: the bound of every row
@@ -91,13 +99,13 @@ def sampled(rules: str, sample: int) -> dict:
     table.data[:] = 0.0
     E = np.zeros(table.shape[0])
     mask = np.ascontiguousarray(KEEP_MASK_UNIQUE)
-    RK.reach_rows(tb, table.kernel, states[:2], N)  # compile
+    RK.reach_rows(cs, table.kernel, states[:2], N)  # compile
     t0 = time.perf_counter()
-    RK.reach_rows(tb, table.kernel, states, N)
+    RK.reach_rows(cs, table.kernel, states, N)
     per_reach = (time.perf_counter() - t0) / len(states)
-    DISTK.distribution_rows(tb, E, table.kernel, states[:2], mask)
+    DISTK.distribution_rows(cs, E, table.kernel, states[:2], mask)
     t0 = time.perf_counter()
-    DISTK.distribution_rows(tb, E, table.kernel, states, mask)
+    DISTK.distribution_rows(cs, E, table.kernel, states, mask)
     per_dist = (time.perf_counter() - t0) / len(states)
     n, threads = len(every), numba.get_num_threads()
     return {"rules": rs.name, "mode": f"sampled {len(states)} states", "states": n, "table_mb": table_bytes(rs) / 1e6,
@@ -121,14 +129,14 @@ def _expect_rows(K: np.ndarray, acc: np.ndarray) -> None:
 
 
 @njit
-def _hand_values(tb: TS.SearchTables, R: object, states: np.ndarray, width: int, per_lane: bool) -> None:
+def _hand_values(cs: TS.SearchConstants, R: object, states: np.ndarray, width: int, per_lane: bool) -> None:
     """The hand values of each of ``states`` at its needs ``0 .. L - 1``: one look-up per need, or the sweep's
     shifted rows."""
-    rows = max(tb.BOXV.shape[1], tb.scoring.score_table.shape[1])
+    rows = max(cs.BOXV.shape[1], cs.scoring.box_scores.shape[1])
     Wb, Tb = np.empty(NUM_HANDS * width), np.empty(rows * width)
     lanes = Starts(np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64))
     needs, bits = np.arange(width), np.empty(width, dtype=np.int64)
-    UY = tb.U * tb.Y
+    UY = cs.U * cs.Y
     for i in range(states.shape[0]):
         s = states[i]
         L = R.offsets[s + 1] - R.offsets[s]
@@ -136,11 +144,11 @@ def _hand_values(tb: TS.SearchTables, R: object, states: np.ndarray, width: int,
         W, T = Wb[:NUM_HANDS * L].reshape((NUM_HANDS, L)), Tb[:rows * L].reshape((rows, L))
         if per_lane:
             lanes.F[:] = F
-            lanes.u[:] = r // tb.Y
-            lanes.y[:] = r % tb.Y
-            RK.reach_hand_values(tb, R, Starts(lanes.F[:L], lanes.u[:L], lanes.y[:L]), needs[:L], W, T, bits[:L])
+            lanes.u[:] = r // cs.Y
+            lanes.y[:] = r % cs.Y
+            RK.reach_hand_values(cs, R, Starts(lanes.F[:L], lanes.u[:L], lanes.y[:L]), needs[:L], W, T, bits[:L])
         else:
-            RK.state_hand_values(tb, R, (F, r // tb.Y, r % tb.Y), W, T)
+            RK.state_hand_values(cs, R, (F, r // cs.Y, r % cs.Y), W, T)
 
 
 @njit
@@ -162,18 +170,18 @@ def parts(rules: str, sample: int) -> dict:
     from yacht_solver.reach import new_table
 
     rs = get_rules(rules)
-    tb = search_tables(rs)
+    cs = search_constants(rs)
     table = new_table(rs)
     table.data[:] = np.random.default_rng(0).random(table.data.shape[0], dtype=np.float32)
     table.data[table.offsets[:-1][np.diff(table.offsets) > 0]] = 1.0  # each row starts with 1, as the sweep's
     width = max_score(rs) + 2
     lengths = np.diff(table.offsets)
     steps = {
-        "hand_values_per_lane": lambda st: _hand_values(tb, table.kernel, st, width, True),
-        "hand_values_shifted": lambda st: _hand_values(tb, table.kernel, st, width, False),
+        "hand_values_per_lane": lambda st: _hand_values(cs, table.kernel, st, width, True),
+        "hand_values_shifted": lambda st: _hand_values(cs, table.kernel, st, width, False),
         "keep_means_rows": lambda st: _keep_means(lengths[st], width, False),
         "keep_means_fused": lambda st: _keep_means(lengths[st], width, True),
-        "reach_rows": lambda st: RK.reach_rows(tb, table.kernel, st, width),
+        "reach_rows": lambda st: RK.reach_rows(cs, table.kernel, st, width),
     }
     layers = [s for s in turn_start_layers(rs) if len(s)]
     for step in steps.values():

@@ -15,7 +15,7 @@ from yacht_agents import td_agent
 from yacht_env.rules import TurnStartLayout, get_rules
 from yacht_solver.search import state_search as ST
 from yacht_solver.search import turn_search as T
-from yacht_solver.search.turn_tables import Starts, search_tables
+from yacht_solver.search.turn_constants import Starts, search_constants
 from yacht_tools.evaluation import evaluate
 from yacht_training.td_learner import SelfPlay
 
@@ -38,20 +38,20 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     rs = get_rules(args.rules)
-    tb = search_tables(rs)
+    cs = search_constants(rs)
     layout = TurnStartLayout.of(rs)
     E = np.random.default_rng(0).normal(100, 30, layout.size)
     F, u, y = 0b101, min(10, layout.threshold), 0
-    ref = per_call(lambda: T.successor_table(tb, E, (F, u, y)), 500)
-    one = per_call(lambda: ST.state_turn(tb, E, (F, u, y)), 500)
+    ref = per_call(lambda: T.successor_table(cs, E, (F, u, y)), 500)
+    one = per_call(lambda: ST.state_turn(cs, E, (F, u, y)), 500)
     n = 4096
     rng = np.random.default_rng(1)
     Fs = rng.integers(0, (1 << rs.num_categories) - 1, n)
     us = np.minimum(rng.integers(0, layout.U, n), layout.threshold)
     ys = np.zeros(n, dtype=np.int64)
-    keeps = T.keep_tables(n)
+    keeps = T.empty_keep_values(n)
     start = np.empty(n)
-    lanes = per_call(lambda: T.turn_values(tb, E, Starts(Fs, us, ys), keeps, start), 5) / n
+    lanes = per_call(lambda: T.turn_values(cs, E, Starts(Fs, us, ys), keeps, start), 5) / n
     print(f"{rs.name}: successor_table {ref * 1e6:.1f} us; one state's turn {one * 1e6:.1f} us; in lanes "
           f"(turn_values, {n} states) {lanes * 1e6:.2f} us per state")
 

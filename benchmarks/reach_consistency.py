@@ -15,8 +15,8 @@ import sys
 import numpy as np
 
 from yacht_solver.reach import solve_reach
+from yacht_solver.search.turn_constants import HAND_PROBABILITY
 from yacht_solver.search.turn_search import Positions
-from yacht_solver.search.turn_tables import HAND_PROBABILITY
 
 NEEDS = (1, 50, 150, 250, 300)
 

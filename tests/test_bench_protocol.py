@@ -283,23 +283,31 @@ def test_the_committed_v2_baselines_are_whole() -> None:
     """The v2 baselines the page reports at the short and primary budgets: masked PPO (model-free) and the TD learner
     with their tuned configs, ten seeds on yacht and five on every other task, each run within its budget and every
     task's run of a learner and budget on one config; the untuned outside entry on yacht at the short budget; the
-    three reference agents on every one-player task; all of v2."""
+    three reference agents on every one-player task; on the heads-up task at the primary budget both learners for
+    the game of two (five seeds, the same configs but for their players), the five reference agents and the primary
+    one-player runs seated there as entries; all of v2."""
     records = P.read_records([V2])
     assert {r["protocol"] for r in records} == {P.PROTOCOL}
     runs = {(r["task"], r["learner"], r["budget"], r["seed"]) for r in records if r["kind"] == "run"}
     seeds = {t: range(10) if t == "yacht" else range(5) for t in P.TASKS}
     assert runs == ({(t, n, b, s) for t in P.TASKS for n in ("ppo", "td") for b in ("short", "primary")
-                     for s in seeds[t]} | {("yacht", "outside-ppo", "short", s) for s in range(5)})
+                     for s in seeds[t]} | {("yacht", "outside-ppo", "short", s) for s in range(5)}
+                    | {(h, n, "primary", s) for h in P.HEADS_UP for n in ("ppo", "td") for s in range(5)})
+    entries = {(r["task"], r["learner"], r["seed"]) for r in records if r["kind"] == "entry"}
+    assert entries == ({(h, "td-alone", s) for h in P.HEADS_UP for s in range(5)}
+                       | {(h, "ppo-alone", s) for h in P.HEADS_UP for s in range(3)})
     configs: dict[tuple[str, str], list[dict]] = {}
     for r in records:
         if r["kind"] == "run":
             steps = P.BUDGETS[r["budget"]]
             assert P.MIN_BUDGET_USE * steps <= r["training"]["timesteps"] <= steps, r["training"]
             configs.setdefault((r["learner"], r["budget"]), []).append(
-                {k: v for k, v in r["config"].items() if k not in ("rules", "seed")})
+                {k: v for k, v in r["config"].items() if k not in ("rules", "seed", "players", "exact_budget")})
     assert all(c == cs[0] for cs in configs.values() for c in cs)
     refs = {(r["task"], r["learner"]) for r in records if r["kind"] == "agent"}
-    assert refs == {(t, a) for t in P.TASKS for a in ("random", "greedy", "optimal")}
+    two = ("random", "greedy", "optimal", "optimal-win", "optimal-duel")
+    assert refs == ({(t, a) for t in P.TASKS for a in ("random", "greedy", "optimal")}
+                    | {(h, a) for h in P.HEADS_UP for a in two})
 
 
 def test_the_baselines_configs_are_their_sweeps_winners() -> None:

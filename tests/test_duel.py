@@ -246,16 +246,16 @@ def test_end_game_with_one_box_left_each_equals_a_direct_computation(which: str)
 def _dense_sweep(rs: RuleSet) -> dict[int, np.ndarray]:
     """The table as the dense layout held it (every value of every row, float32), swept with the same kernels:
     each layer read from the next in that layout, its rows expanded here from the kernel's output."""
-    from yacht_solver.search.turn_tables import search_tables
+    from yacht_solver.search.turn_constants import search_constants
 
-    plan, tb = DU.duel_plan(rs), search_tables(rs)
+    plan, cs = DU.duel_plan(rs), search_constants(rs)
     last = 2 * rs.num_categories
     dense = {last: np.full(plan.cells[last], 0.5, dtype=np.float32)}
     for t in range(last - 1, -1, -1):
         nxt = DUELK.DuelLayer(dense[t + 1], plan.offsets(t + 1), plan.lowest(t + 1), (t + 1) // 2, t + 1 - (t + 1) // 2)
         full, n = plan.offsets(t), plan.pairs[t]
         out = DUELK.Stripped(np.empty(full[-1], np.float32), np.empty(n, np.int32), np.empty(n, np.int32))
-        DUELK.duel_rows(tb, plan.index, nxt, (t // 2, t - t // 2), np.arange(n, dtype=np.int64), out)
+        DUELK.duel_rows(cs, plan.index, nxt, (t // 2, t - t // 2), np.arange(n, dtype=np.int64), out)
         rows, pos = np.ones(full[-1], dtype=np.float32), 0
         for p in range(n):
             z, k = int(out.zeros[p]), int(out.kept[p])
@@ -527,10 +527,10 @@ def test_optimal_duel_plays_only_games_of_two() -> None:
     agent = load_agent("optimal-duel", rs.name)
     st = GameState(rs.name, (1, 2, 3, 4, 5), 2, (None,) * 6)
     with pytest.raises(ValueError, match="game of two players only"):
-        agent.act_at_table([st, st, st], 0, np.ones(38, dtype=bool))
+        agent.act_seated([st, st, st], 0, np.ones(38, dtype=bool))
     with pytest.raises(ValueError, match="game of two players only"):
         agent.act(np.zeros(0), np.ones(38, dtype=bool), st)
-    a = agent.act_at_table([st, st], 0, np.ones(38, dtype=bool))
+    a = agent.act_seated([st, st], 0, np.ones(38, dtype=bool))
     assert a == agent.duel.best_action(st, st)
     from yacht_tools.tournament import run_tournament
 
@@ -539,7 +539,7 @@ def test_optimal_duel_plays_only_games_of_two() -> None:
 
 
 @pytest.mark.parametrize("call", ["eval", "tournament", "evaluate", "replay", "replay-upper", "replay-three",
-                                  "replay_game", "replay_table"])
+                                  "replay_game", "replay_multiplayer"])
 def test_optimal_duel_where_it_cannot_play_is_refused_before_its_table(call: str, monkeypatch, tmp_path,  # noqa: ANN001
                                                                       capsys) -> None:  # noqa: ANN001
     """A game alone or of three: refused at once, before the hour-long Yacht solve starts (with an empty cache, as
@@ -547,8 +547,8 @@ def test_optimal_duel_where_it_cannot_play_is_refused_before_its_table(call: str
     from yacht_cli import main
     from yacht_solver import duel
     from yacht_tools.evaluation import evaluate
+    from yacht_tools.multiplayer_replay import replay_multiplayer
     from yacht_tools.replay import replay_game
-    from yacht_tools.table_replay import replay_table
 
     monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(duel, "solve_duel", lambda *a, **k: pytest.fail("solved"))
@@ -568,9 +568,9 @@ def test_optimal_duel_where_it_cannot_play_is_refused_before_its_table(call: str
     elif call == "replay_game":
         with pytest.raises(ValueError, match="not a game alone"):
             replay_game("optimal-duel", "yacht", 3)
-    elif call == "replay_table":
+    elif call == "replay_multiplayer":
         with pytest.raises(ValueError, match="not games of 3 players"):
-            replay_table(["greedy", "optimal-duel", "random"], "yacht", players=3)
+            replay_multiplayer(["greedy", "optimal-duel", "random"], "yacht", players=3)
     else:
         with pytest.raises(ValueError, match="not a game alone"):
             evaluate("optimal-duel", "yacht", 5)
@@ -697,17 +697,17 @@ def test_the_coach_against_optimal_duel_shows_the_exact_win_chance(tmp_path, mon
 
 
 def test_a_replay_of_two_shows_each_decisions_exact_win_chance(tmp_path, monkeypatch) -> None:
-    from yacht_tools.table_replay import format_table_replay, replay_table
+    from yacht_tools.multiplayer_replay import format_multiplayer_replay, replay_multiplayer
 
     monkeypatch.setenv("YACHT_ENV_CACHE_DIR", str(tmp_path))
     rs = registered(UPPER6)
-    rec = replay_table(["optimal-duel", "greedy"], rs.name, 0, win_regret=True)
+    rec = replay_multiplayer(["optimal-duel", "greedy"], rs.name, 0, win_regret=True)
     duel = [d for d in rec["decisions"] if d["player"] == "optimal-duel"]
     assert duel and all(d["win_chance"] == d["best_win_chance"] for d in duel)
     assert all(0.0 <= d["win_chance"] <= d["best_win_chance"] <= 1.0 for d in rec["decisions"])
-    assert "P(win) " in format_table_replay(rec)
+    assert "P(win) " in format_multiplayer_replay(rec)
     with pytest.raises(ValueError, match="two players"):
-        replay_table(["optimal", "greedy", "random"], rs.name, 0, players=3, win_regret=True)
+        replay_multiplayer(["optimal", "greedy", "random"], rs.name, 0, players=3, win_regret=True)
 
 
 def test_a_duel_table_path_that_is_a_folder_is_refused_before_the_sweep(tmp_path, monkeypatch) -> None:

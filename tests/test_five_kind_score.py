@@ -119,7 +119,7 @@ def test_the_solver_counts_forty_as_scored() -> None:
     assert scored > scratched, "a 40 in the box makes a five of a kind in Chance earn the bonus"
     with pytest.raises(ValueError, match="yahtzee_box must be 0 or 40, got 50"):
         sol.value(filled, 63, 50)
-    state = _fours_after_forty({c: int(FORTY.score_table[0, c]) for c in (0, 1, 2, 4, 5, 7)})
+    state = _fours_after_forty({c: int(FORTY.box_scores[0, c]) for c in (0, 1, 2, 4, 5, 7)})
     values = sol.action_values(state)
     assert values[NUM_KEEP_ACTIONS + FOURS] - state.total == 120, "the last box: the env's reward, bonus included"
     env = YachtEnv(NAME, engine="compiled")

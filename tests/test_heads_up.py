@@ -142,7 +142,7 @@ def test_a_heads_up_run_and_an_agent_write_records_the_report_reads(heads_up_on_
     agent = load_agent(
         str(tmp_path / "runs" / "yacht-heads-up-selfplay-tiny-s0"), P.HEADS_UP[task])
     assert agent.multiplayer_obs and agent.max_players == 2
-    with pytest.raises(ValueError, match="plays at tables of 2 players"):
+    with pytest.raises(ValueError, match="plays in games of 2 players"):
         evaluate(agent, P.HEADS_UP[task], 2)
 
 
@@ -192,7 +192,7 @@ def test_self_play_settings_that_cannot_work_are_refused_in_one_line(kwargs: dic
 def test_a_bad_learner_action_is_refused_and_no_game_moves(small: str) -> None:
     env = HeadsUpVecEnv(2, small, seed=1)
     env.reset()
-    before = list(env.tables)
+    before = list(env.seatings)
     legal = [int(np.flatnonzero(m)[0]) for m in env.action_masks()]
     for actions, match in [([999, legal[1]], r"action 999 is outside the action space: accepted 0\.\."),
                            ([legal[0]], "one action per game: 2 actions, got 1"),
@@ -200,7 +200,7 @@ def test_a_bad_learner_action_is_refused_and_no_game_moves(small: str) -> None:
                            ([legal[0], 31], r"game 1: action 31 .* is illegal")]:
         with pytest.raises(ValueError, match=match):
             env.step(np.array(actions, dtype=object if 2.5 in actions else None))
-        assert env.tables == before
+        assert env.seatings == before
 
 
 def test_no_seat_holds_dice_between_its_turns_in_self_play(small: str) -> None:
@@ -209,8 +209,8 @@ def test_no_seat_holds_dice_between_its_turns_in_self_play(small: str) -> None:
     _, _ = _play(env, 0, seed=0)
     rng = np.random.default_rng(5)
     for _ in range(60):
-        for table, seat in zip(env.tables, env.seats.tolist()):
-            assert not table[seat].awaits_roll and (table[1 - seat].awaits_roll or table[1 - seat].is_over)
+        for seating, seat in zip(env.seatings, env.seats.tolist()):
+            assert not seating[seat].awaits_roll and (seating[1 - seat].awaits_roll or seating[1 - seat].is_over)
         env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
 
 

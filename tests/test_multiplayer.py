@@ -46,7 +46,7 @@ def test_same_seed_and_actions_same_game_and_core_agrees(num_players: int, rules
     e = MP.raw_env(num_players, rules)
     e.reset(seed=11)
     rng = np.random.default_rng(11)
-    states = MP.new_table(rules, num_players, rng)
+    states = MP.new_seating(rules, num_players, rng)
     pick = np.random.default_rng(2)
     while e.agents and not e.terminations[e.agent_selection]:
         assert e.states == states
@@ -160,7 +160,7 @@ def test_three_players_win_draw_loss(dice: tuple[int, ...], outcomes: list[str])
     e.step(NUM_KEEP_ACTIONS + 10)
     assert [e.infos[a]["outcome"] for a in e.possible_agents] == outcomes
     assert [e.rewards[a] for a in e.possible_agents] == [{"win": 1.0, "draw": 0.0, "loss": -1.0}[o] for o in outcomes]
-    text = MP.render_table(e.unwrapped.states)
+    text = MP.render_seating(e.unwrapped.states)
     assert ("Tie at 83: " if outcomes.count("draw") else "Winner: ") in text
 
 
@@ -318,16 +318,16 @@ def test_step_for_an_agent_not_to_act_before_reset_or_after_the_end_is_refused()
 def test_a_seat_rolls_at_the_start_of_its_own_turn() -> None:
     """Dice are dealt at the start of each seat's turn, never before: after the second player scores, the chance
     outcome that follows is the first player's own next roll (a different draw, different dice for player 0, the
-    same for player 1), and at a new table only seat 0 has rolled."""
-    table = MP.new_table("yacht", 2, np.random.default_rng(0))
-    assert len(table[0].dice) == 5 and table[1].awaits_roll
-    table, _, _ = MP.play(table, NUM_KEEP_ACTIONS + 11, np.random.default_rng(1))  # seat 0 scores Yacht
-    assert table[0].awaits_roll and len(table[1].dice) == 5 and table[1].rolls_left == 2
-    box = NUM_KEEP_ACTIONS + table[1].legal_categories()[0]
-    after = [MP.play(table, box, np.random.default_rng(s))[0] for s in range(6)]  # seat 1 scores; then the dice
+    same for player 1), and in a new game only seat 0 has rolled."""
+    seating = MP.new_seating("yacht", 2, np.random.default_rng(0))
+    assert len(seating[0].dice) == 5 and seating[1].awaits_roll
+    seating, _, _ = MP.play(seating, NUM_KEEP_ACTIONS + 11, np.random.default_rng(1))  # seat 0 scores Yacht
+    assert seating[0].awaits_roll and len(seating[1].dice) == 5 and seating[1].rolls_left == 2
+    box = NUM_KEEP_ACTIONS + seating[1].legal_categories()[0]
+    after = [MP.play(seating, box, np.random.default_rng(s))[0] for s in range(6)]  # seat 1 scores; then the dice
     assert all(t[1] == after[0][1] and t[1].awaits_roll for t in after)  # the scorer's state: no dice, whatever roll
     assert len({t[0].dice for t in after}) > 1  # the roll that follows is seat 0's own
-    assert all(t[0].rolls_left == 2 and t[0].scores == table[0].scores for t in after)
+    assert all(t[0].rolls_left == 2 and t[0].scores == seating[0].scores for t in after)
 
 
 @pytest.mark.parametrize("num_players", [2, 3])
@@ -356,20 +356,20 @@ def test_no_seat_holds_dice_between_its_turns(num_players: int) -> None:
 
 
 def test_a_table_of_one_rolls_as_the_single_player_game() -> None:
-    """A one-seat table (evaluation plays them) draws the same dice as the single-player transitions: a score rolls
+    """A one-seat game (evaluation plays them) draws the same dice as the single-player transitions: a score rolls
     the next turn at once, from the same draws."""
     from yacht_env.state import new_game, reroll_pattern, score_category, unrolled_game
 
     rng_a, rng_b, pick = np.random.default_rng(9), np.random.default_rng(9), np.random.default_rng(1)
-    table = MP.deal_turn((unrolled_game("yacht"),), rng_a)
+    seating = MP.deal_turn((unrolled_game("yacht"),), rng_a)
     alone = new_game("yacht", rng_b)
     while not alone.is_over:
-        assert table == (alone,)
+        assert seating == (alone,)
         a = int(pick.choice(np.flatnonzero(action_mask(alone))))
-        table = MP.play(table, a, rng_a)[0]
+        seating = MP.play(seating, a, rng_a)[0]
         alone = reroll_pattern(alone, a, rng_b) if a < NUM_KEEP_ACTIONS else score_category(
             alone, a - NUM_KEEP_ACTIONS, rng_b)[0]
-    assert table == (alone,) and rng_a.bit_generator.state == rng_b.bit_generator.state
+    assert seating == (alone,) and rng_a.bit_generator.state == rng_b.bit_generator.state
 
 
 def test_a_step_after_every_agent_left_is_refused() -> None:

@@ -135,16 +135,16 @@ def test_a_kernel_in_the_numba_cache_dir_counts_as_cached(tmp_path: Path) -> Non
 
 _SEARCH = {  # two kernels of one module, each compiled by its own process
     "sweep": ("import numpy as np\nfrom yacht_env.rules import get_rules\n"
-              "from yacht_solver.search import turn_search as TS, turn_tables as TT\n"
-              "tb = TT.search_tables(get_rules('yacht'))\nz = np.zeros(1, dtype=np.int64)\n"
-              "TS.turn_values(tb, np.zeros(1 << 16), TT.Starts(z, z, z), TS.keep_tables(0), np.empty(1))\n"),
+              "from yacht_solver.search import turn_search as TS, turn_constants as TT\n"
+              "tb = TT.search_constants(get_rules('yacht'))\nz = np.zeros(1, dtype=np.int64)\n"
+              "TS.turn_values(tb, np.zeros(1 << 16), TT.Starts(z, z, z), TS.empty_keep_values(0), np.empty(1))\n"),
     "decide": ("import numpy as np\nfrom yacht_env.rules import get_rules\n"
                "from yacht_env.actions import KEEP_MASK_UNIQUE\n"
-               "from yacht_solver.search import turn_search as TS, turn_tables as TT\n"
-               "tb = TT.search_tables(get_rules('yacht'))\nz = np.zeros(1, dtype=np.int64)\n"
+               "from yacht_solver.search import turn_search as TS, turn_constants as TT\n"
+               "tb = TT.search_constants(get_rules('yacht'))\nz = np.zeros(1, dtype=np.int64)\n"
                "pos = TS.Positions(z, z, z, z, np.full(1, 2, dtype=np.int64))\n"
                "rule = TT.DecisionRule(np.ascontiguousarray(KEEP_MASK_UNIQUE), False, TT.TIE_TOLERANCE)\n"
-               "TS.decide(tb, np.zeros(1 << 16), pos, z, TS.keep_tables(1), rule, np.empty(1, dtype=np.int64),"
+               "TS.decide(tb, np.zeros(1 << 16), pos, z, TS.empty_keep_values(1), rule, np.empty(1, dtype=np.int64),"
                " np.empty((0, 0)))\n"),
 }
 _REPORT = "from yacht_env.jit.numba_cache import compile_seconds\nprint('COMPILED', compile_seconds())\n"

@@ -218,11 +218,11 @@ def test_the_reach_sweep_searches_a_state_as_the_decisions_do(rules: str) -> Non
     from yacht_solver import reach_kernels as RK
     from yacht_solver.core import turn_start_layers
     from yacht_solver.ragged import Ragged, row_offsets
+    from yacht_solver.search.turn_constants import search_constants
     from yacht_solver.search.turn_search import Starts
-    from yacht_solver.search.turn_tables import search_tables
 
     rs = get_rules(rules)
-    tb = search_tables(rs)
+    cs = search_constants(rs)
     rng = np.random.default_rng(8)
     offsets = row_offsets(rng.integers(1, 12, TurnStartLayout.of(rs).size))
     data = rng.random(int(offsets[-1])).astype(np.float32)
@@ -230,15 +230,15 @@ def test_the_reach_sweep_searches_a_state_as_the_decisions_do(rules: str) -> Non
     table = Ragged(data, offsets)
     L = 45
     W1, W2 = np.empty((D.NUM_HANDS, L)), np.empty((D.NUM_HANDS, L))
-    T1 = np.empty((max(tb.BOXV.shape[1], rs.num_categories), L))
-    T2 = np.empty((tb.BOXV.shape[1], L))
+    T1 = np.empty((max(cs.BOXV.shape[1], rs.num_categories), L))
+    T2 = np.empty((cs.BOXV.shape[1], L))
     for layer in turn_start_layers(rs):
         for s in rng.choice(layer, size=min(3, len(layer)), replace=False):
-            F, r = divmod(int(s), tb.U * tb.Y)
-            key = (F, r // tb.Y, r % tb.Y)
+            F, r = divmod(int(s), cs.U * cs.Y)
+            key = (F, r // cs.Y, r % cs.Y)
             lanes = Starts(*(np.full(L, v, dtype=np.int64) for v in key))
-            RK.reach_hand_values(tb, table, lanes, np.arange(L), W1, T1, np.empty(L, dtype=np.int64))
-            RK.state_hand_values(tb, table, key, W2, T2)
+            RK.reach_hand_values(cs, table, lanes, np.arange(L), W1, T1, np.empty(L, dtype=np.int64))
+            RK.state_hand_values(cs, table, key, W2, T2)
             np.testing.assert_array_equal(W1, W2)
             assert (W2 == 1.0).any() and (W2 < 1.0).any()
 
@@ -501,7 +501,7 @@ def test_the_win_agents_values_are_the_dense_search_of_its_objective(rules: str)
             g = win_shares_by_score([agent.distributions.of_state(other).probabilities])
             w = np.diff(g)
             key = reach.layout.key(me.filled_bits, me.upper_total, me.yahtzee_box)
-            pairs = np.unique(RK.turn_outcomes(reach.tables, tuple(int(k) for k in key)), axis=0)
+            pairs = np.unique(RK.turn_outcomes(reach.constants, tuple(int(k) for k in key)), axis=0)
             t = np.arange(1, len(g))
             need = np.clip(t[None, :] - me.total - pairs[:, 1:2], 0, N - 1)
             Q = np.zeros(dense.shape)
@@ -540,7 +540,7 @@ def test_a_mid_game_distribution_is_as_long_as_its_row() -> None:
 
 
 def test_objective_agents_play_tournaments() -> None:
-    """Both agents at a table of three with the optimal player: every game played, the win shares add up."""
+    """Both agents in a game of three with the optimal player: every game played, the win shares add up."""
     from yacht_tools.tournament import run_tournament
 
     res = run_tournament(["optimal-win", "optimal-reach:180", "optimal"], 6, seed=2, rules="knizia", players=3)
@@ -777,7 +777,7 @@ def test_a_forged_table_of_zeros_with_a_valid_checksum_is_solved_again(kind: str
 
 
 def test_a_turn_start_distribution_is_the_mean_over_the_first_roll() -> None:
-    """Between two turns at a table (no dice yet) a player's final-score distribution is its turn-start row: the
+    """Between a seat's two turns (no dice yet) a player's final-score distribution is its turn-start row: the
     distributions after each first roll, weighted by the roll's chance."""
     from yacht_env import dice as D
     from yacht_env.state import deal_to, end_turn, new_game
@@ -794,7 +794,7 @@ def test_a_turn_start_distribution_is_the_mean_over_the_first_roll() -> None:
 
 
 def test_the_win_agent_reads_no_roll_that_is_not_made() -> None:
-    """optimal-win decides the same whatever dice the opponent's next roll would bring: at a table the opponent holds
+    """optimal-win decides the same whatever dice the opponent's next roll would bring: in play the opponent holds
     none between its turns, and dice a position gives it are not read."""
     from yacht_agents.objectives import WinAgent
     from yacht_env import dice as D
@@ -805,19 +805,19 @@ def test_the_win_agent_reads_no_roll_that_is_not_made() -> None:
     agent = WinAgent("knizia")
     rng, pick = np.random.default_rng(8), np.random.default_rng(1)
     hands = [D.HANDS[k] for k in pick.choice(len(D.HANDS), 4, replace=False)]
-    table = MP.new_table("knizia", 2, rng)
+    seating = MP.new_seating("knizia", 2, rng)
     checked = 0
-    while not MP.is_over(table):
-        seat = MP.seat_to_act(table)
-        mask = action_mask(table[seat])
+    while not MP.is_over(seating):
+        seat = MP.seat_to_act(seating)
+        mask = action_mask(seating[seat])
         if seat == 0:
-            assert table[1].awaits_roll or table[1].is_over
-            a = agent.act_at_table(table, 0, mask)
-            if not table[1].is_over:
+            assert seating[1].awaits_roll or seating[1].is_over
+            a = agent.act_seated(seating, 0, mask)
+            if not seating[1].is_over:
                 for h in hands:
-                    assert agent.act_at_table((table[0], deal_to(table[1], h)), 0, mask) == a
+                    assert agent.act_seated((seating[0], deal_to(seating[1], h)), 0, mask) == a
                 checked += 1
         else:
             a = int(pick.choice(np.flatnonzero(mask)))
-        table = MP.play(table, a, rng)[0]
+        seating = MP.play(seating, a, rng)[0]
     assert checked >= 12

@@ -145,7 +145,7 @@ def test_hand_made_joker_and_threshold_cases(text: str, boxes: list[str], joker:
 
 @pytest.mark.parametrize("rules", sorted(RULESETS))
 def test_a_card_awaiting_its_roll_shows_its_boxes_and_no_dice(rules: str) -> None:
-    """Between its turns at a table a seat holds no dice: the dice and rolls slices are 0, the boxes as they are, and
+    """Between its turns a seat holds no dice: the dice and rolls slices are 0, the boxes as they are, and
     nothing can be scored (points, bonus_now, joker 0)."""
     from yacht_env.state import end_turn, unrolled_game
 

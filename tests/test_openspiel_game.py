@@ -141,7 +141,7 @@ def test_knizia_scores_agree_with_openspiels_built_in_yacht() -> None:
                 dice = [int(f) for f in text.split("Dice: ")[1].split("\n")[0].split()]
                 label = state.action_to_string(a)
                 box = next(v for k, v in _BUILT_IN.items() if label.endswith(_long(k)))
-                expected[player][box] = int(rs.score_table[D.hand_index(dice), rs.category_index(box)])
+                expected[player][box] = int(rs.box_scores[D.hand_index(dice), rs.category_index(box)])
             state.apply_action(a)
         cards = _cards(str(state))
         for p in range(2):

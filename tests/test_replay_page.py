@@ -25,10 +25,10 @@ import pytest
 from yacht_cli import main
 from yacht_env import multiplayer as MP
 from yacht_env.state import GameState, parse
+from yacht_tools.multiplayer_replay import replay_multiplayer
 from yacht_tools.replay import replay_game
 from yacht_tools.replay_page import page_data, page_html
 from yacht_tools.seeds import game_seed
-from yacht_tools.table_replay import replay_table
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 ARTEFACTS = Path(__file__).resolve().parent.parent / "build" / "test-artefacts" / "replay_page"
@@ -114,10 +114,10 @@ def test_a_tournament_game_is_the_tournaments() -> None:
     the game's generator, reaches the next recorded position, and the totals are the tournament's."""
     from yacht_tools.tournament import play_match
 
-    rec = replay_table(["greedy", "optimal", "greedy"], "yahtzee", 4, players=3, match=0, game=2)
+    rec = replay_multiplayer(["greedy", "optimal", "greedy"], "yahtzee", 4, players=3, match=0, game=2)
     assert rec["players"] == ["greedy#2", "greedy", "optimal"], "seat s is the group's agent (s + game) mod 3"
     rng = np.random.default_rng(game_seed(4, 0, 2))
-    states = MP.new_table("yahtzee", 3, rng)
+    states = MP.new_seating("yahtzee", 3, rng)
     for d in rec["decisions"]:
         assert MP.seat_to_act(states) == d["seat"]
         assert states[d["seat"]] == parse(d["state"], "yahtzee")
@@ -265,7 +265,7 @@ def test_browser_steps_through_a_tournament_game(browser: Any, capsys: pytest.Ca
                                                  tmp_path: Path) -> None:
     argv = ["--agents", "optimal", "greedy", "random", "--seed", "0", "--match", "1", "--game", "3"]
     record = json.loads(cli(capsys, *argv, "--format", "json"))
-    page = tmp_path / "table.html"
+    page = tmp_path / "game.html"
     cli(capsys, *argv, "--format", "html", "--output", str(page))
     end = step_through(browser, page, record)
     assert [row[:2] for row in end_scores(browser)] == [[name, f"{total} points"] for name, total in

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from yacht_env.env import YachtEnv
-from yacht_env.observation import POINTS_HIGH, POINTS_SCALE, encoding_tables
+from yacht_env.observation import POINTS_HIGH, POINTS_SCALE, encoder_constants
 from yacht_env.rules import MAX_ACTION_POINTS, YACHT, YAHTZEE, Category, RuleSet, get_rules, validate_rules
 from yacht_env.vector import YachtVectorEnv
 from yacht_solver import solve
@@ -76,7 +76,7 @@ def test_the_largest_bonus_validation_accepts_is_encoded_within_the_observation_
     assert POINTS_HIGH * POINTS_SCALE == MAX_ACTION_POINTS
     rs = _with(five_kind_bonus=MAX_ACTION_POINTS - 50 - YAHTZEE.upper_bonus)  # a box of 50, the upper bonus: 200
     validate_rules(rs)
-    encoding_tables(rs)  # the encoder's tables take it
+    encoder_constants(rs)  # the encoder's arrays take it
     env = YachtEnv(rules=rs)
     obs, _ = env.reset(seed=1)
     rng = np.random.default_rng(1)

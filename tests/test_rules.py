@@ -9,7 +9,7 @@ from yacht_env import dice as D
 from yacht_env.rules import RULESETS, get_rules, score
 from yacht_env.state import GameState, parse, score_category
 
-YACHT_TABLE = [
+YACHT_CASES = [
     # dice, category, expected
     ([5, 5, 5, 2, 1], "fives", 15),  # the documents' example
     ([5, 5, 5, 2, 1], "ones", 1),
@@ -39,7 +39,7 @@ YACHT_TABLE = [
     ([2, 2, 2, 2, 3], "yacht", 0),
 ]
 
-YAHTZEE_TABLE = [
+YAHTZEE_CASES = [
     ([3, 3, 3, 2, 4], "threes", 9),  # the document's upper-section example
     ([3, 3, 3, 2, 4], "twos", 2),
     ([3, 3, 3, 2, 4], "fours", 4),
@@ -66,7 +66,7 @@ YAHTZEE_TABLE = [
 ]
 
 
-YATZY_TABLE = [
+YATZY_CASES = [
     ([5, 5, 5, 2, 1], "fives", 15),
     ([3, 3, 5, 5, 6], "one_pair", 10),  # the highest pair
     ([3, 3, 5, 6, 1], "one_pair", 6),
@@ -98,7 +98,7 @@ YATZY_TABLE = [
 
 
 # Knizia's Yacht: Yacht's boxes, but Four of a Kind and Full House (five of a kind included) score the dice sum
-KNIZIA_TABLE = [
+KNIZIA_CASES = [
     ([3, 3, 3, 5, 5], "full_house", 19),
     ([3, 3, 3, 3, 3], "full_house", 15),  # five of a kind is a Full House here
     ([3, 3, 3, 3, 5], "full_house", 0),
@@ -115,23 +115,23 @@ KNIZIA_TABLE = [
 ]
 
 
-@pytest.mark.parametrize("dice,category,expected", KNIZIA_TABLE)
+@pytest.mark.parametrize("dice,category,expected", KNIZIA_CASES)
 def test_knizia_scores(dice: list[int], category: str, expected: int) -> None:
     assert score(category, dice, "knizia") == expected
 
 
-@pytest.mark.parametrize("dice,category,expected", YACHT_TABLE)
+@pytest.mark.parametrize("dice,category,expected", YACHT_CASES)
 def test_yacht_scores(dice: list[int], category: str, expected: int) -> None:
     assert score(category, dice, "yacht") == expected
 
 
-@pytest.mark.parametrize("dice,category,expected", YAHTZEE_TABLE)
+@pytest.mark.parametrize("dice,category,expected", YAHTZEE_CASES)
 @pytest.mark.parametrize("rules", ["yahtzee", "yahtzee-free-joker"])
 def test_yahtzee_scores(dice: list[int], category: str, expected: int, rules: str) -> None:
     assert score(category, dice, rules) == expected
 
 
-@pytest.mark.parametrize("dice,category,expected", YATZY_TABLE)
+@pytest.mark.parametrize("dice,category,expected", YATZY_CASES)
 def test_yatzy_scores(dice: list[int], category: str, expected: int) -> None:
     assert score(category, dice, "yatzy") == expected
 
@@ -153,7 +153,7 @@ def test_score_tables_match_scoring_functions_for_every_hand() -> None:
     for rs in RULESETS.values():
         for h, faces in enumerate(D.HANDS):
             for k, c in enumerate(rs.categories):
-                assert rs.score_table[h, k] == c.score_counts(D.HAND_COUNTS[h]), (rs.name, faces, c.id)
+                assert rs.box_scores[h, k] == c.score_counts(D.HAND_COUNTS[h]), (rs.name, faces, c.id)
 
 
 @pytest.mark.parametrize(

@@ -32,8 +32,8 @@ from yacht_env.state import GameState, new_game, parse, reroll_pattern, score_ca
 from yacht_solver import clear_memory_cache, core, solve
 from yacht_solver import table_cache as solver_cache
 from yacht_solver.search import state_search as SS
+from yacht_solver.search import turn_constants as TT
 from yacht_solver.search import turn_search as TS
-from yacht_solver.search import turn_tables as TT
 
 PUBLISHED = {"yahtzee": 254.5877287, "yahtzee-free-joker": 254.5896095,
              "yatzy": 248.4399894}  # Yatzy: yatzy-solver "yatzy-scandinavian" (benchmarks/bench_solver.py runs it)
@@ -120,7 +120,7 @@ HANDS = list(itertools.combinations_with_replacement(range(1, 7), 5))  # the 252
 @lru_cache(maxsize=1)
 def _dense_model() -> tuple[np.ndarray, np.ndarray]:
     """(keeps × 252) reroll probabilities from every ordered outcome of the rerolled dice, and for every hand the
-    row of each of its 32 keep patterns (keeping all five included), built without yacht_env.dice's tables."""
+    row of each of its 32 keep patterns (keeping all five included), built without yacht_env.dice's arrays."""
     hand_row = {h: i for i, h in enumerate(HANDS)}
     keep_row: dict[tuple[int, ...], int] = {}
     rows: list[np.ndarray] = []
@@ -218,7 +218,7 @@ def _dense_end_game(rules: RuleSet, scores: dict[str, int], bonus_count: int = 0
     """Expected points to come from the start of a turn, by a plain dense recursion over the open categories
     with the rules' Python functions and the uncapped upper total."""
     rs = rules
-    params, S, J = rs.params, rs.score_table, rs.joker_table
+    params, S, J = rs.params, rs.box_scores, rs.joker_scores
     ycat = rs.five_kind_category
     order = [D.hand_index(h) for h in HANDS]
 
@@ -327,10 +327,10 @@ def _random_states(sol: core.Solution, rng: np.random.Generator, n: int) -> list
 def test_state_values_equal_reference_turn(request: pytest.FixtureRequest, which: str) -> None:
     """Every value re-derived through the rules' functions for every hand and category (successor_table) and the
     keep tree; the shortcut for hand values equals the reference row maxima; the batched search (turn_values, in
-    groups of LANES) gives the same turn-start values and keep tables as the search of each state alone."""
+    groups of LANES) gives the same turn-start values and keep values as the search of each state alone."""
     sol: core.Solution = request.getfixturevalue(which)
     lay = sol.layout
-    tb = TT.search_tables(sol.rules)
+    cs = TT.search_constants(sol.rules)
     states = _random_states(sol, np.random.default_rng(7), 3 * TS.LANES + 5)
     flat = np.ascontiguousarray(sol.values).ravel()
     Fs = np.array([s[0] for s in states], dtype=np.int64)
@@ -338,15 +338,15 @@ def test_state_values_equal_reference_turn(request: pytest.FixtureRequest, which
     ys = np.array([s[2] for s in states], dtype=np.int64)
     L = TS.LANES
     W = np.empty((D.NUM_HANDS, L))
-    T = np.empty((tb.BOXV.shape[1], L))
-    assert (tb.U, tb.Y, tb.thr, tb.ycat) == lay.dims
-    _hand_values(tb, flat, TT.Starts(Fs[:L], us[:L], ys[:L]), W, T, np.empty(L, dtype=np.int64))
-    K1, K2 = TS.keep_tables(len(states))
+    T = np.empty((cs.BOXV.shape[1], L))
+    assert (cs.U, cs.Y, cs.thr, cs.ycat) == lay.dims
+    _hand_values(cs, flat, TT.Starts(Fs[:L], us[:L], ys[:L]), W, T, np.empty(L, dtype=np.int64))
+    K1, K2 = TS.empty_keep_values(len(states))
     start = np.empty(len(states))
-    TS.turn_values(tb, flat, TT.Starts(Fs, us, ys), TT.KeepTables(K1, K2), start)
+    TS.turn_values(cs, flat, TT.Starts(Fs, us, ys), TT.KeepValues(K1, K2), start)
     for i, (F, u, y) in enumerate(states):
-        G = TS.successor_table(tb, flat, (F, u, y))
-        one = SS.state_turn(tb, flat, (F, u, y))
+        G = TS.successor_table(cs, flat, (F, u, y))
+        one = SS.state_turn(cs, flat, (F, u, y))
         np.testing.assert_array_equal(one.G, G)  # what action values use
         assert abs(one.start - sol.values[F, u, y]) < 1e-9
         assert start[i] == one.start
@@ -357,8 +357,8 @@ def test_state_values_equal_reference_turn(request: pytest.FixtureRequest, which
 
 
 @numba.njit
-def _hand_values(tb, E, lanes, W, T, bits):  # noqa: ANN001, ANN202 - kernel-only functions, called by a kernel
-    TS.hand_values(tb, E, lanes, W, T, bits)
+def _hand_values(cs, E, lanes, W, T, bits):  # noqa: ANN001, ANN202 - kernel-only functions, called by a kernel
+    TS.hand_values(cs, E, lanes, W, T, bits)
 
 
 @numba.njit
@@ -376,9 +376,9 @@ def test_points_of_plain_hands_do_not_depend_on_the_card() -> None:
     total."""
     rng = np.random.default_rng(3)
     for rs in R.RULESETS.values():
-        params, S, J = TT.search_tables(rs).scoring
+        params, S, J = TT.search_constants(rs).scoring
         U = core.Layout.of(rs).U
-        PT = TT.points_table(rs.scoring, U)
+        PT = TT.hand_points(rs.scoring, U)
         for _ in range(40):
             F = int(rng.integers(0, 1 << rs.num_categories))
             u = int(rng.integers(0, U))

@@ -22,7 +22,7 @@ from yacht_env.rules import RULESETS, get_rules  # noqa: E402
 from yacht_env.state import GameState, parse  # noqa: E402
 from yacht_solver import solve  # noqa: E402
 from yacht_solver.search import turn_search as T  # noqa: E402
-from yacht_solver.search.turn_tables import Starts, search_tables  # noqa: E402
+from yacht_solver.search.turn_constants import Starts, search_constants  # noqa: E402
 from yacht_tools.evaluation import evaluate, play_games  # noqa: E402
 from yacht_training import td_learner as td_train  # noqa: E402
 
@@ -46,11 +46,11 @@ def test_memo_holds_every_successor_the_search_reads(rules: str) -> None:
     us = rng.integers(0, space.U, 40)
     ys = rng.integers(0, space.Y, 40) * ((Fs >> max(space.five_kind_category, 0)) & 1 if space.Y == 2 else 0)
     memo.ensure(Fs, us, ys)
-    tb = search_tables(rs)
+    cs = search_constants(rs)
     starts = []
     for E in (memo.E, np.where(memo.known, memo.E, np.nan)):
         start = np.empty(40)
-        T.turn_values(tb, E, Starts(Fs, us, ys), T.keep_tables(40), start)
+        T.turn_values(cs, E, Starts(Fs, us, ys), T.empty_keep_values(40), start)
         starts.append(start)
     assert np.isfinite(starts[1]).all()
     np.testing.assert_array_equal(starts[0], starts[1])

@@ -56,7 +56,7 @@ def test_with_the_exact_values_it_plays_the_game_of_two_exactly(upper6: str) -> 
     decisions = 0
     for game in range(12):
         game_rng = np.random.default_rng(game)
-        states = MP.new_table(upper6, 2, game_rng)
+        states = MP.new_seating(upper6, 2, game_rng)
         while not MP.is_over(states):
             seat = MP.seat_to_act(states)
             me, other = states[seat], states[1 - seat]

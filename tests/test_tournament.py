@@ -229,12 +229,12 @@ def test_turn_search_agents_get_their_states_and_decide_as_from_observations(rul
     from yacht_agents.optimal import OptimalAgent
     from yacht_env import observation as O
     from yacht_env.actions import action_mask
-    from yacht_tools.games import Table, play_tables
+    from yacht_tools.games import Seating, play_seatings
 
     states: list = []
-    tables = [Table(MP.new_table(rules, 2, rng), rng) for rng in map(np.random.default_rng, range(30))]
+    seatings = [Seating(MP.new_seating(rules, 2, rng), rng) for rng in map(np.random.default_rng, range(30))]
     walker = RandomAgent(rules, seed=5)
-    play_tables(tables, lambda i, seat: walker, on_decision=lambda i, seat, st, a: states.append(st))
+    play_seatings(seatings, lambda i, seat: walker, on_decision=lambda i, seat, st, a: states.append(st))
     masks = np.stack([action_mask(s) for s in states])
     for name in ("optimal", "greedy"):
         agent = load_agent(name, rules)

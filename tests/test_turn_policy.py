@@ -27,7 +27,7 @@ def random_states(rules: str, n: int, seed: int) -> list[GameState]:
         scores: list[int | None] = [None] * rs.num_categories
         for c in rng.permutation(rs.num_categories)[: rng.integers(0, rs.num_categories)]:
             h = rng.integers(D.NUM_HANDS) if rng.random() < 0.7 else int(np.flatnonzero(FIVE_KIND_FACE)[0])
-            scores[c] = int(rs.score_table[h, c])
+            scores[c] = int(rs.box_scores[h, c])
         if rng.random() < 0.35:
             dice = (int(rng.integers(1, 7)),) * 5
         else:
@@ -51,7 +51,7 @@ def solver_utilities(state: GameState, solution, head: TurnExpectimax) -> np.nda
         for c in range(rs.num_categories):
             if filled >> c & 1:
                 continue
-            box = int(box_score(rs.params, rs.score_table[h], rs.joker_table[h], face, filled, c))
+            box = int(box_score(rs.params, rs.box_scores[h], rs.joker_scores[h], face, filled, c))
             upper = state.upper_total + (box if c < NUM_UPPER else 0)
             ybox = state.yahtzee_box if c != rs.five_kind_category else box
             bits = filled | 1 << c

@@ -4,7 +4,7 @@
     yacht replay --agents optimal greedy random --players 2 --seed 0 --match 1 --game 3 --format html --output g.html
 
 With ``--agents`` it replays game ``--game`` of match ``--match`` of ``yacht tournament`` with the same ``--agents``,
-``--players``, ``--seed`` and ``--rules`` (:mod:`yacht_tools.table_replay`).
+``--players``, ``--seed`` and ``--rules`` (:mod:`yacht_tools.multiplayer_replay`).
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from yacht_env.i18n import check_lang
 from yacht_env.rules import get_rules
 from yacht_tools.coach import Coach
 from yacht_tools.messages import shown
+from yacht_tools.multiplayer_replay import format_multiplayer_replay, replay_multiplayer
 from yacht_tools.objective_eval import check_objective
 from yacht_tools.output_paths import agent_inputs, check_output_path, write_user_text
 from yacht_tools.replay import FORMATS, format_replay, replay_game, to_json
 from yacht_tools.replay_page import page_html
 from yacht_tools.seeds import check_int, check_seed
-from yacht_tools.table_replay import format_table_replay, replay_table
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -80,10 +80,10 @@ def run(args: argparse.Namespace) -> int:
     if args.agents:
         if target is not None:
             raise ValueError("--objective reach applies to the replay of one agent (--agent), not to --agents")
-        record = replay_table(args.agents, rules.name, seed, players=check_int(args.players, "players", 2, 8),
-                              match=args.match, game=args.game, lang=lang, regret=args.regret,
-                              win_regret=args.win_regret)
-        text = format_table_replay(record, lang)
+        record = replay_multiplayer(args.agents, rules.name, seed, players=check_int(args.players, "players", 2, 8),
+                                    match=args.match, game=args.game, lang=lang, regret=args.regret,
+                                    win_regret=args.win_regret)
+        text = format_multiplayer_replay(record, lang)
     else:
         check_seats(args.agent, 1)  # optimal-duel alone: refused before its table is loaded or solved
         agent = load_agent(args.agent, rules, seed)

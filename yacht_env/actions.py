@@ -41,8 +41,8 @@ KEEP_MASK_ALL, KEEP_MASK_UNIQUE = _keep_masks()
 
 
 def action_mask(state: GameState, unique_keeps: bool = True) -> np.ndarray:
-    """Bool mask of the legal actions in ``state`` (all False once the game is over, and between two turns at a
-    table, where the next move is the dice's: :attr:`~yacht_env.state.GameState.awaits_roll`)."""
+    """Bool mask of the legal actions in ``state`` (all False once the game is over, and between two turns in a
+    game of several, where the next move is the dice's: :attr:`~yacht_env.state.GameState.awaits_roll`)."""
     rs = state.ruleset
     mask = np.zeros(NUM_KEEP_ACTIONS + rs.num_categories, dtype=np.bool_)
     if state.is_over or state.awaits_roll:

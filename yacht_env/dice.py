@@ -3,7 +3,7 @@
 Five six-sided dice are order-free for scoring, so a *hand* is a multiset of five faces (252 of them) and a *keep*
 is a multiset of zero to five faces (462 of them). This module numbers both, once and for all, and tabulates
 the probability of each hand after keeping a keep and rolling the rest. The rules, the exact solver, the vector
-engine and model-based agents all read these tables; nothing else recomputes them.
+engine and model-based agents all read these arrays; nothing else recomputes them.
 
 Indices are stable: hands are the sorted 5-tuples in lexicographic order; keeps are ordered by size, then
 lexicographically. A keep of five dice *is* a hand: ``KEEP_TO_HAND`` / ``HAND_TO_KEEP`` map between the two.
@@ -171,10 +171,10 @@ NUM_HANDS = len(HANDS)  # 252
 NUM_KEEPS = len(KEEPS_COUNTS)  # 462
 
 
-class DiceTables(NamedTuple):
-    """The dice model's tables that a roll and a keep read, as compiled kernels take them (one argument; numba
+class DiceConstants(NamedTuple):
+    """The dice model's arrays that a roll and a keep read, as compiled kernels take them (one argument; numba
     compiles a named tuple's fields like separate arguments): the module's own read-only arrays, no copies. The one
-    instance is :data:`DICE_TABLES`."""
+    instance is :data:`DICE_CONSTANTS`."""
 
     five_face: np.ndarray  # (252,) int64: FIVE_KIND_FACE
     pattern_keep: np.ndarray  # (252, 32) int32: PATTERN_KEEP
@@ -183,8 +183,8 @@ class DiceTables(NamedTuple):
     keep_to_hand: np.ndarray  # (462,) int32: KEEP_TO_HAND
 
 
-DICE_TABLES = DiceTables(FIVE_KIND_FACE, PATTERN_KEEP, KEEP_SIZE, KEEP_ADD, KEEP_TO_HAND)
-"""The :class:`DiceTables` (the engine's kernels and the turn search read these arrays)."""
+DICE_CONSTANTS = DiceConstants(FIVE_KIND_FACE, PATTERN_KEEP, KEEP_SIZE, KEEP_ADD, KEEP_TO_HAND)
+"""The :class:`DiceConstants` (the engine's kernels and the turn search read these arrays)."""
 
 _POW = _KEY_BASE ** np.arange(NUM_FACES, dtype=np.int64)
 

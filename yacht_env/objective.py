@@ -28,7 +28,7 @@ __all__ = ["OBJECTIVES", "Objective", "max_final_score", "objective_of"]
 def max_final_score(rules: RuleSet) -> int:
     """An upper bound of the final score: the best box of every category, the upper bonus, and a five-of-a-kind
     bonus on every turn but one (exact for the rule sets shipped)."""
-    best = np.maximum(rules.score_table.max(axis=0), rules.joker_table.max(axis=0))
+    best = np.maximum(rules.box_scores.max(axis=0), rules.joker_scores.max(axis=0))
     return int(best.sum()) + int(rules.upper_bonus) + int(rules.five_kind_bonus) * (rules.num_categories - 1)
 
 

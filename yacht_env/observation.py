@@ -28,8 +28,8 @@ Knizia's observations, without either, did not change). ``layout(rules, 1)`` and
 layout 1, a prefix of layout 2: a model saved with it plays on the first columns (:mod:`yacht_agents.sb3_agent`).
 The encoder is written once, :func:`write_observation`, on plain integers and arrays: :func:`encode` runs it in
 Python for a :class:`~yacht_env.state.GameState`, and the compiled engine (:mod:`yacht_env.jit.compile`) compiles
-the same function for the single and vector environments. Every float it writes comes from the tables of
-:func:`encoding_tables`. The decoder is :func:`decode` (one observation, readable fields) and :func:`decode_batch`
+the same function for the single and vector environments. Every float it writes comes from the arrays of
+:func:`encoder_constants`. The decoder is :func:`decode` (one observation, readable fields) and :func:`decode_batch`
 (arrays of the fields agents compute with).
 """
 
@@ -68,12 +68,12 @@ weighs the same in every game's observation (and in a model trained on one)."""
 POINTS_HIGH = MAX_ACTION_POINTS / POINTS_SCALE
 """The bound of the ``points`` slice in units of :data:`POINTS_SCALE`: the most points one action may add in any rule
 set validation accepts (:data:`yacht_env.rules.definitions.MAX_ACTION_POINTS`, 200)."""
-SCALAR_TABLE = 256  # entries of the scalar tables: points one box adds, turns and upper totals stay below
+SCALAR_ENTRIES = 256  # entries of the scalar arrays: points one box adds, turns and upper totals stay below
 HAND_PART = D.NUM_FACES + D.NUM_DICE * D.NUM_FACES + ROLLS_PER_TURN  # dice_counts, dice_onehot, rolls_left
 
-# rows of EncoderTables.scalars
+# rows of EncoderConstants.scalars
 S_POINTS, S_TURN, S_UPPER = range(3)
-# entries of EncoderTables.fields
+# entries of EncoderConstants.fields
 (F_NUM_CAT, F_OPEN, F_POINTS, F_TURN, F_UPPER_TOTAL, F_UPPER_BONUS, F_YBOX, F_YCAT, F_THRESHOLD, F_BONUS_NOW,
  F_JOKER) = range(11)
 ENGINE_HELPERS = ("copy_hand_part", "count_bits", "lowest_bit")
@@ -152,8 +152,8 @@ def high(rules: str | RuleSet) -> np.ndarray:
 # ---- the encoder ------------------------------------------------------------------------------------------------
 
 
-class EncoderTables(NamedTuple):
-    """What :func:`write_observation` reads for one rule set (:func:`encoding_tables`; read-only arrays). numba
+class EncoderConstants(NamedTuple):
+    """What :func:`write_observation` reads for one rule set (:func:`encoder_constants`; read-only arrays). numba
     compiles it, so the engine's kernels pass it as it is.
 
     - ``fields`` (11,) int64 (or a tuple of ints, as :func:`encode` passes it): category count, slice starts of
@@ -170,7 +170,7 @@ class EncoderTables(NamedTuple):
     scalars: np.ndarray
 
 
-def _hand_part_table() -> np.ndarray:
+def _hand_part_rows() -> np.ndarray:
     out = np.zeros((ROLLS_PER_TURN * D.NUM_HANDS, HAND_PART), dtype=np.float32)
     onehot = D.NUM_FACES
     rolls = onehot + D.NUM_DICE * D.NUM_FACES
@@ -185,15 +185,15 @@ def _hand_part_table() -> np.ndarray:
 
 
 @cache
-def encoding_tables(rules: str | RuleSet) -> EncoderTables:
-    """The tables of the encoder for ``rules`` (built once; shared by every engine)."""
+def encoder_constants(rules: str | RuleSet) -> EncoderConstants:
+    """The arrays of the encoder for ``rules`` (built once; shared by every engine)."""
     rs = get_rules(rules)
     lay = layout(rs)
     if tuple(lay)[:3] != _KNOWN[:3] or lay["rolls_left"].stop != HAND_PART or not set(lay) <= set(_KNOWN):
         raise AssertionError(f"the encoder expects the slices {_KNOWN}, in this order")
-    most = int(max(rs.score_table.max(), rs.joker_table.max())) + rs.upper_bonus + rs.five_kind_bonus
-    if max(most, rs.upper_bonus_threshold, rs.num_categories) >= SCALAR_TABLE:
-        raise ValueError(f"rules {rs.name!r} exceed the encoder's scalar tables ({SCALAR_TABLE} entries)")
+    most = int(max(rs.box_scores.max(), rs.joker_scores.max())) + rs.upper_bonus + rs.five_kind_bonus
+    if max(most, rs.upper_bonus_threshold, rs.num_categories) >= SCALAR_ENTRIES:
+        raise ValueError(f"rules {rs.name!r} exceed the encoder's scalar arrays ({SCALAR_ENTRIES} entries)")
     if most > POINTS_HIGH * POINTS_SCALE:
         raise ValueError(f"rules {rs.name!r}: one action can add {most} points, above the observation's bound "
                          f"{POINTS_HIGH * POINTS_SCALE:g} (POINTS_HIGH units of POINTS_SCALE)")
@@ -204,14 +204,14 @@ def encoding_tables(rules: str | RuleSet) -> EncoderTables:
                        rs.five_kind_category, rs.upper_bonus_threshold,
                        lay["bonus_now"].start if "bonus_now" in lay else -1,
                        lay["joker"].start if "joker" in lay else -1], dtype=np.int64)
-    x = range(SCALAR_TABLE)
+    x = range(SCALAR_ENTRIES)
     thr = rs.upper_bonus_threshold
-    scalars = np.zeros((3, SCALAR_TABLE), dtype=np.float32)
+    scalars = np.zeros((3, SCALAR_ENTRIES), dtype=np.float32)
     scalars[S_POINTS] = [v / POINTS_SCALE for v in x]
     scalars[S_TURN] = [v / rs.num_categories for v in x]
     if thr:
         scalars[S_UPPER] = [min(v, thr) / thr for v in x]
-    t = EncoderTables(fields, _hand_part_table(), scalars)
+    t = EncoderConstants(fields, _hand_part_rows(), scalars)
     for a in (t.fields, t.hand_part, t.scalars):
         a.setflags(write=False)
     return t
@@ -245,7 +245,7 @@ class Position(NamedTuple):
     legal: int
 
 
-def write_observation(row: np.ndarray, enc: EncoderTables, rules_row: HandRules, pos: Position) -> None:
+def write_observation(row: np.ndarray, enc: EncoderConstants, rules_row: HandRules, pos: Position) -> None:
     """Write the observation of ``pos`` into the float32 vector ``row``: the one encoder (see the module
     docstring). Every slot is written. Written on ints, arrays and tuples only: numba compiles this function as it
     is, with its helpers :func:`copy_hand_part`, :func:`count_bits` and :func:`lowest_bit` replaced by single machine
@@ -268,7 +268,7 @@ def write_observation(row: np.ndarray, enc: EncoderTables, rules_row: HandRules,
         k = lowest_bit(lb)
         lb &= lb - 1
         pts = points_for(params, score_row, joker_row, face, filled, upper, scored5, k)
-        row[p + k] = scalars[S_POINTS, min(pts, SCALAR_TABLE - 1)]
+        row[p + k] = scalars[S_POINTS, min(pts, SCALAR_ENTRIES - 1)]
     row[fields[F_TURN]] = scalars[S_TURN, turn]
     ut = fields[F_UPPER_TOTAL]
     if ut >= 0:
@@ -292,21 +292,21 @@ def write_observation(row: np.ndarray, enc: EncoderTables, rules_row: HandRules,
 
 
 @cache
-def _python_tables(rules: str) -> tuple[tuple[int, ...], tuple[int, ...], list[list[int]], list[list[int]]]:
-    """The encoder's integer tables of ``rules`` as Python ints (fields, params, score and Joker rows): the encoder
+def _python_constants(rules: str) -> tuple[tuple[int, ...], tuple[int, ...], list[list[int]], list[list[int]]]:
+    """The encoder's integer arrays of ``rules`` as Python ints (fields, params, score and Joker rows): the encoder
     runs several times faster in Python on them than on numpy scalars, with the same results."""
     rs = get_rules(rules)
-    return (tuple(encoding_tables(rules).fields.tolist()), tuple(rs.params.tolist()), rs.score_table.tolist(),
-            rs.joker_table.tolist())
+    return (tuple(encoder_constants(rules).fields.tolist()), tuple(rs.params.tolist()), rs.box_scores.tolist(),
+            rs.joker_scores.tolist())
 
 
 def encode(state: GameState, out: np.ndarray | None = None) -> np.ndarray:
-    """The observation of ``state`` (a new float32 array, or written into ``out``). A state between two turns at a
-    table (:attr:`~yacht_env.state.GameState.awaits_roll`: no dice yet) shows its boxes with the dice and rolls slices
-    all 0, and no points, bonus or Joker (nothing can be scored before the roll)."""
+    """The observation of ``state`` (a new float32 array, or written into ``out``). A state between two turns in a
+    game of several (:attr:`~yacht_env.state.GameState.awaits_roll`: no dice yet) shows its boxes with the dice and
+    rolls slices all 0, and no points, bonus or Joker (nothing can be scored before the roll)."""
     rs = state.ruleset
-    t = encoding_tables(rs.name)
-    fields, params, score, joker = _python_tables(rs.name)
+    t = encoder_constants(rs.name)
+    fields, params, score, joker = _python_constants(rs.name)
     obs = np.empty(size(rs), dtype=np.float32) if out is None else out
     unrolled = state.awaits_roll
     h = 0 if unrolled else state.hand
@@ -374,14 +374,14 @@ def decode_batch(obs: np.ndarray, rules: str | RuleSet) -> DecodedBatch:
 def decode(obs: np.ndarray, rules: str | RuleSet) -> dict[str, Any]:
     """Readable fields of an observation: dice, rolls left, open categories, turn, the bonus fields, and (layout 2)
     the upper boxes that secure the bonus now and whether the Joker applies. Zeros in the dice and rolls slices (a
-    seat between its turns at a table) read as no dice and 3 rolls left."""
+    seat between its turns in a game of several) read as no dice and 3 rolls left."""
     rs = get_rules(rules)
     obs = np.asarray(obs, dtype=np.float64)
     if obs.shape != (size(rs),):
         raise ValueError(f"observation for rules {rs.name!r} must have shape ({size(rs)},), got {obs.shape}")
     lay = layout(rs)
     b = decode_batch(obs[None], rs)
-    unrolled = not obs[:HAND_PART].any()  # between two turns at a table: the turn's first roll is still to come
+    unrolled = not obs[:HAND_PART].any()  # between a seat's two turns: the turn's first roll is still to come
     out: dict[str, Any] = {
         "dice": [] if unrolled else [int(f) for f in D.HANDS[b.hand[0]]],
         "dice_counts": [0] * D.NUM_FACES if unrolled else [int(c) for c in D.HAND_COUNTS[b.hand[0]]],
@@ -402,5 +402,6 @@ def decode(obs: np.ndarray, rules: str | RuleSet) -> dict[str, Any]:
     return out
 
 
-__all__ = ["LAYOUT_VERSION", "LAYOUT_VERSIONS", "NUM_UPPER", "DecodedBatch", "EncoderTables", "decode", "decode_batch",
-           "encode", "encoding_tables", "high", "layout", "size", "visible_columns", "write_observation"]
+__all__ = ["LAYOUT_VERSION", "LAYOUT_VERSIONS", "NUM_UPPER", "DecodedBatch", "EncoderConstants", "decode",
+           "decode_batch", "encode", "encoder_constants", "high", "layout", "size", "visible_columns",
+           "write_observation"]

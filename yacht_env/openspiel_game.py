@@ -139,7 +139,7 @@ class YachtGame(pyspiel.Game):
         return YachtObserver(self, iig_obs_type)
 
 
-class _Table:
+class _Seating:
     """The position behind a :class:`YachtState`: each seat's card, the seat to move, the roll to come, the rewards,
     and how many actions made it (``moves``; ``checked``: whether it is known to be the C++ history's)."""
 
@@ -157,8 +157,8 @@ class _Table:
         self.moves = 0
         self.checked = False
 
-    def copy(self) -> _Table:
-        t = object.__new__(_Table)
+    def copy(self) -> _Seating:
+        t = object.__new__(_Seating)
         t.cards, t.seat, t.pending = list(self.cards), self.seat, self.pending
         t.returns, t.rewards, t.owed = list(self.returns), list(self.rewards), self.owed
         t.moves, t.checked = self.moves, True
@@ -265,7 +265,7 @@ class YachtState(pyspiel.State):
     def __init__(self, game: YachtGame) -> None:
         super().__init__(game)
         object.__setattr__(self, "_game", game)
-        object.__setattr__(self, "_t", _Table(game))
+        object.__setattr__(self, "_t", _Seating(game))
         object.__setattr__(self, _MARK, _MARK_VALUE)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -283,7 +283,7 @@ class YachtState(pyspiel.State):
         """Pickled as the game's parameters and the action history (unpickled by replaying it)."""
         return _restore, (self._game.get_parameters(), [(pa.player, pa.action) for pa in self.full_history()])
 
-    def _table(self) -> _Table:
+    def _seating(self) -> _Seating:
         """The position, rebuilt from the history when OpenSpiel's C++ side moved it on (a clone made in C++)."""
         t = self._t
         if t.moves != self.move_number() or not t.checked:
@@ -296,57 +296,57 @@ class YachtState(pyspiel.State):
     @property
     def cards(self) -> tuple[GameState, ...]:
         """Each seat's card (a seat between its turns holds no dice: ``awaits_roll``)."""
-        return tuple(self._table().cards)
+        return tuple(self._seating().cards)
 
     @property
     def seat(self) -> int:
         """The seat whose turn it is (its roll to come, at a chance node)."""
-        return self._table().seat
+        return self._seating().seat
 
     def clone(self) -> YachtState:
         c = super().clone()
-        object.__setattr__(c, "_t", self._table().copy())
+        object.__setattr__(c, "_t", self._seating().copy())
         return c
 
     # ---- whose move ----------------------------------------------------------------------------------------
     def current_player(self) -> int:
-        return self._table().to_move()
+        return self._seating().to_move()
 
     def is_terminal(self) -> bool:
-        return self._table().over()
+        return self._seating().over()
 
     def _legal_actions(self, player: int) -> list[int]:
-        t = self._table()
+        t = self._seating()
         if t.pending is not None or player != t.seat or t.over():
             return []
         return np.flatnonzero(action_mask(t.cards[player])).tolist()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        t = self._table()
+        t = self._seating()
         return [] if t.pending is None else t.outcomes()
 
     # ---- moves ---------------------------------------------------------------------------------------------
     def _apply_action(self, action: int) -> None:
-        self._table().apply(self._game, action)
+        self._seating().apply(self._game, action)
 
     # ---- results -------------------------------------------------------------------------------------------
     def returns(self) -> list[float]:
-        return list(self._table().returns)
+        return list(self._seating().returns)
 
     def rewards(self) -> list[float]:
-        return list(self._table().rewards)
+        return list(self._seating().rewards)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return ("roll " + " ".join(str(int(f)) for f in D.HANDS[action]) if 0 <= action < D.NUM_HANDS else
                     f"chance action {action}")
-        card = self._table().cards[player]
+        card = self._seating().cards[player]
         if card.awaits_roll or not 0 <= action < NUM_KEEP_ACTIONS + self._game.rules.num_categories:
             return f"action {action}"
         return describe_action(action, card)
 
     def __str__(self) -> str:
-        t = self._table()
+        t = self._seating()
         lines = []
         for i, card in enumerate(t.cards):
             mark = "*" if i == t.seat and not t.over() else " "
@@ -376,13 +376,13 @@ def _max_moves(game: YachtGame) -> int:
     return 2 * ROLLS_PER_TURN * game.rules.num_categories * game.players
 
 
-def _replayed(game: YachtGame, history: list[Any], move_number: int) -> _Table:
+def _replayed(game: YachtGame, history: list[Any], move_number: int) -> _Seating:
     """The position ``history`` (OpenSpiel's ``PlayerAction`` list, or (player, action) pairs) leads to, each action
-    checked as :meth:`_Table.apply` checks it and played by the player to move."""
+    checked as :meth:`_Seating.apply` checks it and played by the player to move."""
     if len(history) > _max_moves(game) or move_number != len(history):
         raise ValueError(f"a {SHORT_NAME} history holds at most {_max_moves(game)} actions and move_number counts "
                          f"them; got {len(history)} actions and move_number {move_number}")
-    t = _Table(game)
+    t = _Seating(game)
     for i, pa in enumerate(history):
         player, action = (pa.player, pa.action) if hasattr(pa, "player") else pa
         if player != t.to_move():
@@ -497,7 +497,7 @@ class YachtObserver:
                      "cards": self.tensor[seat_part:].reshape(self.n, self.card_size)}
 
     def set_from(self, state: YachtState, player: int) -> None:
-        t = state._table()
+        t = state._seating()
         self.tensor.fill(0.0)
         if self.n > 1 and not t.over():
             self.dict["to_move"][(t.seat - player) % self.n] = 1.0

@@ -10,7 +10,7 @@ Transitions take the random generator as an argument and return new states: :fun
 and :func:`score_category`; :func:`reroll_to` and :func:`score_to` are the same with the roll's outcome given
 instead of drawn (the outcomes and their chances: :mod:`yacht_env.chance`). They know nothing of gymnasium.
 
-At a table of several players each seat rolls at the start of its own turn, so a seat between its turns holds no
+In a game of several players each seat rolls at the start of its own turn, so a seat between its turns holds no
 dice: :func:`end_turn` fills a box and leaves the next turn's first roll to come (``dice ()``, ``rolls_left 3``,
 :attr:`GameState.awaits_roll`; notation ``dice -``), :func:`unrolled_game` is a new scorecard whose first roll is to
 come, and :func:`deal` (:func:`deal_to`, the outcome given) makes that roll when the seat's turn begins. Alone, a
@@ -144,7 +144,7 @@ class GameState:
 
     @property
     def awaits_roll(self) -> bool:
-        """True between two turns at a table: the box of the last turn is filled and the next turn's first roll is
+        """True between a seat's two turns: the box of the last turn is filled and the next turn's first roll is
         still to come (no dice; :func:`deal` makes the roll)."""
         return not self.dice
 
@@ -180,7 +180,7 @@ class GameState:
         rs = self.ruleset
         h = self.hand
         return int(
-            points_for(rs.params, rs.score_table[h], rs.joker_table[h], int(FIVE_KIND_FACE[h]), self.filled_bits,
+            points_for(rs.params, rs.box_scores[h], rs.joker_scores[h], int(FIVE_KIND_FACE[h]), self.filled_bits,
                        self.upper_total, self.yahtzee_box == rs.five_kind_box_score, category)
         )
 
@@ -345,7 +345,7 @@ def new_game(rules: str | RuleSet, rng: np.random.Generator) -> GameState:
 
 
 def unrolled_game(rules: str | RuleSet) -> GameState:
-    """A new game whose first roll is still to come: the seats after the first at a new table (:func:`deal` rolls
+    """A new game whose first roll is still to come: the seats after the first of a game of several (:func:`deal` rolls
     it when the seat's first turn begins)."""
     rs = get_rules(rules)
     return _made(rs, (), ROLLS_PER_TURN, (None,) * rs.num_categories, 0)
@@ -439,7 +439,7 @@ def score_to(state: GameState, category: int | str, dice: Sequence[int] | None) 
 
 def end_turn(state: GameState, category: int | str) -> tuple[GameState, int]:
     """Score the dice in ``category`` and end the turn without rolling: the new state awaits the next turn's first
-    roll (:func:`deal`), or the game is over. Returns it and the points added. The transition of a seat at a table
+    roll (:func:`deal`), or the game is over. Returns it and the points added. The transition of a seat in a game
     of several players, who rolls only when its next turn begins."""
     c = _open_category(state, category)
     last = state.turn == state.ruleset.num_categories - 1
@@ -471,7 +471,7 @@ def _scored(state: GameState, c: int, dice: tuple[int, ...] | None) -> tuple[Gam
     rs = state.ruleset
     h = state.hand
     face = int(FIVE_KIND_FACE[h])
-    box = int(box_score(rs.params, rs.score_table[h], rs.joker_table[h], face, state.filled_bits, c))
+    box = int(box_score(rs.params, rs.box_scores[h], rs.joker_scores[h], face, state.filled_bits, c))
     pts = state.points(c)
     earns = face and rs.five_kind_bonus and state.yahtzee_box == rs.five_kind_box_score
     bonus = state.bonus_count + (1 if earns else 0)

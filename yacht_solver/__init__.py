@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from yacht_solver.core import (
     Solution,
-    TurnTables,
+    StateTurn,
     clear_memory_cache,
     compute_values,
     solution_or_none,
@@ -29,6 +29,6 @@ from yacht_solver.duel import DuelSolution, solve_duel
 from yacht_solver.reach import ReachSolution, solve_reach
 from yacht_solver.table_cache import SOLVER_VERSION, cache_dir
 
-__all__ = ["SOLVER_VERSION", "DuelSolution", "ReachSolution", "ScoreDistribution", "Solution", "TurnTables",
+__all__ = ["SOLVER_VERSION", "DuelSolution", "ReachSolution", "ScoreDistribution", "Solution", "StateTurn",
            "cache_dir", "clear_memory_cache", "compute_values", "distribution_table", "score_distribution",
            "solution_or_none", "solve", "solve_duel", "solve_reach"]

@@ -26,7 +26,8 @@ from yacht_solver.long_work import long_work, sweep_seconds
 from yacht_solver.memory_limit import refuse_above_limit
 from yacht_solver.search import state_search as ST
 from yacht_solver.search import turn_search as T
-from yacht_solver.search.turn_tables import PATTERN_KEEP, DecisionRule, KeepLane, Starts, search_tables
+from yacht_solver.search.state_search import StateTurn
+from yacht_solver.search.turn_constants import PATTERN_KEEP, DecisionRule, KeepLane, Starts, search_constants
 
 TIE_TOLERANCE = T.TIE_TOLERANCE
 """Actions whose values are this close to the best count as tied; the lowest action index wins."""
@@ -38,7 +39,7 @@ Layout = TurnStartLayout  # the solver's name for it
 @lru_cache(maxsize=16)
 def _upper_reach(rules: RuleSet) -> np.ndarray:
     """(64, max+1) bool: which uncapped upper totals each set of filled upper boxes can hold."""
-    boxes = [sorted({int(v) for v in rules.score_table[:, c]} | {int(v) for v in rules.joker_table[:, c]})
+    boxes = [sorted({int(v) for v in rules.box_scores[:, c]} | {int(v) for v in rules.joker_scores[:, c]})
              for c in range(NUM_UPPER)]
     top = sum(max(b) for b in boxes)
     reach = np.zeros((1 << NUM_UPPER, top + 1), dtype=np.bool_)
@@ -156,8 +157,8 @@ def compute_values(rules: RuleSet) -> np.ndarray:
     layout = TurnStartLayout.of(rules)
     E = np.full(layout.size, np.nan)
     E.reshape(layout.shape)[-1] = 0.0  # every box filled: nothing more to come
-    tb = search_tables(rules)
-    scratch = T.keep_tables(0)
+    cs = search_constants(rules)
+    scratch = T.empty_keep_values(0)
     with long_work(f"solving {rules.name} exactly ({layout.size:,} turn-start states, {E.nbytes / 1e9:.2f} GB)",
                    sweep_seconds(rules)):
         for layer in turn_start_layers(rules):
@@ -166,7 +167,7 @@ def compute_values(rules: RuleSet) -> np.ndarray:
                 F, rest = np.divmod(states, layout.U * layout.Y)
                 u, y = np.divmod(rest, layout.Y)
                 start = np.empty(len(states))
-                T.turn_values(tb, E, Starts(F, u, y), scratch, start)
+                T.turn_values(cs, E, Starts(F, u, y), scratch, start)
                 E[states] = start  # the states of a layer read only later layers: a chunk may be written at once
     values = E.reshape(layout.shape)
     values.setflags(write=False)
@@ -181,7 +182,6 @@ def turn_start_layers(rules: RuleSet) -> list[np.ndarray]:
     return np.split(states, cuts)
 
 
-TurnTables = ST.StateTurn  # the solver's name for the search of one turn
 
 
 _HAND_OF: dict[tuple[int, ...], int] = {tuple(int(f) for f in h): i for i, h in enumerate(D.HANDS)}
@@ -206,8 +206,8 @@ class Solution:
         self.seconds = seconds
         self.from_cache = from_cache
         self._reach = _upper_reach(rules)
-        self._turns: OrderedDict[tuple[int, int, int], TurnTables] = OrderedDict()
-        self._by_scores: OrderedDict[tuple[int | None, ...], TurnTables] = OrderedDict()
+        self._turns: OrderedDict[tuple[int, int, int], StateTurn] = OrderedDict()
+        self._by_scores: OrderedDict[tuple[int | None, ...], StateTurn] = OrderedDict()
 
     def __repr__(self) -> str:
         return f"Solution(rules={self.rules.name!r}, start_value={self.start_value:.7f})"
@@ -253,7 +253,7 @@ class Solution:
         return float(self.values[self.layout.key(bits, int(upper_total), yahtzee_box)])
 
     # ---- within a turn ----------------------------------------------------------------------------------------
-    def turn_tables(self, filled_bits: int, upper_total: int = 0, yahtzee_box: int | None = None) -> TurnTables:
+    def state_turn(self, filled_bits: int, upper_total: int = 0, yahtzee_box: int | None = None) -> StateTurn:
         """The decision tables of the turn starting in this state (kept in a small LRU cache: the decisions of
         one turn reuse them)."""
         if upper_total < 0:
@@ -267,7 +267,7 @@ class Solution:
             raise ValueError(f"no turn starts from filled bits {filled_bits:#x}, upper total {upper_total}, "
                              f"Yahtzee box {yahtzee_box} under rules {self.rules.name!r}: the game is over or the "
                              "scorecard is impossible")
-        t = ST.state_turn(search_tables(self.rules), self._flat, key)
+        t = ST.state_turn(search_constants(self.rules), self._flat, key)
         self._turns[key] = t
         if len(self._turns) > TURN_CACHE_SIZE:
             self._turns.popitem(last=False)
@@ -279,11 +279,11 @@ class Solution:
         if state.rules != self.rules.name:
             raise ValueError(f"this solution is for rules {self.rules.name!r}, the state is {state.rules!r}")
 
-    def _turn_of(self, state: GameState) -> TurnTables:
+    def _turn_of(self, state: GameState) -> StateTurn:
         """The turn tables of a game state in play, looked up by its scorecard (no derived properties on a hit)."""
         t = self._by_scores.get(state.scores)
         if t is None:
-            t = self.turn_tables(state.filled_bits, state.upper_total, state.yahtzee_box)
+            t = self.state_turn(state.filled_bits, state.upper_total, state.yahtzee_box)
             self._by_scores[state.scores] = t
             if len(self._by_scores) > TURN_CACHE_SIZE:
                 self._by_scores.popitem(last=False)

@@ -22,7 +22,7 @@ from yacht_solver import distribution_kernels as DISTK
 from yacht_solver.core import Solution, solve, turn_start_layers
 from yacht_solver.ragged import RaggedTable
 from yacht_solver.reach import cached_table, check_table_memory, new_table, sweep
-from yacht_solver.search.turn_tables import search_tables
+from yacht_solver.search.turn_constants import search_constants
 
 __all__ = ["DistributionTable", "ScoreDistribution", "distribution_table", "score_distribution"]
 
@@ -72,7 +72,7 @@ class DistributionTable:
 
     def of_state(self, state: GameState) -> ScoreDistribution:
         """The final-score distribution from ``state`` (mid-turn too: its hand and rolls left) under the solver's
-        decisions. A state between two turns at a table (:attr:`~yacht_env.state.GameState.awaits_roll`) has its
+        decisions. A state between a seat's two turns (:attr:`~yacht_env.state.GameState.awaits_roll`) has its
         turn-start row: the distribution over the first roll to come."""
         if not isinstance(state, GameState) or state.rules != self.rules.name:
             raise ValueError(f"expected a GameState of rules {self.rules.name!r}, got {state!r}")
@@ -86,7 +86,7 @@ class DistributionTable:
         if state.awaits_roll:
             return ScoreDistribution(np.concatenate([np.zeros(state.total), self.table.row(s)[:width]]))
         out = np.empty(width)
-        DISTK.turn_distribution(search_tables(self.rules), self._E, self.table.kernel, s, _KEEP_MASK, state.hand,
+        DISTK.turn_distribution(search_constants(self.rules), self._E, self.table.kernel, s, _KEEP_MASK, state.hand,
                              state.rolls_left, out)
         return ScoreDistribution(np.concatenate([np.zeros(state.total), out]))
 
@@ -102,7 +102,7 @@ def compute_distribution(solution: Solution, dtype: np.dtype | None = None) -> R
     rules = solution.rules
     D = new_table(rules, dtype)
     E = np.ascontiguousarray(solution.values, dtype=np.float64).reshape(-1)
-    sweep(lambda progress: DISTK.distribution_layers(search_tables(rules), E, D.kernel, turn_start_layers(rules),
+    sweep(lambda progress: DISTK.distribution_layers(search_constants(rules), E, D.kernel, turn_start_layers(rules),
                                                   _KEEP_MASK, progress), rules, "distribution")
     D.data.setflags(write=False)
     return D

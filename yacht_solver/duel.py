@@ -39,8 +39,8 @@ from yacht_solver.core import layer_sizes, turn_start_layers
 from yacht_solver.long_work import cancel_on_interrupt, long_work
 from yacht_solver.memory_limit import refuse_above_limit
 from yacht_solver.reach import most_points, objective_key
-from yacht_solver.search.turn_search import NUM_KEEPS, KeepLane, SearchTables
-from yacht_solver.search.turn_tables import search_tables
+from yacht_solver.search.turn_constants import search_constants
+from yacht_solver.search.turn_search import NUM_KEEPS, KeepLane, SearchConstants
 
 __all__ = ["DUEL_VERSION", "DuelPlan", "DuelSolution", "duel_plan", "solve_duel"]
 
@@ -178,7 +178,7 @@ class DuelSolution:
         self.rules = rules
         self.plan = duel_plan(rules)
         self.layout = TurnStartLayout.of(rules)
-        self.tables = search_tables(rules)
+        self.constants = search_constants(rules)
         self.seconds = seconds
         self.from_cache = from_cache
         self.path = path
@@ -289,8 +289,8 @@ class DuelSolution:
             else:
                 keeps = np.empty((NUM_KEEPS, 1))
                 pair = DUELK.DuelPair(0, 0, 0)
-                fixed = [numba.typeof(a) for a in (self.tables, self.plan.index)] + [kinds.pop(),
-                                                                                     numba.typeof(pair)]
+                fixed = [numba.typeof(a) for a in (self.constants, self.plan.index)] + [kinds.pop(),
+                                                                                        numba.typeof(pair)]
                 self._compiled = (
                     DUELK.duel_turn.compile((*fixed, numba.typeof(keeps), numba.typeof(keeps))),
                     DUELK.duel_decide.compile((*fixed, numba.typeof(DUELK.DuelDecision(KeepLane(keeps, keeps, 0), 0,
@@ -310,12 +310,12 @@ class DuelSolution:
         turn = self._turns.get(pair)
         if turn is None:  # each decision of a turn reads the same keep values: searched once per turn
             turn = KeepLane(np.empty((NUM_KEEPS, 1)), np.empty((NUM_KEEPS, 1)), 0)
-            turn_kernel(self.tables, self.plan.index, nxt, pair, turn.K1, turn.K2)
+            turn_kernel(self.constants, self.plan.index, nxt, pair, turn.K1, turn.K2)
             if len(self._turns) >= _TURNS_KEPT:
                 self._turns.clear()
             self._turns[pair] = turn
         values = np.empty(self._actions)
-        action = decide_kernel(self.tables, self.plan.index, nxt, pair,
+        action = decide_kernel(self.constants, self.plan.index, nxt, pair,
                                DUELK.DuelDecision(turn, int(mover.hand), int(mover.rolls_left)), _KEEP_MASK, values)
         values.setflags(write=False)
         if len(self._decisions) >= _DECISIONS_KEPT:
@@ -346,14 +346,14 @@ def layer_of(plan: DuelPlan, t: int, rows: DUELK.Stripped) -> DUELK.DuelLayer:
     return DUELK.DuelLayer(rows.data, off, (plan.lowest(t) + rows.zeros).astype(np.int32), a, b)
 
 
-def _batch(tb: SearchTables, plan: DuelPlan, nxt: DUELK.DuelLayer, t: int, span: tuple[int, int], size: int
+def _batch(cs: SearchConstants, plan: DuelPlan, nxt: DUELK.DuelLayer, t: int, span: tuple[int, int], size: int
            ) -> DUELK.Stripped:
     """The rows of pairs ``span[0] .. span[1] - 1`` of layer ``t`` (``size`` values whole), stripped: its kept
     values copied out of the scratch that held the whole rows."""
     lo, hi = span
     out = DUELK.Stripped(np.empty(size, dtype=DTYPE), np.empty(hi - lo, dtype=np.int32),
                          np.empty(hi - lo, dtype=np.int32))
-    kept = DUELK.duel_rows(tb, plan.index, nxt, _movers(t), np.arange(lo, hi, dtype=np.int64), out)
+    kept = DUELK.duel_rows(cs, plan.index, nxt, _movers(t), np.arange(lo, hi, dtype=np.int64), out)
     return DUELK.Stripped(out.data[:kept].copy(), out.zeros, out.kept)
 
 
@@ -365,7 +365,7 @@ def sweep(rules: RuleSet, emit: Callable[[int, DUELK.DuelLayer], None],
     ``stop`` on). The states of a layer are dealt out among ``numba.get_num_threads()`` threads; each batch keeps only
     its stripped rows, so the sweep holds the layer read, the layer made and a batch's whole rows per thread."""
     plan = duel_plan(rules)
-    tb = search_tables(rules)
+    cs = search_constants(rules)
     C = rules.num_categories
     last = 2 * C
     end = DUELK.Stripped(np.empty(plan.cells[last], dtype=DTYPE), np.empty(plan.pairs[last], dtype=np.int32),
@@ -380,7 +380,7 @@ def sweep(rules: RuleSet, emit: Callable[[int, DUELK.DuelLayer], None],
             step = max(1, min(4096, n // (8 * threads) + 1))
             full = plan.offsets(t)
             spans = [(lo, min(n, lo + step)) for lo in range(0, n, step)]
-            jobs = {pool.submit(_batch, tb, plan, nxt, t, span, int(full[span[1]] - full[span[0]])): k
+            jobs = {pool.submit(_batch, cs, plan, nxt, t, span, int(full[span[1]] - full[span[0]])): k
                     for k, span in enumerate(spans)}
             pieces: list[DUELK.Stripped | None] = [None] * len(spans)
             try:

@@ -33,7 +33,7 @@ from yacht_solver.search.turn_search import (
     NUM_KEEPS,
     TIE_TOLERANCE,
     KeepLane,
-    SearchTables,
+    SearchConstants,
     action_row,
     choose,
     keep_tree,
@@ -80,7 +80,7 @@ class Stripped(NamedTuple):
 
 class DuelPair(NamedTuple):
     """A position of the game of two between turns: the mover's and the opponent's turn-start states (flat indices of
-    the turn search's tables) and the mover's lead ``d`` (its score minus the opponent's)."""
+    the turn search's arrays) and the mover's lead ``d`` (its score minus the opponent's)."""
 
     mover: int
     other: int
@@ -150,14 +150,14 @@ def strip_rows(data: np.ndarray, off: np.ndarray, out: Stripped) -> int:
 
 
 @cached_njit(inline="always")
-def _key_of(tb: SearchTables, s: int) -> tuple[int, int, int]:
-    F = s // (tb.U * tb.Y)
-    r = s - F * tb.U * tb.Y
-    return F, r // tb.Y, r - (r // tb.Y) * tb.Y
+def _key_of(cs: SearchConstants, s: int) -> tuple[int, int, int]:
+    F = s // (cs.U * cs.Y)
+    r = s - F * cs.U * cs.Y
+    return F, r // cs.Y, r - (r // cs.Y) * cs.Y
 
 
 @cached_njit
-def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, W: np.ndarray,
+def duel_hand_values(cs: SearchConstants, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, W: np.ndarray,
                      work: HandScratch) -> None:
     """``W[h, j]`` = the mover's best chance, over the boxes it may fill with hand ``h``, at difference
     ``pair.d + j`` (lanes ``j < len(work.Fs)``), with mover state ``pair.mover`` and opponent state ``pair.other``:
@@ -166,36 +166,36 @@ def duel_hand_values(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: Duel
     sa, sb, d0 = pair
     T, Fs, bits = work
     nl = Fs.shape[0]
-    key = _key_of(tb, sa)
+    key = _key_of(cs, sa)
     Fs[:] = key[0]
-    union = start_hand_values(tb.scoring.params, Fs, W, bits)
+    union = start_hand_values(cs.scoring.params, Fs, W, bits)
     n_next = ix.start[nxt.b + 1] - ix.start[nxt.b]
     qbase = ix.rank[sb] * n_next
-    for c in range(tb.scoring.score_table.shape[1]):
+    for c in range(cs.scoring.box_scores.shape[1]):
         if (union >> c) & 1:
-            for n in range(tb.NV[c]):
-                s2 = successor(tb, key, c, tb.BOXV[c, n])
-                e0 = -d0 - int(tb.PTV[key[1], c, n])  # the opponent's difference at lane 0
+            for n in range(cs.NV[c]):
+                s2 = successor(cs, key, c, cs.BOXV[c, n])
+                e0 = -d0 - int(cs.PTV[key[1], c, n])  # the opponent's difference at lane 0
                 q = qbase + ix.rank[s2]
                 for j in range(nl):
                     T[n, j] = 1.0 - _row_value(nxt, q, e0 - j)
-            max_by_class(W, T, tb.CLS[c], nl)
+            max_by_class(W, T, cs.CLS[c], nl)
     for i in range(FIVE_KIND_HANDS.shape[0]):
         h = FIVE_KIND_HANDS[i]
         face = FIVE_KIND_FACE[h]
-        lb = legal_bits(tb.scoring.params, face, key[0])
+        lb = legal_bits(cs.scoring.params, face, key[0])
         for j in range(nl):
             W[h, j] = NEG_INF  # the class tables gave it the plain hands' values: its own replace them
-        for c in range(tb.scoring.score_table.shape[1]):
+        for c in range(cs.scoring.box_scores.shape[1]):
             if (lb >> c) & 1:
-                s2, pts = box_step(tb, tb.scoring.score_table[h], tb.scoring.joker_table[h], face, key, c)
+                s2, pts = box_step(cs, cs.scoring.box_scores[h], cs.scoring.joker_scores[h], face, key, c)
                 q = qbase + ix.rank[s2]
                 for j in range(nl):
                     W[h, j] = max(W[h, j], 1.0 - _row_value(nxt, q, -d0 - pts - j))
 
 
 @cached_njit(nogil=True)
-def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, ab: tuple[int, int], pairs: np.ndarray,
+def duel_rows(cs: SearchConstants, ix: DuelIndex, nxt: DuelLayer, ab: tuple[int, int], pairs: np.ndarray,
               out: Stripped) -> int:
     """The rows of ``pairs`` of the layer whose movers have ``ab = (a, b)`` boxes filled, from layer ``nxt`` (the
     opponent's turn after them): each pair's differences at once, as the lanes of the turn search; stripped into
@@ -207,7 +207,7 @@ def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, ab: tuple[int, in
         p = pairs[i]
         width = max(width, ix.most[ix.states[ix.start[cur_a] + p // nb]]
                     + ix.most[ix.states[ix.start[cur_b] + p % nb]] + 1)
-    rows = max(tb.BOXV.shape[1], tb.scoring.score_table.shape[1])
+    rows = max(cs.BOXV.shape[1], cs.scoring.box_scores.shape[1])
     Kb, Tb = np.empty(NUM_KEEPS * width), np.empty(rows * width)
     out_row = np.empty(width)
     Fs = np.empty(width, dtype=np.int64)
@@ -219,7 +219,7 @@ def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, ab: tuple[int, in
         sb = ix.states[ix.start[cur_b] + p % nb]
         L = ix.most[sa] + ix.most[sb] + 1
         K = Kb[:NUM_KEEPS * L].reshape((NUM_KEEPS, L))
-        duel_hand_values(tb, ix, nxt, DuelPair(sa, sb, -ix.most[sa]), K[HAND0:],
+        duel_hand_values(cs, ix, nxt, DuelPair(sa, sb, -ix.most[sa]), K[HAND0:],
                          HandScratch(Tb[:rows * L].reshape((rows, L)), Fs[:L], bits[:L]))
         keep_tree(K, K, K, out_row[:L])
         pos = strip_row(out_row[:L], out, i, pos)
@@ -227,34 +227,34 @@ def duel_rows(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, ab: tuple[int, in
 
 
 @cached_njit
-def duel_turn(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, K1: np.ndarray, K2: np.ndarray
+def duel_turn(cs: SearchConstants, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, K1: np.ndarray, K2: np.ndarray
               ) -> None:
     """The mover's turn in ``pair`` (the opponent's turn in layer ``nxt``): ``K1`` and ``K2`` (462, 1) get each
     keep's chance with one and two rolls left, what every decision of the turn reads (:func:`duel_decide`)."""
-    T = np.empty((max(tb.BOXV.shape[1], tb.scoring.score_table.shape[1]), 1))
-    duel_hand_values(tb, ix, nxt, pair, K1[HAND0:],
+    T = np.empty((max(cs.BOXV.shape[1], cs.scoring.box_scores.shape[1]), 1))
+    duel_hand_values(cs, ix, nxt, pair, K1[HAND0:],
                      HandScratch(T, np.empty(1, dtype=np.int64), np.empty(1, dtype=np.int64)))
     keep_tree(K1, K2, np.empty((NUM_KEEPS, 1)), np.empty(1))
 
 
 @cached_njit
-def duel_decide(tb: SearchTables, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, at: DuelDecision,
+def duel_decide(cs: SearchConstants, ix: DuelIndex, nxt: DuelLayer, pair: DuelPair, at: DuelDecision,
                 keep_mask: np.ndarray, values: np.ndarray) -> int:
     """The action at decision ``at`` that maximises the mover's chance to win in ``pair`` (the opponent's turn in
     layer ``nxt``); ``values`` (32 + C) gets every action's chance (``-inf`` where illegal). Ties: the lowest
     action."""
     sa, sb, d = pair
     turn, h, rolls = at
-    C = tb.scoring.score_table.shape[1]
-    key = _key_of(tb, sa)
+    C = cs.scoring.box_scores.shape[1]
+    key = _key_of(cs, sa)
     face = FIVE_KIND_FACE[h]
-    lb = legal_bits(tb.scoring.params, face, key[0])
+    lb = legal_bits(cs.scoring.params, face, key[0])
     n_next = ix.start[nxt.b + 1] - ix.start[nxt.b]
     box = np.empty(C)
     for c in range(C):
         box[c] = NEG_INF
         if (lb >> c) & 1:
-            s2, pts = box_step(tb, tb.scoring.score_table[h], tb.scoring.joker_table[h], face, key, c)
+            s2, pts = box_step(cs, cs.scoring.box_scores[h], cs.scoring.joker_scores[h], face, key, c)
             box[c] = 1.0 - _row_value(nxt, ix.rank[sb] * n_next + ix.rank[s2], -d - pts)
     legal = np.empty(values.shape[0], dtype=np.bool_)
     action_row(values, legal, box, turn, h, rolls, keep_mask)

@@ -35,10 +35,10 @@ from yacht_solver.core import reachable_per_mask, turn_start_layers
 from yacht_solver.long_work import about, long_work, sweep_seconds
 from yacht_solver.memory_limit import MEMORY_ENV, refuse_above_limit, table_limit_gb
 from yacht_solver.ragged import Ragged, RaggedTable, row_offsets, table_dtype
+from yacht_solver.search import turn_constants as TT
 from yacht_solver.search import turn_search as T
-from yacht_solver.search import turn_tables as TT
+from yacht_solver.search.turn_constants import search_constants
 from yacht_solver.search.turn_search import Positions
-from yacht_solver.search.turn_tables import search_tables
 
 __all__ = ["MEMORY_ENV", "ReachSolution", "check_table_memory", "max_score", "most_points", "solve_reach",
            "sweep_progress", "table_bytes", "table_cells_bounds", "table_offsets"]
@@ -79,9 +79,9 @@ def table_cells_bounds(rules: RuleSet) -> tuple[int, int]:
     C = rules.num_categories
     safe = rules.joker == JOKER_NONE or layout.five_kind_category < 0
     no_joker = D.FIVE_KIND_FACE == 0
-    best = np.maximum(rules.score_table, rules.joker_table).max(axis=0).astype(np.int64)
-    sure = np.array([rules.score_table[:, c].max() if safe or c == rules.five_kind_category
-                     else rules.score_table[no_joker, c].max() for c in range(C)], dtype=np.int64)
+    best = np.maximum(rules.box_scores, rules.joker_scores).max(axis=0).astype(np.int64)
+    sure = np.array([rules.box_scores[:, c].max() if safe or c == rules.five_kind_category
+                     else rules.box_scores[no_joker, c].max() for c in range(C)], dtype=np.int64)
     F = np.arange(1 << C)
     filled_sure, filled_best, filled = (np.zeros(1 << C, dtype=np.int64) for _ in range(3))
     for c in range(C):
@@ -136,7 +136,7 @@ class ReachSolution:
         self.layout = TurnStartLayout.of(rules)
         self.table = table
         self.seconds = seconds
-        self.tables = search_tables(rules)
+        self.constants = search_constants(rules)
         self._dense: np.ndarray | None = None
 
     @property
@@ -193,7 +193,7 @@ class ReachSolution:
                 raise ValueError(f"table must be a float64 array of shape {self.table.shape}, got "
                                  f"{getattr(table, 'dtype', type(table).__name__)} {getattr(table, 'shape', '')}")
             lookup = RaggedTable(np.ascontiguousarray(table).reshape(-1), self._dense_offsets(), self.width).kernel
-        actions = RK.reach_decide(self.tables, lookup, pos, needs, _KEEP_MASK, out)
+        actions = RK.reach_decide(self.constants, lookup, pos, needs, _KEEP_MASK, out)
         return actions, (out if values else None)
 
     def _dense_offsets(self) -> np.ndarray:
@@ -224,7 +224,7 @@ def most_points(rules: RuleSet) -> np.ndarray:
     size = TurnStartLayout.of(rules).size
     with long_work(f"sizing the score tables of {rules.name} (the most points still to come from {size:,} "
                    "turn-start states)", sweep_seconds(rules)):
-        most = RK.most_points_layers(search_tables(rules), size, turn_start_layers(rules))
+        most = RK.most_points_layers(search_constants(rules), size, turn_start_layers(rules))
     most.setflags(write=False)
     return most
 
@@ -257,7 +257,7 @@ def compute_reach(rules: RuleSet, dtype: np.dtype | None = None) -> RaggedTable:
     """The reach table of ``rules`` (see :class:`ReachSolution`), in ``dtype`` (default: float32 for the large rule
     sets, :func:`~yacht_solver.ragged.table_dtype`)."""
     R = new_table(rules, dtype)
-    sweep(lambda progress: RK.reach_layers(search_tables(rules), R.kernel, turn_start_layers(rules),
+    sweep(lambda progress: RK.reach_layers(search_constants(rules), R.kernel, turn_start_layers(rules),
                                            R.shape[1], progress), rules, "reach")
     R.data.setflags(write=False)
     return R

@@ -30,7 +30,7 @@ from yacht_solver.search.turn_search import (
     TIE_TOLERANCE,
     KeepLane,
     Positions,
-    SearchTables,
+    SearchConstants,
     Starts,
     action_row,
     choose,
@@ -43,21 +43,21 @@ __all__ = ["box_step", "most_points_layers", "reach_decide", "reach_hand_values"
 
 
 @cached_njit(inline="always")
-def box_step(tb: SearchTables, Sh: np.ndarray, Jh: np.ndarray, face: int, key: tuple[int, int, int], c: int
+def box_step(cs: SearchConstants, Sh: np.ndarray, Jh: np.ndarray, face: int, key: tuple[int, int, int], c: int
              ) -> tuple[int, int]:
     """``(next turn-start state (flat), points)`` of scoring the hand (rows ``Sh``, ``Jh``) in box c in turn-start
     state ``key`` = (F, u, y): the rules' own functions."""
     F, u, y = key
-    pts = points_for(tb.scoring.params, Sh, Jh, face, F, u, y == 1, c)
-    return successor(tb, key, c, np.int64(box_score(tb.scoring.params, Sh, Jh, face, F, c))), pts
+    pts = points_for(cs.scoring.params, Sh, Jh, face, F, u, y == 1, c)
+    return successor(cs, key, c, np.int64(box_score(cs.scoring.params, Sh, Jh, face, F, c))), pts
 
 
 @cached_njit(inline="always")
-def successor(tb: SearchTables, key: tuple[int, int, int], c: int, box: int) -> int:
+def successor(cs: SearchConstants, key: tuple[int, int, int], c: int, box: int) -> int:
     """The flat turn-start state after writing ``box`` in box ``c`` in turn-start state ``key`` = (F, u, y)."""
     F, u, y = key
-    u2, y2 = next_turn_start(c, box, u, y, tb.thr, tb.Y, tb.ycat)
-    return ((F | (1 << c)) * tb.U + u2) * tb.Y + y2
+    u2, y2 = next_turn_start(c, box, u, y, cs.thr, cs.Y, cs.ycat)
+    return ((F | (1 << c)) * cs.U + u2) * cs.Y + y2
 
 
 @cached_njit(inline="always")
@@ -88,7 +88,7 @@ def _lookup(R: Ragged, s2: int, need: int, pts: int) -> float:
 
 
 @cached_njit
-def reach_hand_values(tb: SearchTables, R: Ragged, lanes: Starts, needs: np.ndarray, W: np.ndarray,
+def reach_hand_values(cs: SearchConstants, R: Ragged, lanes: Starts, needs: np.ndarray, W: np.ndarray,
                       T: np.ndarray, bits: np.ndarray) -> None:
     """``W[h, b]`` = best over legal boxes of ``R[next state, max(needs[b] - points, 0)]`` in turn-start state b of
     ``lanes``, for the lanes b < len(lanes.F): the reach twin of :func:`yacht_solver.search.turn_search.hand_values`,
@@ -96,42 +96,42 @@ def reach_hand_values(tb: SearchTables, R: Ragged, lanes: Starts, needs: np.ndar
     five-of-a-kinds through the rules' functions."""
     Fs, us, ys = lanes
     nl = Fs.shape[0]
-    union = start_hand_values(tb.scoring.params, Fs, W, bits)
-    for c in range(tb.scoring.score_table.shape[1]):
+    union = start_hand_values(cs.scoring.params, Fs, W, bits)
+    for c in range(cs.scoring.box_scores.shape[1]):
         if (union >> c) & 1:
-            for n in range(tb.NV[c]):  # the class table of box c: its successor and points, per lane
+            for n in range(cs.NV[c]):  # the class table of box c: its successor and points, per lane
                 for b in range(nl):
                     T[n, b] = NEG_INF
                     if (bits[b] >> c) & 1:
-                        s2 = successor(tb, (Fs[b], us[b], ys[b]), c, tb.BOXV[c, n])
-                        T[n, b] = _lookup(R, s2, needs[b], int(tb.PTV[us[b], c, n]))
-            max_by_class(W, T, tb.CLS[c], nl)
+                        s2 = successor(cs, (Fs[b], us[b], ys[b]), c, cs.BOXV[c, n])
+                        T[n, b] = _lookup(R, s2, needs[b], int(cs.PTV[us[b], c, n]))
+            max_by_class(W, T, cs.CLS[c], nl)
     for i in range(FIVE_KIND_HANDS.shape[0]):
         h = FIVE_KIND_HANDS[i]
         for b in range(nl):
-            reach_row(T[:, b], tb, R, h, (Fs[b], us[b], ys[b]), needs[b])
+            reach_row(T[:, b], cs, R, h, (Fs[b], us[b], ys[b]), needs[b])
             m = NEG_INF
-            for c in range(tb.scoring.score_table.shape[1]):
+            for c in range(cs.scoring.box_scores.shape[1]):
                 m = max(m, T[c, b])
             W[h, b] = m
 
 
 @cached_njit
-def reach_row(out: np.ndarray, tb: SearchTables, R: Ragged, h: int, key: tuple[int, int, int], need: int
+def reach_row(out: np.ndarray, cs: SearchConstants, R: Ragged, h: int, key: tuple[int, int, int], need: int
               ) -> None:
     """``out[c]`` (c < C) = probability to reach ``need`` more points after scoring hand ``h`` in box c in
     turn-start state ``key``; ``-inf`` where the rules forbid it (the reach twin of
     :func:`yacht_solver.search.turn_search.successor_row`)."""
-    lb = legal_bits(tb.scoring.params, FIVE_KIND_FACE[h], key[0])
-    for c in range(tb.scoring.score_table.shape[1]):
+    lb = legal_bits(cs.scoring.params, FIVE_KIND_FACE[h], key[0])
+    for c in range(cs.scoring.box_scores.shape[1]):
         out[c] = NEG_INF
         if (lb >> c) & 1:
-            s2, pts = box_step(tb, tb.scoring.score_table[h], tb.scoring.joker_table[h], FIVE_KIND_FACE[h], key, c)
+            s2, pts = box_step(cs, cs.scoring.box_scores[h], cs.scoring.joker_scores[h], FIVE_KIND_FACE[h], key, c)
             out[c] = _lookup(R, s2, need, pts)
 
 
 @cached_njit
-def state_hand_values(tb: SearchTables, R: Ragged, key: tuple[int, int, int], W: np.ndarray, T: np.ndarray) -> None:
+def state_hand_values(cs: SearchConstants, R: Ragged, key: tuple[int, int, int], W: np.ndarray, T: np.ndarray) -> None:
     """``W[h, n]`` = best over legal boxes of ``R[next state, max(n - points, 0)]`` in the one turn-start state
     ``key``, for the needs ``n < W.shape[1]``: :func:`reach_hand_values` with the needs ``0 .. L - 1`` of one state as
     its lanes, which the sweep searches. Every lane then shares each box's successor and points, so a box-score class
@@ -141,35 +141,35 @@ def state_hand_values(tb: SearchTables, R: Ragged, key: tuple[int, int, int], W:
     F, u, y = key
     L = W.shape[1]
     W[:] = NEG_INF
-    bits = legal_bits(tb.scoring.params, np.int64(0), F)  # a plain hand's boxes
-    for c in range(tb.scoring.score_table.shape[1]):
+    bits = legal_bits(cs.scoring.params, np.int64(0), F)  # a plain hand's boxes
+    for c in range(cs.scoring.box_scores.shape[1]):
         if (bits >> c) & 1:
-            for n in range(tb.NV[c]):
-                shifted_row(T[n], R, successor(tb, key, c, tb.BOXV[c, n]), int(tb.PTV[u, c, n]), 1.0)
-            max_by_class(W, T, tb.CLS[c], L)
+            for n in range(cs.NV[c]):
+                shifted_row(T[n], R, successor(cs, key, c, cs.BOXV[c, n]), int(cs.PTV[u, c, n]), 1.0)
+            max_by_class(W, T, cs.CLS[c], L)
     for i in range(FIVE_KIND_HANDS.shape[0]):
         h = FIVE_KIND_HANDS[i]
         face = FIVE_KIND_FACE[h]
-        lb = legal_bits(tb.scoring.params, face, F)
+        lb = legal_bits(cs.scoring.params, face, F)
         W[h] = NEG_INF  # its own boxes only: the classes above are a plain hand's
-        for c in range(tb.scoring.score_table.shape[1]):
+        for c in range(cs.scoring.box_scores.shape[1]):
             if (lb >> c) & 1:
-                s2, pts = box_step(tb, tb.scoring.score_table[h], tb.scoring.joker_table[h], face, key, c)
+                s2, pts = box_step(cs, cs.scoring.box_scores[h], cs.scoring.joker_scores[h], face, key, c)
                 shifted_row(T[0], R, s2, pts, 1.0)
                 for n in range(L):
                     W[h, n] = max(W[h, n], T[0, n])
 
 
 @cached_njit(nogil=True)
-def reach_rows(tb: SearchTables, R: Ragged, states: np.ndarray, width: int) -> None:
+def reach_rows(cs: SearchConstants, R: Ragged, states: np.ndarray, width: int) -> None:
     """Each of ``states`` gets its row of ``R``: its needs ``0 .. most[s]`` (the row's length) at once, as the lanes
     of the turn search, searched in float64 and stored in ``R``'s type; ``width``: the longest row."""
     N = width
-    rows = max(tb.BOXV.shape[1], 1)
+    rows = max(cs.BOXV.shape[1], 1)
     Kb, Tb = np.empty(NUM_KEEPS * N), np.empty(rows * N)  # scratch, viewed at each state's width
     out = np.empty(N)
-    Y = tb.Y
-    UY = tb.U * Y
+    Y = cs.Y
+    UY = cs.U * Y
     for i in range(states.shape[0]):
         s = states[i]
         o = R.offsets[s]
@@ -177,7 +177,7 @@ def reach_rows(tb: SearchTables, R: Ragged, states: np.ndarray, width: int) -> N
         F = s // UY
         r = s - F * UY
         K = Kb[:NUM_KEEPS * L].reshape((NUM_KEEPS, L))
-        state_hand_values(tb, R, (F, r // Y, r - (r // Y) * Y), K[HAND0:], Tb[:rows * L].reshape((rows, L)))
+        state_hand_values(cs, R, (F, r // Y, r - (r // Y) * Y), K[HAND0:], Tb[:rows * L].reshape((rows, L)))
         keep_tree(K, K, K, out[:L])
         for n in range(L):
             R.data[o + n] = out[n]
@@ -214,46 +214,46 @@ def sweep_layers(rows: Callable[[np.ndarray], None], layers: list[np.ndarray],
                 raise
 
 
-def reach_layers(tb: SearchTables, R: Ragged, layers: list[np.ndarray], width: int,
+def reach_layers(cs: SearchConstants, R: Ragged, layers: list[np.ndarray], width: int,
                  progress: Callable[[int], object] | None = None) -> None:
     """The reach table's backward induction (:func:`sweep_layers`); ``width``: its longest row."""
-    sweep_layers(lambda states: reach_rows(tb, R, states, width), layers, progress)
+    sweep_layers(lambda states: reach_rows(cs, R, states, width), layers, progress)
 
 
 @cached_njit(nogil=True)
-def most_points_rows(tb: SearchTables, most: np.ndarray, states: np.ndarray) -> None:
+def most_points_rows(cs: SearchConstants, most: np.ndarray, states: np.ndarray) -> None:
     """``most[s]`` for each of ``states``: the best, over every hand and every box the rules allow it in, of its
     points plus the most still to come from the state it leads to (any hand can be rolled)."""
-    Y = tb.Y
-    UY = tb.U * Y
+    Y = cs.Y
+    UY = cs.U * Y
     for i in range(states.shape[0]):
         s = states[i]
         F = s // UY
         r = s - F * UY
-        outcomes = turn_outcomes(tb, (F, r // Y, r - (r // Y) * Y))
+        outcomes = turn_outcomes(cs, (F, r // Y, r - (r // Y) * Y))
         best = 0
         for j in range(outcomes.shape[0]):
             best = max(best, outcomes[j, 1] + most[outcomes[j, 0]])
         most[s] = best
 
 
-def most_points_layers(tb: SearchTables, size: int, layers: list[np.ndarray]) -> np.ndarray:
+def most_points_layers(cs: SearchConstants, size: int, layers: list[np.ndarray]) -> np.ndarray:
     """``most[s]``, the most points still to come from turn-start state s, exactly (0 where the game is over or no
     game goes): the bound beyond which the reach and distribution tables hold only zeros."""
     most = np.zeros(size, dtype=np.int64)
-    sweep_layers(lambda states: most_points_rows(tb, most, states), layers)
+    sweep_layers(lambda states: most_points_rows(cs, most, states), layers)
     return most
 
 
 @cached_njit(nogil=True)
-def _decide_all(tb: SearchTables, R: Ragged, pos: Positions, needs: np.ndarray, keep_mask: np.ndarray,
+def _decide_all(cs: SearchConstants, R: Ragged, pos: Positions, needs: np.ndarray, keep_mask: np.ndarray,
                 actions: np.ndarray, values: np.ndarray) -> None:
     """Groups of ``LANES`` positions: their turns searched side by side, then each position's action."""
     n = pos.F.shape[0]
-    C = tb.scoring.score_table.shape[1]
+    C = cs.scoring.box_scores.shape[1]
     A = values.shape[1] if values.shape[0] == n else 32 + C
     K1, K2, M = np.empty((3, NUM_KEEPS, LANES))
-    T = np.empty((max(tb.BOXV.shape[1], C), LANES))
+    T = np.empty((max(cs.BOXV.shape[1], C), LANES))
     bits = np.empty(LANES, dtype=np.int64)
     out, box, row = np.empty(LANES), np.empty(C), np.empty(A)
     legal = np.empty(A, dtype=np.bool_)
@@ -261,11 +261,11 @@ def _decide_all(tb: SearchTables, R: Ragged, pos: Positions, needs: np.ndarray, 
         m = min(n - lo, LANES)  # a last group not full is searched on its own lanes only (one position: one)
         k1, k2 = K1[:, :m], K2[:, :m]
         lanes = Starts(pos.F[lo:lo + m], pos.u[lo:lo + m], pos.y[lo:lo + m])
-        reach_hand_values(tb, R, lanes, needs[lo:lo + m], k1[HAND0:], T[:, :m], bits[:m])
+        reach_hand_values(cs, R, lanes, needs[lo:lo + m], k1[HAND0:], T[:, :m], bits[:m])
         keep_tree(k1, k2, M[:, :m], out[:m])
         for b in range(m):
             i = lo + b
-            reach_row(box, tb, R, pos.hands[i], (pos.F[i], pos.u[i], pos.y[i]), needs[i])
+            reach_row(box, cs, R, pos.hands[i], (pos.F[i], pos.u[i], pos.y[i]), needs[i])
             action_row(row, legal, box, KeepLane(k1, k2, b), pos.hands[i], pos.rolls[i], keep_mask)
             actions[i] = choose(row, legal, False, TIE_TOLERANCE)
             if values.shape[0] == n:
@@ -273,29 +273,29 @@ def _decide_all(tb: SearchTables, R: Ragged, pos: Positions, needs: np.ndarray, 
                     values[i, a] = row[a] if legal[a] else NEG_INF
 
 
-def reach_decide(tb: SearchTables, R: Ragged, pos: Positions, needs: np.ndarray, keep_mask: np.ndarray,
+def reach_decide(cs: SearchConstants, R: Ragged, pos: Positions, needs: np.ndarray, keep_mask: np.ndarray,
                  values: np.ndarray) -> np.ndarray:
     """The action of each position (turn-start key, hand, rolls left) that maximises the probability to reach its
     need (points still needed); ``values`` (N, 32 + C) gets every action's probability (``-inf`` where illegal), or
     is (0, 0) to skip it."""
     actions = np.empty(pos.F.shape[0], dtype=np.int64)
-    _decide_all(tb, R, pos, needs, keep_mask, actions, values)
+    _decide_all(cs, R, pos, needs, keep_mask, actions, values)
     return actions
 
 
 @cached_njit
-def turn_outcomes(tb: SearchTables, key: tuple[int, int, int]) -> np.ndarray:
+def turn_outcomes(cs: SearchConstants, key: tuple[int, int, int]) -> np.ndarray:
     """(n, 2) every ``(next turn-start state, points)`` that scoring some hand in some legal box can give in the turn
     of turn-start state ``key``, with repeats."""
-    S = tb.scoring.score_table
+    S = cs.scoring.box_scores
     C = S.shape[1]
     out = np.empty((S.shape[0] * C, 2), dtype=np.int64)
     n = 0
     for h in range(S.shape[0]):
         face = FIVE_KIND_FACE[h]
-        lb = legal_bits(tb.scoring.params, face, key[0])
+        lb = legal_bits(cs.scoring.params, face, key[0])
         for c in range(C):
             if (lb >> c) & 1:
-                out[n, 0], out[n, 1] = box_step(tb, S[h], tb.scoring.joker_table[h], face, key, c)
+                out[n, 0], out[n, 1] = box_step(cs, S[h], cs.scoring.joker_scores[h], face, key, c)
                 n += 1
     return out[:n]

@@ -22,8 +22,7 @@ from yacht_env.jit.compile import box_score, next_turn_start, points_for
 from yacht_env.jit.numba_cache import cached_njit
 from yacht_solver.ragged import Ragged
 from yacht_solver.reach_kernels import reach_hand_values, reach_row
-from yacht_solver.search.turn_search import action_row, as_f64, as_starts, choose, keep_tree, successor_row
-from yacht_solver.search.turn_tables import (
+from yacht_solver.search.turn_constants import (
     FIVE_KIND_FACE,
     HAND0,
     LANES,
@@ -32,10 +31,11 @@ from yacht_solver.search.turn_tables import (
     PATTERN_KEEP,
     TIE_TOLERANCE,
     KeepLane,
-    KeepTables,
-    SearchTables,
+    KeepValues,
+    SearchConstants,
     Starts,
 )
+from yacht_solver.search.turn_search import action_row, as_f64, as_starts, choose, keep_tree, successor_row
 
 HAND_CUM = np.cumsum(D.HAND_PROBABILITY)
 """(252,) cumulative probabilities of a roll of five dice, for :func:`play_turns`."""
@@ -56,7 +56,7 @@ def sample(cum: np.ndarray, r: float) -> int:
 
 
 class DiceDraws(NamedTuple):
-    """The dice of one turn of each game: the dice model's cumulative tables (:data:`HAND_CUM`,
+    """The dice of one turn of each game: the dice model's cumulative arrays (:data:`HAND_CUM`,
     :data:`TRANSITION_CUM`), the uniforms ``rand[i, 0..2]`` of the three rolls of game i, and ``explore[i]``: in
     [0, 1), score a uniformly drawn legal category at the end of the turn instead of the best one (< 0: play best)."""
 
@@ -100,10 +100,10 @@ class TurnOutcomes(NamedTuple):
 
 
 @cached_njit(nogil=True)
-def _play_turns_kernel(tb: SearchTables, ends: EndValues, starts: Starts, keeps: KeepTables, keep_mask: np.ndarray,
+def _play_turns_kernel(cs: SearchConstants, ends: EndValues, starts: Starts, keeps: KeepValues, keep_mask: np.ndarray,
                        draws: DiceDraws, out: TurnOutcomes) -> None:
     """:func:`play_turns` and :func:`play_lookup_turns` over the games."""
-    C = tb.scoring.score_table.shape[1]
+    C = cs.scoring.box_scores.shape[1]
     lookup = ends.needs.shape[0] > 0
     row = np.empty(NUM_KEEP_ACTIONS + C)
     legal = np.empty(NUM_KEEP_ACTIONS + C, dtype=np.bool_)
@@ -118,9 +118,9 @@ def _play_turns_kernel(tb: SearchTables, ends: EndValues, starts: Starts, keeps:
         c = -1
         while c < 0:
             if lookup:
-                reach_row(box, tb, ends.R, h, key, ends.needs[i])
+                reach_row(box, cs, ends.R, h, key, ends.needs[i])
             else:
-                successor_row(box, tb, ends.E, h, key)
+                successor_row(box, cs, ends.E, h, key)
             action_row(row, legal, box, lane, h, rolls, keep_mask)
             a = choose(row, legal, False, TIE_TOLERANCE)
             nsteps += 1
@@ -142,32 +142,32 @@ def _play_turns_kernel(tb: SearchTables, ends: EndValues, starts: Starts, keeps:
                         break
                     pick -= 1
         face = FIVE_KIND_FACE[h]
-        sc = tb.scoring
-        Sh, Jh = sc.score_table[h], sc.joker_table[h]
+        sc = cs.scoring
+        Sh, Jh = sc.box_scores[h], sc.joker_scores[h]
         out.points[i] = points_for(sc.params, Sh, Jh, face, F, u, y == 1, c)
         bx = np.int64(box_score(sc.params, Sh, Jh, face, F, c))
         out.F[i] = F | (1 << c)
-        out.u[i], out.y[i] = next_turn_start(c, bx, u, y, tb.thr, tb.Y, tb.ycat)
+        out.u[i], out.y[i] = next_turn_start(c, bx, u, y, cs.thr, cs.Y, cs.ycat)
         out.steps[i] = nsteps
 
 
-def play_turns(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: KeepTables, keep_mask: np.ndarray,
+def play_turns(cs: SearchConstants, E: np.ndarray, starts: Starts, keeps: KeepValues, keep_mask: np.ndarray,
                draws: DiceDraws, out: TurnOutcomes) -> None:
     """Play one turn of each game i from turn-start state ``starts[i]`` by the search of
     :func:`~yacht_solver.search.turn_search.turn_values` (whose ``keeps`` the caller computed with the same ``E``), the
     dice drawn from the dice model with the uniforms of ``draws``. Writes the points scored, the next turn-start
     state and the number of decisions into ``out``."""
-    _play_turns_kernel(tb, EndValues(as_f64(E), NO_LOOKUP, np.zeros(0, dtype=np.int64)), as_starts(starts), keeps,
+    _play_turns_kernel(cs, EndValues(as_f64(E), NO_LOOKUP, np.zeros(0, dtype=np.int64)), as_starts(starts), keeps,
                        keep_mask, draws, out)
 
 
 @cached_njit(nogil=True)
-def _lookup_turn_values_kernel(tb: SearchTables, ends: EndValues, starts: Starts, keeps: KeepTables,
+def _lookup_turn_values_kernel(cs: SearchConstants, ends: EndValues, starts: Starts, keeps: KeepValues,
                                start: np.ndarray) -> None:
     """:func:`lookup_turn_values` over the groups: the reach search's hand values
     (:func:`~yacht_solver.reach_kernels.reach_hand_values`), then the one keep tree."""
     n = starts.F.shape[0]
-    T = np.empty((max(tb.BOXV.shape[1], tb.scoring.score_table.shape[1]), LANES))  # the rows reach_hand_values uses
+    T = np.empty((max(cs.BOXV.shape[1], cs.scoring.box_scores.shape[1]), LANES))  # the rows reach_hand_values uses
     bits = np.empty(LANES, dtype=np.int64)
     M = np.empty((NUM_KEEPS, LANES))
     out = np.empty(LANES)
@@ -176,23 +176,23 @@ def _lookup_turn_values_kernel(tb: SearchTables, ends: EndValues, starts: Starts
         m = min(n, lo + LANES) - lo
         k1, k2 = keeps.K1[g][:, :m], keeps.K2[g][:, :m]
         lanes = Starts(starts.F[lo:lo + m], starts.u[lo:lo + m], starts.y[lo:lo + m])
-        reach_hand_values(tb, ends.R, lanes, ends.needs[lo:lo + m], k1[HAND0:], T[:, :m], bits[:m])
+        reach_hand_values(cs, ends.R, lanes, ends.needs[lo:lo + m], k1[HAND0:], T[:, :m], bits[:m])
         keep_tree(k1, k2, M[:, :m], out[:m])
         for b in range(m):
             start[lo + b] = out[b]
 
 
-def lookup_turn_values(tb: SearchTables, ends: EndValues, starts: Starts, keeps: KeepTables, start: np.ndarray
+def lookup_turn_values(cs: SearchConstants, ends: EndValues, starts: Starts, keeps: KeepValues, start: np.ndarray
                        ) -> None:
     """The keep tree of the turn of every state i (turn-start key ``starts[i]``) whose end is worth
     ``ends.R[next state, ends.needs[i] - points]``, in the lanes of ``keeps`` (:func:`~yacht_solver.search.
-    turn_search.keep_tables`, as :func:`~yacht_solver.search.turn_search.turn_values` lays them out); ``start[i]``
+    turn_search.empty_keep_values`, as :func:`~yacht_solver.search.turn_search.turn_values` lays them out); ``start[i]``
     gets its turn-start value, the expectation over the first roll."""
-    _lookup_turn_values_kernel(tb, ends, as_starts(starts), keeps, start)
+    _lookup_turn_values_kernel(cs, ends, as_starts(starts), keeps, start)
 
 
-def play_lookup_turns(tb: SearchTables, ends: EndValues, starts: Starts, keeps: KeepTables, keep_mask: np.ndarray,
+def play_lookup_turns(cs: SearchConstants, ends: EndValues, starts: Starts, keeps: KeepValues, keep_mask: np.ndarray,
                       draws: DiceDraws, out: TurnOutcomes) -> None:
     """:func:`play_turns` with end-of-turn values from a lookup (``ends.needs`` given), whose keep tree
     :func:`lookup_turn_values` computed into ``keeps``."""
-    _play_turns_kernel(tb, ends, as_starts(starts), keeps, keep_mask, draws, out)
+    _play_turns_kernel(cs, ends, as_starts(starts), keeps, keep_mask, draws, out)

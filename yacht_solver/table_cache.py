@@ -1,8 +1,8 @@
 """The solved tables on disk: one file per rule set and solver version, checked before it is trusted.
 
 Where: ``$YACHT_ENV_CACHE_DIR`` if set, else ``platformdirs.user_cache_dir("yacht-env")``. The file name holds the
-rules' name, a hash of everything that decides the values (the rule set definition, its score tables, the source of the
-turn logic and the dice tables) and :data:`SOLVER_VERSION`. The file itself is a magic line, a JSON header
+rules' name, a hash of everything that decides the values (the rule set definition, its score arrays, the source of the
+turn logic and the dice arrays) and :data:`SOLVER_VERSION`. The file itself is a magic line, a JSON header
 (versions, key, shape, type, SHA-256 of the payload) and the payload: float64, or for the large objective tables
 float32 starting at a multiple of :data:`ALIGN` bytes, so that it can be memory-mapped (``mapped=True``: the file is
 checked once, read in chunks, then its pages are read from disk only when a row is used). Anything that does not
@@ -90,7 +90,7 @@ def cache_dir() -> Path:
 
 def rules_key(rules: R.RuleSet) -> str:
     """SHA-256 (hex) of everything the optimal values depend on: the rule set's definition, its score and Joker
-    tables, the source of the turn logic in :mod:`yacht_env.rules` and the dice tables."""
+    arrays, the source of the turn logic in :mod:`yacht_env.rules` and the dice arrays."""
     h = hashlib.sha256()
     definition = {
         "name": rules.name,
@@ -100,8 +100,8 @@ def rules_key(rules: R.RuleSet) -> str:
         "five_kind_category": rules.five_kind_category,
     }
     h.update(json.dumps(definition, sort_keys=True).encode())
-    for table in (rules.score_table, rules.joker_table, R.FIVE_KIND_FACE, D.TRANSITION, D.KEEP_ADD, D.KEEP_REMOVE):
-        h.update(np.ascontiguousarray(table).tobytes())
+    for array in (rules.box_scores, rules.joker_scores, R.FIVE_KIND_FACE, D.TRANSITION, D.KEEP_ADD, D.KEEP_REMOVE):
+        h.update(np.ascontiguousarray(array).tobytes())
     for fn in (getattr(R, name) for name in (*R.TURN_LOGIC, *R.TURNSTART_LOGIC)):
         h.update(inspect.getsource(fn).encode())
     return h.hexdigest()

@@ -37,7 +37,7 @@ from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState, new_game
 from yacht_env.vector import YachtVectorEnv
 from yacht_solver import Solution, solution_or_none
-from yacht_tools.games import Table, play_tables
+from yacht_tools.games import Seating, play_seatings
 from yacht_tools.messages import shown
 from yacht_tools.progress import progress_bar
 from yacht_tools.regret import RegretTally, regrets, search_values
@@ -230,11 +230,11 @@ def play_games(agent: Agent, rules: str | RuleSet, seeds: Sequence[int], *, on_d
     finals: list[GameState] = []
     for lo in range(0, len(seeds), batch_size):
         rngs = [np.random.default_rng(s) for s in seeds[lo:lo + batch_size]]
-        tables = [Table((new_game(rs, r),), r) for r in rngs]
+        seatings = [Seating((new_game(rs, r),), r) for r in rngs]
         hook = None if on_decision is None else (lambda i, seat, st, a, lo=lo: on_decision(lo + i, st, a))
-        play_tables(tables, lambda i, seat: agent, on_decision=hook,
-                    on_over=None if progress is None else (lambda i: progress.update(1)))
-        finals.extend(t.states[0] for t in tables)
+        play_seatings(seatings, lambda i, seat: agent, on_decision=hook,
+                      on_over=None if progress is None else (lambda i: progress.update(1)))
+        finals.extend(t.states[0] for t in seatings)
     return finals
 
 

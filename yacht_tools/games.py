@@ -1,16 +1,16 @@
-"""The one game loop in Python: tables of one or more players, played in lockstep, each agent asked once per round.
+"""The one game loop in Python: seatings of one or more players, played in lockstep, each agent asked once per round.
 
-Evaluation's reference path, tournaments and the terminal game drive it. A *table* is one game: one
-:class:`~yacht_env.state.GameState` per seat and the table's generator (the seat to act and the transitions are
-those of :mod:`yacht_env.multiplayer`: a one-seat table is the single-player game). Each round, every unfinished
-table's seat to act is asked for its action, and the agent of each seat decides for all the tables it acts in at
+Evaluation's reference path, tournaments and the terminal game drive it. A *seating* is one game: one
+:class:`~yacht_env.state.GameState` per seat and the seating's generator (the seat to act and the transitions are
+those of :mod:`yacht_env.multiplayer`: a seating of one seat is the single-player game). Each round, every unfinished
+seating's seat to act is asked for its action, and the agent of each seat decides for all the seatings it acts in at
 once (``act_batch``), so batched agents decide for many games at a time.
 
 What agents get: the mask of legal actions, their own state when ``needs_state``, and the observation: the
 single-player one (:func:`yacht_env.observation.encode`), the multiplayer one where the agent sets
 ``multiplayer_obs = True``, or an empty one where it sets ``needs_obs = False`` (or ``state_suffices = True``: it is
 then given its states instead, which it reads in place of the observation). An agent that sets
-``wants_table = True`` (the person at the terminal) is also shown the whole table before it acts.
+``wants_seating = True`` (the person at the terminal) is also shown the whole seating before it acts.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from yacht_env.actions import action_mask, describe_action
 from yacht_env.state import GameState
 
 Decision = Callable[[int, int, GameState, int], None]
-"""Called as ``hook(table, seat, state, action)`` before each action is applied."""
+"""Called as ``hook(seating, seat, state, action)`` before each action is applied."""
 
 
 @dataclass
-class Table:
+class Seating:
     """One game: the states of its seats and the generator of its dice."""
 
     states: tuple[GameState, ...]
@@ -44,36 +44,36 @@ class Table:
         return MP.is_over(self.states)
 
 
-def _observations(agent: Agent, tables: Sequence[Table], seats: Sequence[int]) -> np.ndarray:
-    states = [t.states[s] for t, s in zip(tables, seats)]
+def _observations(agent: Agent, seatings: Sequence[Seating], seats: Sequence[int]) -> np.ndarray:
+    states = [t.states[s] for t, s in zip(seatings, seats)]
     if getattr(agent, "multiplayer_obs", False):
-        return np.stack([MP.encode(t.states, s) for t, s in zip(tables, seats)])
+        return np.stack([MP.encode(t.states, s) for t, s in zip(seatings, seats)])
     if getattr(agent, "needs_obs", True) and not getattr(agent, "state_suffices", False):
         return np.stack([O.encode(st) for st in states])
     return np.zeros((len(states), 0), dtype=np.float32)
 
 
-def play_tables(tables: list[Table], seat_agent: Callable[[int, int], Agent], *,
-                on_decision: Decision | None = None, on_over: Callable[[int], None] | None = None) -> list[Table]:
-    """Play every table to its end; ``seat_agent(table, seat)`` is the agent of a seat. Returns the tables (their
-    final states). ``on_decision`` sees every decision before it is applied, ``on_over(table)`` every table that
+def play_seatings(seatings: list[Seating], seat_agent: Callable[[int, int], Agent], *,
+                  on_decision: Decision | None = None, on_over: Callable[[int], None] | None = None) -> list[Seating]:
+    """Play every seating to its end; ``seat_agent(seating, seat)`` is the agent of a seat. Returns the seatings (their
+    final states). ``on_decision`` sees every decision before it is applied, ``on_over(seating)`` every seating that
     ends. Raises ``ValueError`` if an agent plays an illegal action or answers for the wrong number of games."""
-    active = [i for i, t in enumerate(tables) if not t.over]
+    active = [i for i, t in enumerate(seatings) if not t.over]
     while active:
         groups: dict[int, tuple[Agent, list[int], list[int]]] = {}
         for i in active:
-            seat = MP.seat_to_act(tables[i].states)
+            seat = MP.seat_to_act(seatings[i].states)
             assert seat is not None
             agent = seat_agent(i, seat)
             groups.setdefault(id(agent), (agent, [], []))
             groups[id(agent)][1].append(i)
             groups[id(agent)][2].append(seat)
         for agent, ids, seats in groups.values():
-            group = [tables[i] for i in ids]
+            group = [seatings[i] for i in ids]
             states = [t.states[s] for t, s in zip(group, seats)]
             masks = np.stack([action_mask(st) for st in states])
-            if getattr(agent, "wants_table", False):
-                acts = [agent.act_at_table(t.states, s, masks[k]) for k, (t, s) in enumerate(zip(group, seats))]
+            if getattr(agent, "wants_seating", False):
+                acts = [agent.act_seated(t.states, s, masks[k]) for k, (t, s) in enumerate(zip(group, seats))]
             else:
                 obs = _observations(agent, group, seats)
                 given = agent.needs_state or getattr(agent, "state_suffices", False)
@@ -91,13 +91,13 @@ def play_tables(tables: list[Table], seat_agent: Callable[[int, int], Agent], *,
                     raise ValueError(f"agent {agent.name!r} played illegal action {a!r} ({what}) in state {st}")
                 if on_decision is not None:
                     on_decision(i, s, st, a)
-                tables[i].states, _, _ = MP.play(tables[i].states, a, tables[i].rng, check=False)
+                seatings[i].states, _, _ = MP.play(seatings[i].states, a, seatings[i].rng, check=False)
         still = []
         for i in active:
-            if tables[i].over:
+            if seatings[i].over:
                 if on_over is not None:
                     on_over(i)
             else:
                 still.append(i)
         active = still
-    return tables
+    return seatings

@@ -15,7 +15,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "replay_legend_best": ("[{best} (V)]: the move was optimal, V is the expected final score of optimal play from "
                                "there\n[{best}: M (V); {regret} R]: M was optimal with expected final score V, and "
                                "the move played lost R expected points."),
-        "table_legend_best": ("[{best}: M; {regret} R]: M was the optimal move, and the move played lost R expected "
+        "multi_legend_best": ("[{best}: M; {regret} R]: M was the optimal move, and the move played lost R expected "
                               "points."),
         "replay_legend_coach": ("{{...}}: the objective's probability after the move played; best: the move that "
                                 "maximises it, and its probability."),
@@ -54,7 +54,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "replay_legend_best": ("[{best} (V)]: langkah itu optimum, V ialah jangkaan skor akhir permainan optimum dari "
                                "situ\n[{best}: M (V); {regret} R]: M optimum dengan jangkaan skor akhir V, dan langkah "
                                "yang dimainkan kehilangan jangkaan R mata."),
-        "table_legend_best": ("[{best}: M; {regret} R]: M ialah langkah optimum, dan langkah yang dimainkan kehilangan "
+        "multi_legend_best": ("[{best}: M; {regret} R]: M ialah langkah optimum, dan langkah yang dimainkan kehilangan "
                               "jangkaan R mata."),
         "replay_legend_coach": ("{{...}}: kebarangkalian objektif selepas langkah yang dimainkan; terbaik: langkah "
                                 "yang memaksimumkannya, dan kebarangkaliannya."),
@@ -95,7 +95,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "replay_legend_best": ("[{best} (V)]: η κίνηση ήταν βέλτιστη, V το αναμενόμενο τελικό σκορ του βέλτιστου "
                                "παιχνιδιού από εκεί\n[{best}: M (V); {regret} R]: η M ήταν βέλτιστη με αναμενόμενο "
                                "τελικό σκορ V, και η κίνηση που παίχτηκε έχασε R αναμενόμενους πόντους."),
-        "table_legend_best": ("[{best}: M; {regret} R]: η M ήταν η βέλτιστη κίνηση, και η κίνηση που παίχτηκε έχασε R "
+        "multi_legend_best": ("[{best}: M; {regret} R]: η M ήταν η βέλτιστη κίνηση, και η κίνηση που παίχτηκε έχασε R "
                               "αναμενόμενους πόντους."),
         "replay_legend_coach": ("{{...}}: η πιθανότητα του στόχου μετά την κίνηση που παίχτηκε· καλύτερη: η κίνηση "
                                 "που τη μεγιστοποιεί, και η πιθανότητά της."),
@@ -137,7 +137,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "replay_legend_best": ("[{best} (V)]: käik oli optimaalne, V on optimaalse mängu oodatav lõpptulemus sealt "
                                "edasi\n[{best}: M (V); {regret} R]: M oli optimaalne oodatava lõpptulemusega V ja "
                                "mängitud käik kaotas R oodatavat punkti."),
-        "table_legend_best": ("[{best}: M; {regret} R]: M oli optimaalne käik ja mängitud käik kaotas R oodatavat "
+        "multi_legend_best": ("[{best}: M; {regret} R]: M oli optimaalne käik ja mängitud käik kaotas R oodatavat "
                               "punkti."),
         "replay_legend_coach": ("{{...}}: eesmärgi tõenäosus pärast mängitud käiku; parim: käik, mis selle "
                                 "maksimeerib, ja selle tõenäosus."),
@@ -175,7 +175,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "replay_legend_best": ("[{best} (V)]: ఎత్తుగడ ఉత్తమమైనది, V అక్కడి నుంచి ఉత్తమ ఆట యొక్క అంచనా తుది స్కోర్\n"
                                "[{best}: M (V); {regret} R]: M ఉత్తమమైనది, దాని అంచనా తుది స్కోర్ V, ఆడిన ఎత్తుగడ R "
                                "అంచనా పాయింట్లు కోల్పోయింది."),
-        "table_legend_best": ("[{best}: M; {regret} R]: M ఉత్తమ ఎత్తుగడ, ఆడిన ఎత్తుగడ R అంచనా పాయింట్లు "
+        "multi_legend_best": ("[{best}: M; {regret} R]: M ఉత్తమ ఎత్తుగడ, ఆడిన ఎత్తుగడ R అంచనా పాయింట్లు "
                               "కోల్పోయింది."),
         "replay_legend_coach": ("{{...}}: ఆడిన ఎత్తుగడ తర్వాత లక్ష్యం యొక్క సంభావ్యత; ఉత్తమం: దాన్ని గరిష్ఠం చేసే "
                                 "ఎత్తుగడ, దాని సంభావ్యత."),

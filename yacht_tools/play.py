@@ -40,7 +40,7 @@ from yacht_env.rules import RuleSet, get_rules
 from yacht_env.state import GameState, unrolled_game
 from yacht_solver import Solution, solve
 from yacht_tools.coach import Coach
-from yacht_tools.games import Table, play_tables
+from yacht_tools.games import Seating, play_seatings
 from yacht_tools.messages import cut, fmt, shown, text
 from yacht_tools.seeds import check_seed
 
@@ -207,11 +207,11 @@ class _Quit(Exception):
 
 
 class HumanPlayer(Agent):
-    """The person at the terminal, as a player of the game loop (:mod:`yacht_tools.games`): shown the whole table
+    """The person at the terminal, as a player of the game loop (:mod:`yacht_tools.games`): shown the whole seating
     before each decision, it reads commands until one is a move."""
 
     name = "you"
-    wants_table = True
+    wants_seating = True
     batched = False
 
     def __init__(self, rules: RuleSet, names: Sequence[str], lang: str, hint: bool, read: Callable[[str], str],
@@ -231,7 +231,7 @@ class HumanPlayer(Agent):
         self.solution = self.solution or solve(self.rules)
         return self.solution
 
-    def act_at_table(self, states: Sequence[GameState], seat: int, mask: np.ndarray) -> int:
+    def act_seated(self, states: Sequence[GameState], seat: int, mask: np.ndarray) -> int:
         st, lang, write = states[seat], self.lang, self.write
         if len(states) > 1 and st.rolls_left == 2:
             write(text("your_turn", lang))
@@ -299,7 +299,7 @@ def play_game(rules: str | RuleSet = "yacht", seed: int = 0, *, lang: str = "en"
     names = [you] if opponent is None else [you, other if other != you else f"{other} 2"]
     human = HumanPlayer(rs, names, lang, hint, read, write, confirm=confirm)
     human.coach = coach
-    table = Table(MP.deal_turn(tuple(unrolled_game(rs) for _ in range(n)), rng), rng)  # as multiplayer.new_table
+    seating = Seating(MP.deal_turn(tuple(unrolled_game(rs) for _ in range(n)), rng), rng)  # as multiplayer.new_seating
 
     def show_move(i: int, seat: int, st: GameState, a: int) -> None:
         if a >= NUM_KEEP_ACTIONS:
@@ -317,15 +317,15 @@ def play_game(rules: str | RuleSet = "yacht", seed: int = 0, *, lang: str = "en"
         write(line if a < NUM_KEEP_ACTIONS else f"{line} = {pts}   {text('total', lang)} {st.total + pts}")
 
     def done(finished: bool) -> dict[str, Any]:
-        return {"finished": finished, "totals": [s.total for s in table.states], "states": list(table.states),
+        return {"finished": finished, "totals": [s.total for s in seating.states], "states": list(seating.states),
                 "names": names}
 
     try:
-        play_tables([table], lambda i, seat: human if seat == 0 else opponent, on_decision=show_move)
+        play_seatings([seating], lambda i, seat: human if seat == 0 else opponent, on_decision=show_move)
     except _Quit:
         write(text("bye", lang))
         return done(False)
-    for line in result_lines(table.states, names, lang):
+    for line in result_lines(seating.states, names, lang):
         write(line)
     return done(True)
 

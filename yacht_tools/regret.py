@@ -22,7 +22,7 @@ from yacht_agents.search import TurnKeys
 from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.rules import RuleSet, get_rules
 from yacht_solver.search import turn_search as T
-from yacht_solver.search.turn_tables import search_tables
+from yacht_solver.search.turn_constants import search_constants
 
 DECISIONS = ("first_keep", "second_keep", "score")
 """Decision points, by the rolls left when they are taken (2, 1, 0)."""
@@ -85,7 +85,7 @@ class RegretTally:
 def search_values(rules: RuleSet, values: np.ndarray, keys: TurnKeys) -> tuple[np.ndarray, np.ndarray]:
     """``(Q, best)``: the value still to come of every action (N, 32 + C; ``-inf`` where illegal) and the optimal
     action (lowest index among ties) of each position, from the flat turn-start ``values`` of the solver."""
-    best, q = T.search(search_tables(rules), values, keys.positions, _KEEP_MASK, values=True)
+    best, q = T.search(search_constants(rules), values, keys.positions, _KEEP_MASK, values=True)
     assert q is not None
     return q, best
 

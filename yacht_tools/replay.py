@@ -7,7 +7,7 @@ action (``Solution.action_values``) and the regret, their difference (0 for the 
 
 :func:`replay_game` returns the record as a dict (what ``--format json`` prints); :func:`format_replay` renders it
 as text in a language of :data:`yacht_env.i18n.LANGUAGES`, :func:`yacht_tools.replay_page.page_html` as the page of
-``--format html``. A game of several players from ``yacht tournament``: :mod:`yacht_tools.table_replay`.
+``--format html``. A game of several players from ``yacht tournament``: :mod:`yacht_tools.multiplayer_replay`.
 """
 
 from __future__ import annotations
@@ -144,14 +144,14 @@ def to_json(record: dict[str, Any]) -> str:
                             json.dumps(record, indent=2))
 
 
-def legend_lines(lang: str, regret: bool, coach: bool = False, table: bool = False) -> list[str]:
+def legend_lines(lang: str, regret: bool, coach: bool = False, multiplayer: bool = False) -> list[str]:
     """What the numbers of a text replay are, once above its first line: the points and total of a score, and
     (``regret``) the bracketed optimal move, expected final score and regret; (``coach``) the braced probabilities.
-    ``table``: the brackets of a tournament game's replay (no expected score)."""
+    ``multiplayer``: the brackets of a tournament game's replay (no expected score)."""
     out = [text("replay_legend", lang)]
     if regret:
         words = {"best": text("best", lang), "regret": text("regret", lang)}
-        out.append(fmt("table_legend_best", lang, **words) if table else fmt("replay_legend_best", lang, **words))
+        out.append(fmt("multi_legend_best", lang, **words) if multiplayer else fmt("replay_legend_best", lang, **words))
     if coach:
         out.append(fmt("replay_legend_coach", lang))
     return out

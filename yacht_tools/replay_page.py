@@ -2,8 +2,8 @@
 replayed game with buttons and the arrow keys.
 
 It takes the record of :func:`yacht_tools.replay.replay_game` (one player) or of
-:func:`yacht_tools.table_replay.replay_table` (several) and shows, for every decision: the dice (those the action
-keeps in the colour ``kept``), the agent's action (``agent``), the optimal action (``best``), the regret
+:func:`yacht_tools.multiplayer_replay.replay_multiplayer` (several) and shows, for every decision: the dice (those
+the action keeps in the colour ``kept``), the agent's action (``agent``), the optimal action (``best``), the regret
 (``regret``), the solver's value of every legal action as a bar chart, every player's scorecard with the points the
 dice would score in each open box, and the running total against the optimal player's expectation (the expected
 final score under optimal play from the position, ``best_value``), by turn. The value bars start at a round number

@@ -40,7 +40,7 @@ from yacht_agents.loader import check_seats, load_agent
 from yacht_agents.model_kinds import model_suffixes
 from yacht_env import multiplayer as MP
 from yacht_env.rules import get_rules
-from yacht_tools.games import Table, play_tables
+from yacht_tools.games import Seating, play_seatings
 from yacht_tools.messages import shown
 from yacht_tools.progress import progress_bar
 from yacht_tools.regret import RegretTally
@@ -125,19 +125,20 @@ def play_match(agents: Sequence[Agent], rules: str, games: int, seed: int, match
     totals = np.zeros((games, n), dtype=np.int64)
     for start in range(0, games, batch_size):
         ids = list(range(start, min(games, start + batch_size)))
-        tables = []
+        seatings = []
         for g in ids:
             rng = np.random.default_rng(game_seed(seed, match, g))
-            tables.append(Table(MP.new_table(rs, n, rng), rng))
+            seatings.append(Seating(MP.new_seating(rs, n, rng), rng))
         hook = None
         if regret is not None:
-            def hook(i: int, seat: int, st: Any, a: int, ids: list[int] = ids, tables: list[Table] = tables) -> None:
-                regret.decision((seat + ids[i]) % n, ids[i], st, tables[i].states[1 - seat], a)
-        play_tables(tables, lambda i, seat, ids=ids: agents[(seat + ids[i]) % n], on_decision=hook,
-                    on_over=None if progress is None else (lambda i: progress.update(1)))
+            def hook(i: int, seat: int, st: Any, a: int, ids: list[int] = ids,
+                     seatings: list[Seating] = seatings) -> None:
+                regret.decision((seat + ids[i]) % n, ids[i], st, seatings[i].states[1 - seat], a)
+        play_seatings(seatings, lambda i, seat, ids=ids: agents[(seat + ids[i]) % n], on_decision=hook,
+                      on_over=None if progress is None else (lambda i: progress.update(1)))
         if regret is not None:
             regret.flush()
-        for g, t in zip(ids, tables):
+        for g, t in zip(ids, seatings):
             for seat, st in enumerate(t.states):
                 totals[g, (seat + g) % n] = st.total
     return totals

@@ -88,14 +88,14 @@ class WinRegretWrapper(BaseWrapper):
 
 
 def _agent_policy(agent: Agent, env: AECEnv) -> Policy:
-    """One of this project's agents as a policy of ``env``: it is given its own state (or the table) as it asks."""
+    """One of this project's agents as a policy of ``env``: it is given its own state (or the seating) as it asks."""
     base = env.unwrapped
 
     def act(obs: dict[str, np.ndarray]) -> int:
         me = base.agent_selection
         mask = obs["action_mask"].astype(bool)
-        if getattr(agent, "wants_table", False):
-            return int(agent.act_at_table(base.states, base.agent_name_mapping[me], mask))
+        if getattr(agent, "wants_seating", False):
+            return int(agent.act_seated(base.states, base.agent_name_mapping[me], mask))
         single = base.single_observation(me) if getattr(agent, "needs_obs", True) else np.zeros(0, np.float32)
         return int(agent.act(single, mask, base.state_of(me) if agent.needs_state else None))
 

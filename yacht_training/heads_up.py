@@ -1,6 +1,6 @@
 """Heads-up self-play: the game of two as an SB3 ``VecEnv`` whose other seat is played by a snapshot of the learner.
 
-Each of the ``num_envs`` games is a table of two (:mod:`yacht_env.multiplayer`: the same transitions, seat order and
+Each of the ``num_envs`` games is a seating of two (:mod:`yacht_env.multiplayer`: the same transitions, seat order and
 observation as the PettingZoo environment). The learner plays one seat, alternating game by game so that it moves
 first half the time; the other seat is played by :class:`SnapshotOpponent`, a frozen copy of the learner's policy
 that samples from its masked distribution; training copies the learner's weights into it at the start of every
@@ -90,12 +90,12 @@ class HeadsUpVecEnv(SharedVecEnv):
         self.base_seed = check_int(seed, "seed", 0)
         self.reward_scale = _check_reward_scale(reward_scale, self.rules)
         self.unique_keeps = bool(unique_keeps)
-        self.render_mode = None  # SB3 reads it; the tables have no picture
+        self.render_mode = None  # SB3 reads it; the seatings have no picture
         # until another is set (training sets a snapshot of the learner), the other seat plays uniformly at random
         self.opponent: Opponent = opponent or RandomAgent(self.rules, seed=agent_seed(seed, 1)).act_batch
         low, high = MP.bounds(self.rules, SEATS)
         super().__init__(num_envs, spaces.Box(low, high, dtype=np.float32), spaces.Discrete(num_actions(self.rules)))
-        self.tables: list[tuple[GameState, ...]] = []
+        self.seatings: list[tuple[GameState, ...]] = []
         self.rngs: list[np.random.Generator] = []
         self.seats = np.zeros(num_envs, dtype=np.int64)
         self.games = np.zeros(num_envs, dtype=np.int64)
@@ -108,30 +108,30 @@ class HeadsUpVecEnv(SharedVecEnv):
         rng = np.random.default_rng(game_seed(self.base_seed, i, k))
         self.seats[i] = (i + k) % SEATS
         self.games[i] = k + 1
-        if len(self.tables) <= i:
-            self.tables.append(MP.new_table(self.rules, SEATS, rng))
+        if len(self.seatings) <= i:
+            self.seatings.append(MP.new_seating(self.rules, SEATS, rng))
             self.rngs.append(rng)
         else:
-            self.tables[i], self.rngs[i] = MP.new_table(self.rules, SEATS, rng), rng
+            self.seatings[i], self.rngs[i] = MP.new_seating(self.rules, SEATS, rng), rng
         self._opponent_moves([i])
         self.potential[i] = self._lead(i) * self.reward_scale
 
     def _lead(self, i: int) -> int:
         me = int(self.seats[i])
-        return self.tables[i][me].total - self.tables[i][1 - me].total
+        return self.seatings[i][me].total - self.seatings[i][1 - me].total
 
     def _opponent_moves(self, slots: Sequence[int]) -> None:
         """Let the opponent play in ``slots`` until the learner is to act or the game is over (batched)."""
-        todo = [i for i in slots if MP.seat_to_act(self.tables[i]) not in (None, self.seats[i])]
+        todo = [i for i in slots if MP.seat_to_act(self.seatings[i]) not in (None, self.seats[i])]
         while todo:
-            obs = np.stack([MP.encode(self.tables[i], 1 - int(self.seats[i])) for i in todo])
-            masks = np.stack([action_mask(self.tables[i][1 - int(self.seats[i])], self.unique_keeps) for i in todo])
+            obs = np.stack([MP.encode(self.seatings[i], 1 - int(self.seats[i])) for i in todo])
+            masks = np.stack([action_mask(self.seatings[i][1 - int(self.seats[i])], self.unique_keeps) for i in todo])
             for i, a in zip(todo, self.opponent(obs, masks)):
-                self.tables[i] = MP.play(self.tables[i], int(a), self.rngs[i], self.unique_keeps)[0]
-            todo = [i for i in todo if MP.seat_to_act(self.tables[i]) not in (None, self.seats[i])]
+                self.seatings[i] = MP.play(self.seatings[i], int(a), self.rngs[i], self.unique_keeps)[0]
+            todo = [i for i in todo if MP.seat_to_act(self.seatings[i]) not in (None, self.seats[i])]
 
     def _obs(self) -> np.ndarray:
-        return np.stack([MP.encode(t, int(s)) for t, s in zip(self.tables, self.seats)])
+        return np.stack([MP.encode(t, int(s)) for t, s in zip(self.seatings, self.seats)])
 
     # ---- VecEnv API ----------------------------------------------------------------------------------------
     def reset(self) -> VecEnvObs:
@@ -141,7 +141,7 @@ class HeadsUpVecEnv(SharedVecEnv):
         if seed is not None:
             self.base_seed = int(seed)
         self.games[:] = 0
-        self.tables, self.rngs = [], []
+        self.seatings, self.rngs = [], []
         for i in range(self.num_envs):
             self._new_game(i)
         self._reset_seeds()
@@ -157,30 +157,30 @@ class HeadsUpVecEnv(SharedVecEnv):
                              f"{acts.shape})")
         acts = acts.reshape(self.num_envs)
         n = int(self.action_space.n)
-        for i, (table, seat) in enumerate(zip(self.tables, self.seats.tolist())):
+        for i, (seating, seat) in enumerate(zip(self.seatings, self.seats.tolist())):
             a = check_action(acts[i], n)
-            if not action_mask(table[seat], self.unique_keeps)[a]:
-                raise ValueError(f"game {i}: action {a} ({describe_action(a, table[seat])}) is illegal: "
-                                 f"{illegal_reason(table[seat], a, self.unique_keeps)}")
+            if not action_mask(seating[seat], self.unique_keeps)[a]:
+                raise ValueError(f"game {i}: action {a} ({describe_action(a, seating[seat])}) is illegal: "
+                                 f"{illegal_reason(seating[seat], a, self.unique_keeps)}")
         super().step_async(acts.astype(np.int64))
 
     def step_wait(self) -> VecEnvStepReturn:
         """Play the learner's actions, then the opponent's until the learner is to act again; an ended game gives its
         result (``infos[i]['outcome']``) and is replaced by the slot's next one."""
         for i, a in enumerate(self._take_actions().tolist()):
-            self.tables[i] = MP.play(self.tables[i], a, self.rngs[i], self.unique_keeps, check=False)[0]
+            self.seatings[i] = MP.play(self.seatings[i], a, self.rngs[i], self.unique_keeps, check=False)[0]
         self._opponent_moves(range(self.num_envs))
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i in range(self.num_envs):
-            if MP.is_over(self.tables[i]):
+            if MP.is_over(self.seatings[i]):
                 me = int(self.seats[i])
-                totals = [s.total for s in self.tables[i]]
+                totals = [s.total for s in self.seatings[i]]
                 result = MP.outcome(totals)[me]
                 rewards[i] = result - self.potential[i]
                 dones[i] = True
-                infos[i] = {"terminal_observation": MP.encode(self.tables[i], me), "TimeLimit.truncated": False,
+                infos[i] = {"terminal_observation": MP.encode(self.seatings[i], me), "TimeLimit.truncated": False,
                             "final_score": totals[me], "outcome": result}
                 self._new_game(i)
             else:
@@ -190,9 +190,9 @@ class HeadsUpVecEnv(SharedVecEnv):
         return self._obs(), rewards, dones, infos
 
     def close(self) -> None:
-        """Nothing to release: the tables are plain data."""
+        """Nothing to release: the seatings are plain data."""
         pass
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool masks of the learner's legal actions."""
-        return np.stack([action_mask(t[int(s)], self.unique_keeps) for t, s in zip(self.tables, self.seats)])
+        return np.stack([action_mask(t[int(s)], self.unique_keeps) for t, s in zip(self.seatings, self.seats)])

@@ -126,7 +126,7 @@ def train_ppo(cfg: TrainConfig, run_dir: Path, resume: bool, progress: bool,
 
     from yacht_tools.progress import progress_bar
 
-    # ---- 1. environment: the vectorised engine, seeded per game; heads-up: tables of two against a snapshot ----
+    # ---- 1. environment: the vectorised engine, seeded per game; heads-up: games of two against a snapshot ----
     heads_up = cfg.players == 2
     if heads_up:
         env: Any = HeadsUpVecEnv(cfg.n_envs, cfg.rules, seed=cfg.seed, reward_scale=cfg.reward_scale,

@@ -17,7 +17,7 @@ import numpy as np
 from yacht_agents.td_win import EndLookup, TurnEnds, WinNet, final_share
 from yacht_env.actions import KEEP_MASK_UNIQUE
 from yacht_solver.search import turn_search as T
-from yacht_solver.search.turn_tables import LANES, KeepTables, Starts
+from yacht_solver.search.turn_constants import LANES, KeepValues, Starts
 from yacht_solver.self_play import (
     DiceDraws,
     EndValues,
@@ -51,7 +51,7 @@ class HeadsUpSelfPlay:
         F, u, y, totals = (np.zeros((SEATS, games), dtype=np.int64) for _ in range(4))
         samples = np.empty((turns, games, 3), dtype=np.int64)
         start = np.empty((turns, games))
-        keeps = T.keep_tables(games)
+        keeps = T.empty_keep_values(games)
         points, F2, u2, y2, steps = (np.empty(games, dtype=np.int64) for _ in range(5))
         total_steps = 0
         for t in range(turns):
@@ -74,9 +74,9 @@ class HeadsUpSelfPlay:
                 end_values = EndValues(_NO_E, R, needs)
                 group = slice(lo, hi)
                 starts = Starts(F[m, group].copy(), u[m, group].copy(), y[m, group].copy())
-                lanes = KeepTables(keeps.K1[lo // LANES:lo // LANES + 1], keeps.K2[lo // LANES:lo // LANES + 1])
-                lookup_turn_values(self.lookups.tables, end_values, starts, lanes, start[t, group])
-                play_lookup_turns(self.lookups.tables, end_values, starts, lanes, _KEEP_MASK,
+                lanes = KeepValues(keeps.K1[lo // LANES:lo // LANES + 1], keeps.K2[lo // LANES:lo // LANES + 1])
+                lookup_turn_values(self.lookups.constants, end_values, starts, lanes, start[t, group])
+                play_lookup_turns(self.lookups.constants, end_values, starts, lanes, _KEEP_MASK,
                                   DiceDraws(*draws[:2], draws.rand[group], draws.explore[group]),
                                   TurnOutcomes(points[group], F2[group], u2[group], y2[group], steps[group]))
             totals[m] += points

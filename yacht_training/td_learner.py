@@ -27,7 +27,7 @@ from yacht_env.files import write_atomic
 from yacht_env.rules import get_rules
 from yacht_env.state import longest_game
 from yacht_solver.search import turn_search as T
-from yacht_solver.search.turn_tables import Starts, search_tables
+from yacht_solver.search.turn_constants import Starts, search_constants
 from yacht_solver.self_play import TurnOutcomes, play_turns, turn_draws
 from yacht_training.optimizer_state import describe_differences, load_optimizer_state
 from yacht_training.td_heads_up import HeadsUpSelfPlay
@@ -45,7 +45,7 @@ class SelfPlay:
 
     def __init__(self, model: ValueNet) -> None:
         self.model = model
-        self.tables = search_tables(model.rules)
+        self.constants = search_constants(model.rules)
         self.memo = ValueMemo(model.rules, model=model)
 
     def network_changed(self) -> None:
@@ -65,7 +65,7 @@ class SelfPlay:
         start = np.empty((C, games))
         points = np.empty((C, games), dtype=np.int64)
         F2, u2, y2, steps = (np.empty(games, dtype=np.int64) for _ in range(4))
-        keeps = T.keep_tables(games)
+        keeps = T.empty_keep_values(games)
         total_steps = 0
         for t in range(C):
             idx[t] = s.flat(Fs, us, ys)
@@ -73,8 +73,8 @@ class SelfPlay:
             draws = turn_draws(rng, games, explore)
             E = self.memo.E
             starts = Starts(Fs, us, ys)
-            T.turn_values(self.tables, E, starts, keeps, start[t])  # start: the TD(0) targets
-            play_turns(self.tables, E, starts, keeps, _KEEP_MASK, draws,
+            T.turn_values(self.constants, E, starts, keeps, start[t])  # start: the TD(0) targets
+            play_turns(self.constants, E, starts, keeps, _KEEP_MASK, draws,
                        TurnOutcomes(points[t], F2, u2, y2, steps))
             total_steps += int(steps.sum())
             Fs, us, ys = F2.copy(), u2.copy(), y2.copy()

@@ -3,9 +3,9 @@
 :class:`Batch` holds one row per game (hand index, rolls left, filled-box bits, box scores, upper total, bonus count,
 points so far, steps in the episode and the PCG64 generator) and is the one mapping between a
 :class:`~yacht_env.state.GameState` and a row. :class:`KernelInputs` holds, per rule set and environment options, the
-rules' scoring tables (:class:`yacht_env.rules.ScoringTables`), the dice model's tables
-(:class:`yacht_env.dice.DiceTables`), the legal keep masks and the observation encoder's tables
-(:class:`yacht_env.observation.EncoderTables`): everything the kernels of :mod:`.game` read. Both are NamedTuples:
+rules' scoring arrays (:class:`yacht_env.rules.ScoringConstants`), the dice model's arrays
+(:class:`yacht_env.dice.DiceConstants`), the legal keep masks and the observation encoder's arrays
+(:class:`yacht_env.observation.EncoderConstants`): everything the kernels of :mod:`.game` read. Both are NamedTuples:
 numba compiles them, so the kernels take them as they are and read their fields by name.
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 from yacht_env import dice as D
 from yacht_env import observation as O
 from yacht_env.actions import KEEP_MASK_ALL, KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
-from yacht_env.rules import RuleSet, ScoringTables
+from yacht_env.rules import RuleSet, ScoringConstants
 from yacht_env.state import GameState
 
 # cfg: integer configuration of a batch (one int64 array, so the kernels take few arguments)
@@ -71,21 +71,21 @@ class StepOutputs(NamedTuple):
 
 class KernelInputs(NamedTuple):
     """The read-only arrays the kernels read besides the games' state (``ki``), built once per (rules, unique_keeps,
-    autoreset, time_limit) by :func:`kernel_inputs`: the rule set's :class:`~yacht_env.rules.ScoringTables`, the dice
-    model's :class:`~yacht_env.dice.DiceTables`, the env's configuration and legal keep patterns, and the observation
-    encoder's tables."""
+    autoreset, time_limit) by :func:`kernel_inputs`: the rule set's :class:`~yacht_env.rules.ScoringConstants`, the dice
+    model's :class:`~yacht_env.dice.DiceConstants`, the env's configuration and legal keep patterns, and the observation
+    encoder's arrays."""
 
-    scoring: ScoringTables  # the rules' parameters, score and Joker tables (RuleSet.scoring)
-    dice: D.DiceTables  # five-of-a-kind faces, keep patterns, keep sizes and additions (dice.DICE_TABLES)
+    scoring: ScoringConstants  # the rules' parameters, score and Joker arrays (RuleSet.scoring)
+    dice: D.DiceConstants  # five-of-a-kind faces, keep patterns, keep sizes and additions (dice.DICE_CONSTANTS)
     cfg: np.ndarray  # int64 configuration, indices C_*
     keep_mask: np.ndarray  # (252, 32) bool: the keep patterns the env allows (all, or one per distinct keep)
-    encoder: O.EncoderTables  # the observation encoder's tables
+    encoder: O.EncoderConstants  # the observation encoder's arrays
 
 
 @functools.cache
 def kernel_inputs(rules: RuleSet, unique_keeps: bool, autoreset: bool = True,
                   time_limit: int | None = None) -> KernelInputs:
-    """The kernels' tables and configuration for a rule set and the env's options (built once per combination and
+    """The kernels' arrays and configuration for a rule set and the env's options (built once per combination and
     shared: every array is read-only). ``autoreset``: a game that ends starts over in the same step (``SAME_STEP``);
     else it stays over until it is sent :data:`~yacht_env.engine.game.RESET_ACTION`. ``time_limit``: Gymnasium's
     ``TimeLimit`` (truncated after that many steps even where the game also terminated), None for none."""
@@ -95,9 +95,9 @@ def kernel_inputs(rules: RuleSet, unique_keeps: bool, autoreset: bool = True,
     cfg[C_AUTORESET] = int(autoreset)
     cfg[C_TIME_LIMIT] = 0 if time_limit is None else time_limit
     cfg.setflags(write=False)
-    return KernelInputs(scoring=rules.scoring, dice=D.DICE_TABLES, cfg=cfg,
+    return KernelInputs(scoring=rules.scoring, dice=D.DICE_CONSTANTS, cfg=cfg,
                         keep_mask=np.ascontiguousarray(KEEP_MASK_UNIQUE if unique_keeps else KEEP_MASK_ALL),
-                        encoder=O.encoding_tables(rules))
+                        encoder=O.encoder_constants(rules))
 
 
 MAX_BOX = 1000  # largest box score (and bonus count) a loaded state may hold: int16 upper totals cannot overflow

@@ -2,7 +2,7 @@
 
 Every rule comes from :mod:`yacht_env.rules`: the turn logic (``legal_bits``, ``box_score``, ``points_for``) is the
 *same* Python functions, compiled once by :mod:`yacht_env.jit.compile`, and so is the observation encoder
-(:func:`yacht_env.observation.write_observation`); the scoring, dice and encoder tables are passed in as arrays
+(:func:`yacht_env.observation.write_observation`); the scoring, dice and encoder arrays are passed in as arrays
 (:class:`yacht_env.engine.batch.KernelInputs`). The dice are drawn with :mod:`yacht_env.engine.pcg64` exactly as
 :func:`yacht_env.randomness.roll` draws them. These functions are inlined into the kernels over a batch
 (:mod:`.batch_kernels`), each at one call site: numba compiles an inlined function again at every site, and that is
@@ -94,7 +94,7 @@ def write_obs_row(row, i, lbits, st, ki) -> None:
     """Observation of game i into the 1-d ``row``: :func:`yacht_env.observation.write_observation`, compiled."""
     hand, rolls, filled, scores, upper = st.hand, st.rolls, st.filled, st.scores, st.upper
     sc, cfg, five = ki.scoring, ki.cfg, ki.dice.five_face
-    params, score, joker = sc.params, sc.score_table, sc.joker_table
+    params, score, joker = sc.params, sc.box_scores, sc.joker_scores
     h = hand[i]
     ycat = cfg[C_YCAT]
     five_box = np.int64(scores[i, ycat]) if ycat >= 0 else np.int64(-1)
@@ -125,7 +125,7 @@ def play(i, a, st, ki, mask) -> tuple[int, bool, int]:
     illegal, the keep to roll the other dice from: -1 for no roll)."""
     hand, rolls, filled, scores, upper, bonus, total, steps, _ = st
     sc, cfg, five = ki.scoring, ki.cfg, ki.dice.five_face
-    params, score, joker = sc.params, sc.score_table, sc.joker_table
+    params, score, joker = sc.params, sc.box_scores, sc.joker_scores
     ycat = cfg[C_YCAT]
     steps[i] += 1
     pts = 0

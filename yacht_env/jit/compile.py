@@ -7,7 +7,7 @@ source of every rule stays in :mod:`yacht_env.rules` and the source of the encod
 the turn search and the solver call these.
 
 How they are compiled: ``_nrt=False``, without numba's runtime. They allocate nothing, so they need none, and without
-it they take their array arguments (rows of the score tables, views made by the caller) with no reference counting;
+it they take their array arguments (rows of the score arrays, views made by the caller) with no reference counting;
 with it every call would pay atomic reference-count updates for those arrays. LLVM inlines them into the kernels that
 call them.
 

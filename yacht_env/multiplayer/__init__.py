@@ -5,8 +5,8 @@ plays a whole turn (up to three rolls, then a score), then player 1, and so on; 
 is full and the highest total wins. Players sharing the highest total share the win (a draw).
 
 Who is to act follows from the states alone (:func:`seat_to_act`: the first seat with the fewest filled boxes), so
-a position is just one ``GameState`` per seat. Dice come from one generator shared by the table, and each seat rolls
-at the start of its own turn (:func:`deal_turn`, made by :func:`play` when a turn ends and by :func:`new_table` for
+a position is just one ``GameState`` per seat. Dice come from one generator shared by the game, and each seat rolls
+at the start of its own turn (:func:`deal_turn`, made by :func:`play` when a turn ends and by :func:`new_seating` for
 seat 0): a seat between its turns holds no dice (:attr:`~yacht_env.state.GameState.awaits_roll`), so no player, and
 no agent, can see a roll before it is made. A seat's state during its turn is a valid single-player state.
 
@@ -33,7 +33,7 @@ Opponents are listed in the order they play after the observer, so the vector me
 from __future__ import annotations
 
 from yacht_env.multiplayer.env import HAS_PETTINGZOO, REWARD_MODES, env, raw_env
-from yacht_env.multiplayer.table import (
+from yacht_env.multiplayer.seating import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     OUTCOME_NAMES,
@@ -47,11 +47,11 @@ from yacht_env.multiplayer.table import (
     is_over,
     layout,
     max_total,
-    new_table,
+    new_seating,
     outcome,
     play,
     ranks,
-    render_table,
+    render_seating,
     seat_to_act,
     size,
     win_shares,
@@ -59,5 +59,5 @@ from yacht_env.multiplayer.table import (
 
 __all__ = ["HAS_PETTINGZOO", "MAX_PLAYERS", "MIN_PLAYERS", "OUTCOME_NAMES", "REWARD_MODES", "SCORE_SCALE", "bounds",
            "check_num_players", "check_position", "deal_turn", "decode", "encode", "env", "is_over", "layout",
-           "max_total", "new_table", "outcome", "play", "ranks", "raw_env", "render_table", "seat_to_act", "size",
+           "max_total", "new_seating", "outcome", "play", "ranks", "raw_env", "render_seating", "seat_to_act", "size",
            "win_shares"]

@@ -13,7 +13,7 @@ from yacht_env import observation as O
 from yacht_env.actions import action_mask, check_action, describe_action, illegal_reason, num_actions
 from yacht_env.extras import require
 from yacht_env.i18n import check_lang
-from yacht_env.multiplayer.table import (
+from yacht_env.multiplayer.seating import (
     OUTCOME_NAMES,
     bounds,
     check_num_players,
@@ -21,11 +21,11 @@ from yacht_env.multiplayer.table import (
     deal_turn,
     encode,
     is_over,
-    new_table,
+    new_seating,
     outcome,
     play,
     ranks,
-    render_table,
+    render_seating,
     seat_to_act,
 )
 from yacht_env.randomness import check_seed_value
@@ -33,7 +33,7 @@ from yacht_env.render import warn_no_render_mode
 from yacht_env.rules import get_rules
 from yacht_env.state import GameState, parse, scorecard
 
-try:  # PettingZoo is the optional ``multiplayer`` extra; the game logic of .table works without it
+try:  # PettingZoo is the optional ``multiplayer`` extra; the game logic of .seating works without it
     from pettingzoo import AECEnv
     from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
 
@@ -154,7 +154,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming convention)
         if seed is not None or self._rng is None:
             self._rng, _ = seeding.np_random(seed)
         start = (options or {}).get("states")
-        self._states = new_table(self.rules, self.num_players, self._rng) if start is None else self._position(start)
+        self._states = new_seating(self.rules, self.num_players, self._rng) if start is None else self._position(start)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -245,7 +245,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's naming convention)
             return None
         if not self._states:
             return None
-        out = render_table(self._states, self.possible_agents, self.lang)
+        out = render_seating(self._states, self.possible_agents, self.lang)
         if self.render_mode == "human":
             print(out)
             return None

@@ -1,7 +1,7 @@
 """The rules of Yacht and its relatives, as data and pure functions (no gymnasium, no numba).
 
 - :mod:`.categories`: the boxes of a scorecard and how each kind scores a hand;
-- :mod:`.ruleset`: :class:`RuleSet`, a rule set as data, and the tables every engine reads (:class:`ScoringTables`);
+- :mod:`.ruleset`: :class:`RuleSet`, a rule set as data, and the arrays every engine reads (:class:`ScoringConstants`);
 - :mod:`.scoring`: the turn logic on plain integers (legal boxes, Joker, bonuses), the one source of every rule that
   the compiled engine compiles;
 - :mod:`.turnstart`: turn-start states (what the rest of the game depends on) and how a box changes them;
@@ -40,7 +40,7 @@ from yacht_env.rules.ruleset import (
     P_UPPER_THRESHOLD,
     HandRules,
     RuleSet,
-    ScoringTables,
+    ScoringConstants,
 )
 from yacht_env.rules.scoring import TURN_LOGIC, box_score, joker_applies, legal_bits, points_for
 from yacht_env.rules.turnstart import TURNSTART_LOGIC, TurnStartLayout, next_turn_start
@@ -48,6 +48,6 @@ from yacht_env.rules.turnstart import TURNSTART_LOGIC, TurnStartLayout, next_tur
 __all__ = ["CLUBHOUSE", "Category", "FIVE_KIND_FACE", "HandRules", "JOKER_FORCED", "JOKER_FREE", "JOKER_NONE", "KNIZIA",
            "MAX_ACTION_POINTS", "MAX_CATEGORIES",
            "NUM_UPPER", "P_FIVE_BONUS", "P_FIVE_CAT", "P_JOKER", "P_NUM_CAT", "P_UPPER_BONUS", "P_UPPER_THRESHOLD",
-           "RULESETS", "RuleSet", "ScoringTables", "TURNSTART_LOGIC", "TURN_LOGIC", "TurnStartLayout", "YACHT",
+           "RULESETS", "RuleSet", "ScoringConstants", "TURNSTART_LOGIC", "TURN_LOGIC", "TurnStartLayout", "YACHT",
            "YAHTZEE", "YAHTZEE_FREE_JOKER", "YATZY", "box_score", "get_rules", "joker_applies", "legal_bits",
            "next_turn_start", "points_for", "register_rules", "score", "validate_rules"]

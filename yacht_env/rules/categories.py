@@ -1,7 +1,7 @@
 """The boxes of a scorecard: each a scoring *kind* with parameters, scored on face counts.
 
 A :class:`Category` is pure data plus its scoring rule; rule sets (:mod:`yacht_env.rules.definitions`) are lists
-of them. Scores are computed once per rule set into tables over the 252 hands (:class:`.RuleSet`).
+of them. Scores are computed once per rule set into arrays over the 252 hands (:class:`.RuleSet`).
 """
 
 from __future__ import annotations

@@ -138,7 +138,7 @@ MAX_CATEGORIES = 20
 """The most boxes a registered rule set may have: every solver indexes the filled boxes as a bit set of 2**C states."""
 MAX_ACTION_POINTS = 200
 """The most points one action may add (its box, the upper bonus and a five-of-a-kind bonus together): the bound of
-the observation's ``points`` feature and of the encoder's tables."""
+the observation's ``points`` feature and of the encoder's arrays."""
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 _KINDS = ("upper", "full_house_sum", "full_house_fixed", "full_house_sum_or_five", "kind_face_times", "kind_sum",
           "two_pairs", "straight_exact", "straight_run", "sum", "five_kind")
@@ -227,10 +227,10 @@ def validate_rules(rs: object) -> RuleSet:
                          f"0..{len(rs.categories) - 1}, got {y!r}")
     if y < 0 and (rs.five_kind_bonus or rs.joker != JOKER_NONE):
         raise ValueError(f"rule set {rs.name!r}: a five-of-a-kind bonus or a Joker needs a five_kind_category")
-    most = int(max(rs.score_table.max(), rs.joker_table.max())) + rs.upper_bonus + rs.five_kind_bonus
+    most = int(max(rs.box_scores.max(), rs.joker_scores.max())) + rs.upper_bonus + rs.five_kind_bonus
     if most > MAX_ACTION_POINTS:
         raise ValueError(f"rule set {rs.name!r}: one action can add {most} points (its best box "
-                         f"{int(max(rs.score_table.max(), rs.joker_table.max()))}, upper bonus {rs.upper_bonus}, "
+                         f"{int(max(rs.box_scores.max(), rs.joker_scores.max()))}, upper bonus {rs.upper_bonus}, "
                          f"five-of-a-kind bonus {rs.five_kind_bonus}); at most {MAX_ACTION_POINTS} accepted (the "
                          "observation's bound)")
     return rs
@@ -289,4 +289,4 @@ def score(category: str, dice: Sequence[int], rules: str = "yacht") -> int:
     """
     rs = get_rules(rules)
     c = rs.category_index(category)
-    return int(rs.score_table[D.hand_index(dice), c])
+    return int(rs.box_scores[D.hand_index(dice), c])

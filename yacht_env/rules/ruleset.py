@@ -1,8 +1,8 @@
-"""A rule set as data: its categories, bonuses and Joker mode, and the tables every engine reads.
+"""A rule set as data: its categories, bonuses and Joker mode, and the arrays every engine reads.
 
 A :class:`RuleSet` is a definition (the definitions themselves are in :mod:`yacht_env.rules.definitions`). From it
-come tables over the 252 hands of :mod:`yacht_env.dice` (base box scores, Joker box scores) and the integer
-parameters the turn logic of :mod:`yacht_env.rules.scoring` takes; :class:`ScoringTables` holds the three as every
+come arrays over the 252 hands of :mod:`yacht_env.dice` (base box scores, Joker box scores) and the integer
+parameters the turn logic of :mod:`yacht_env.rules.scoring` takes; :class:`ScoringConstants` holds the three as every
 compiled engine takes them (:attr:`RuleSet.scoring`), and :class:`HandRules` one hand's view of them.
 """
 
@@ -31,21 +31,21 @@ P_NUM_CAT, P_UPPER_THRESHOLD, P_UPPER_BONUS, P_FIVE_CAT, P_FIVE_BONUS, P_JOKER =
 FIVE_KIND_FACE = D.FIVE_KIND_FACE  # a fact of the dice (defined there); the turn logic's ``face`` argument
 
 
-class ScoringTables(NamedTuple):
+class ScoringConstants(NamedTuple):
     """A rule set's scoring data as the compiled engines take it (:attr:`RuleSet.scoring`, built once per rule set;
     numba compiles a named tuple's fields like separate arguments): ``params``, :attr:`RuleSet.params` as a tuple of
     ints (the one type in which every kernel passes it to the rules: one compiled copy of each, and stores into other
-    arrays cannot alias it), and the read-only (252, C) int32 :attr:`RuleSet.score_table` and
-    :attr:`RuleSet.joker_table`."""
+    arrays cannot alias it), and the read-only (252, C) int32 :attr:`RuleSet.box_scores` and
+    :attr:`RuleSet.joker_scores`."""
 
     params: tuple[int, ...]
-    score_table: np.ndarray
-    joker_table: np.ndarray
+    box_scores: np.ndarray
+    joker_scores: np.ndarray
 
 
 class HandRules(NamedTuple):
     """The rules as they apply to one hand, the first four arguments of ``legal_bits`` / ``box_score`` /
-    ``points_for``: the :class:`ScoringTables` ``params``, the hand's rows of its score and Joker tables, and the
+    ``points_for``: the :class:`ScoringConstants` ``params``, the hand's rows of its score and Joker arrays, and the
     hand's five-of-a-kind face (0 if none). Any sequences of ints (the Python encoder passes lists: faster there)."""
 
     params: Any
@@ -112,7 +112,7 @@ class RuleSet:
         Joker gives it the same), so the engines' kernels read "it was scored with five of a kind" as "it holds
         points"."""
         y = self.five_kind_category
-        return 0 if y < 0 else int(self.score_table[D.hand_index([1] * D.NUM_DICE), y])
+        return 0 if y < 0 else int(self.box_scores[D.hand_index([1] * D.NUM_DICE), y])
 
     @property
     def joker_name(self) -> str:
@@ -140,16 +140,16 @@ class RuleSet:
         return hash(self.name)
 
     @cached_property
-    def score_table(self) -> np.ndarray:
+    def box_scores(self) -> np.ndarray:
         """(252, C) int32: base box score of every hand in every category (no Joker)."""
         t = np.array([[c.score_counts(h) for c in self.categories] for h in D.HAND_COUNTS], dtype=np.int32)
         t.setflags(write=False)
         return t
 
     @cached_property
-    def joker_table(self) -> np.ndarray:
+    def joker_scores(self) -> np.ndarray:
         """(252, C) int32: box scores under the Joker's full values (rows of non-five-of-a-kind hands = base)."""
-        t = self.score_table.copy()
+        t = self.box_scores.copy()
         for h in range(D.NUM_HANDS):
             face = int(FIVE_KIND_FACE[h])
             if face:
@@ -163,8 +163,8 @@ class RuleSet:
         Joker rule grants full values, the Joker scores too. Checked when a state is built
         (:class:`yacht_env.state.GameState`)."""
         joker = self.joker != JOKER_NONE
-        return tuple(frozenset(int(v) for v in self.score_table[:, c]) | (
-            frozenset(int(v) for v in self.joker_table[:, c]) if joker else frozenset())
+        return tuple(frozenset(int(v) for v in self.box_scores[:, c]) | (
+            frozenset(int(v) for v in self.joker_scores[:, c]) if joker else frozenset())
             for c in range(self.num_categories))
 
     @cached_property
@@ -185,7 +185,7 @@ class RuleSet:
         return p
 
     @cached_property
-    def scoring(self) -> ScoringTables:
-        """The :class:`ScoringTables` of the rule set: its parameters, score and Joker tables as every compiled
+    def scoring(self) -> ScoringConstants:
+        """The :class:`ScoringConstants` of the rule set: its parameters, score and Joker arrays as every compiled
         engine takes them."""
-        return ScoringTables(tuple(int(p) for p in self.params), self.score_table, self.joker_table)
+        return ScoringConstants(tuple(int(p) for p in self.params), self.box_scores, self.joker_scores)

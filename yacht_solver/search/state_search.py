@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from yacht_env.jit.numba_cache import cached_njit
+from yacht_solver.search.turn_constants import DecisionRule, KeepLane, SearchConstants, Starts
 from yacht_solver.search.turn_search import (
     HAND0,
     NEG_INF,
@@ -20,7 +21,6 @@ from yacht_solver.search.turn_search import (
     keep_tree,
     successor_row,
 )
-from yacht_solver.search.turn_tables import DecisionRule, KeepLane, SearchTables, Starts
 
 
 @dataclass(frozen=True)
@@ -35,29 +35,29 @@ class StateTurn:
     start: float
 
 
-def state_turn(tb: SearchTables, E: np.ndarray, key: tuple[int, int, int]) -> StateTurn:
+def state_turn(cs: SearchConstants, E: np.ndarray, key: tuple[int, int, int]) -> StateTurn:
     """:class:`StateTurn` of turn-start state ``key`` = (F, u, y) with successor values ``E`` (flat, see
     :class:`~yacht_env.rules.TurnStartLayout`): the same kernels as a batch, on one lane."""
     K1 = np.empty((NUM_KEEPS, 1))
     K2 = np.empty((NUM_KEEPS, 1))
     start = np.empty(1)
-    G = _state_turn_kernel(tb, as_f64(E), tuple(int(k) for k in key), KeepLane(K1, K2, 0), start)
+    G = _state_turn_kernel(cs, as_f64(E), tuple(int(k) for k in key), KeepLane(K1, K2, 0), start)
     for a in (G, K1, K2):
         a.setflags(write=False)
     return StateTurn(G, K1, K2, float(start[0]))
 
 
 @cached_njit
-def _state_turn_kernel(tb: SearchTables, E: np.ndarray, key: tuple[int, int, int], lane: KeepLane, start: np.ndarray
+def _state_turn_kernel(cs: SearchConstants, E: np.ndarray, key: tuple[int, int, int], lane: KeepLane, start: np.ndarray
                        ) -> np.ndarray:
-    """:func:`state_turn` on one lane: fills ``lane``'s keep tables and ``start``, returns ``G``."""
+    """:func:`state_turn` on one lane: fills ``lane``'s keep values and ``start``, returns ``G``."""
     K1, K2, _ = lane
     one = Starts(np.full(1, key[0]), np.full(1, key[1]), np.full(1, key[2]))
-    hand_values(tb, E, one, K1[HAND0:], np.empty((tb.BOXV.shape[1], 1)), np.empty(1, dtype=np.int64))
+    hand_values(cs, E, one, K1[HAND0:], np.empty((cs.BOXV.shape[1], 1)), np.empty(1, dtype=np.int64))
     keep_tree(K1, K2, np.empty((NUM_KEEPS, 1)), start)
-    G = np.empty((NUM_HANDS, tb.scoring.score_table.shape[1]))
+    G = np.empty((NUM_HANDS, cs.scoring.box_scores.shape[1]))
     for h in range(NUM_HANDS):
-        successor_row(G[h], tb, E, h, key)
+        successor_row(G[h], cs, E, h, key)
     return G
 
 

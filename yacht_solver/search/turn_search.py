@@ -13,7 +13,7 @@ value of scoring hand ``h`` in box ``c`` is ``points + E[next turn-start state]`
 
 :func:`keep_tree` runs this on ``LANES`` states side by side in memory, so that each step of the keep tree is one
 vector operation across them; :func:`hand_values` finds the best box of the 246 hands that are not five of a kind
-through small per-category tables of box-score classes (:class:`SearchTables`). The solver sweeps all turn-start
+through small per-category arrays of box-score classes (:class:`SearchConstants`). The solver sweeps all turn-start
 states with them; :func:`turn_values` and :func:`decide` serve any batch of game states (the optimal, greedy and TD
 agents, and the regret of evaluations), and :mod:`yacht_solver.search.state_search` one state with every action's value;
 :func:`successor_table` is the plain reference the tests hold the shortcut to. Every rule comes from
@@ -30,7 +30,7 @@ import numpy as np
 from yacht_env.actions import NUM_KEEP_ACTIONS
 from yacht_env.jit.compile import box_score, kernel_only, legal_bits, next_turn_start, points_for
 from yacht_env.jit.numba_cache import cached_njit
-from yacht_solver.search.turn_tables import (
+from yacht_solver.search.turn_constants import (
     FIVE_KIND_FACE,
     FIVE_KIND_HANDS,
     HAND0,
@@ -47,8 +47,8 @@ from yacht_solver.search.turn_tables import (
     TIE_TOLERANCE,
     DecisionRule,
     KeepLane,
-    KeepTables,
-    SearchTables,
+    KeepValues,
+    SearchConstants,
     Starts,
 )
 
@@ -56,37 +56,37 @@ from yacht_solver.search.turn_tables import (
 
 
 @cached_njit(inline="always")
-def score_value(tb: SearchTables, E: np.ndarray, Sh: np.ndarray, Jh: np.ndarray, face: int, key: tuple[int, int, int],
-                c: int) -> float:
+def score_value(cs: SearchConstants, E: np.ndarray, Sh: np.ndarray, Jh: np.ndarray, face: int,
+                key: tuple[int, int, int], c: int) -> float:
     """Points for scoring the hand (rows ``Sh``, ``Jh``) in category c in turn-start state ``key`` = (F, u, y), plus
     the value of the turn-start state that leads to."""
     F, u, y = key
-    pts = points_for(tb.scoring.params, Sh, Jh, face, F, u, y == 1, c)
-    box = np.int64(box_score(tb.scoring.params, Sh, Jh, face, F, c))
-    u2, y2 = next_turn_start(c, box, u, y, tb.thr, tb.Y, tb.ycat)
-    return pts + E[((F | (1 << c)) * tb.U + u2) * tb.Y + y2]
+    pts = points_for(cs.scoring.params, Sh, Jh, face, F, u, y == 1, c)
+    box = np.int64(box_score(cs.scoring.params, Sh, Jh, face, F, c))
+    u2, y2 = next_turn_start(c, box, u, y, cs.thr, cs.Y, cs.ycat)
+    return pts + E[((F | (1 << c)) * cs.U + u2) * cs.Y + y2]
 
 
 @cached_njit(inline="always")
-def successor_row(out: np.ndarray, tb: SearchTables, E: np.ndarray, h: int, key: tuple[int, int, int]) -> None:
+def successor_row(out: np.ndarray, cs: SearchConstants, E: np.ndarray, h: int, key: tuple[int, int, int]) -> None:
     """``out[c]`` = points of hand ``h`` in category c plus the value of the next turn-start state, for every
     category of turn-start state ``key``; ``-inf`` where the rules forbid it. The rules' own functions."""
     face = FIVE_KIND_FACE[h]
-    Sh = tb.scoring.score_table[h]
-    Jh = tb.scoring.joker_table[h]
-    bits = legal_bits(tb.scoring.params, face, key[0])
-    for c in range(tb.scoring.score_table.shape[1]):
+    Sh = cs.scoring.box_scores[h]
+    Jh = cs.scoring.joker_scores[h]
+    bits = legal_bits(cs.scoring.params, face, key[0])
+    for c in range(cs.scoring.box_scores.shape[1]):
         out[c] = NEG_INF
         if (bits >> c) & 1:
-            out[c] = score_value(tb, E, Sh, Jh, face, key, c)
+            out[c] = score_value(cs, E, Sh, Jh, face, key, c)
 
 
 @cached_njit
-def successor_table(tb: SearchTables, E: np.ndarray, key: tuple[int, int, int]) -> np.ndarray:
+def successor_table(cs: SearchConstants, E: np.ndarray, key: tuple[int, int, int]) -> np.ndarray:
     """(252, C) :func:`successor_row` of every hand: the plain reference for :func:`hand_values`."""
-    G = np.empty((NUM_HANDS, tb.scoring.score_table.shape[1]))
+    G = np.empty((NUM_HANDS, cs.scoring.box_scores.shape[1]))
     for h in range(NUM_HANDS):
-        successor_row(G[h], tb, E, h, key)
+        successor_row(G[h], cs, E, h, key)
     return G
 
 
@@ -115,45 +115,45 @@ def max_by_class(W: np.ndarray, T: np.ndarray, cls: np.ndarray, nl: int) -> None
 
 
 @kernel_only(_nrt=True)  # it allocates
-def hand_values(tb: SearchTables, E: np.ndarray, lanes: Starts, W: np.ndarray, T: np.ndarray, bits: np.ndarray
+def hand_values(cs: SearchConstants, E: np.ndarray, lanes: Starts, W: np.ndarray, T: np.ndarray, bits: np.ndarray
                 ) -> None:
     """``W[h, b]`` = best over legal categories of points now + next state value in turn-start state b of
     ``lanes``, for the lanes b < len(lanes.F): the row maxima of :func:`successor_table`, fast.
 
     Hands that are not five of a kind share one legal set per state (``legal_bits`` with face 0), and in category
     c their points and successor depend only on their box score: class ``CLS[c, h]`` of box ``BOXV[c, n]`` scoring
-    ``PTV[u, c, n]`` points (checked when the tables are built). So each category costs one small table ``T[n, b]``
+    ``PTV[u, c, n]`` points (checked when the arrays are built). So each category costs one small table ``T[n, b]``
     and one vector max per hand. The six five-of-a-kinds go through the rules' functions one by one (Joker, bonus).
     ``T`` (width of BOXV, lanes) and ``bits`` (lanes,) are scratch."""
     Fs, us, ys = lanes
-    C = tb.scoring.score_table.shape[1]
+    C = cs.scoring.box_scores.shape[1]
     nl = Fs.shape[0]
-    U, Y, thr, ycat = tb.U, tb.Y, tb.thr, tb.ycat
-    union = start_hand_values(tb.scoring.params, Fs, W, bits)
+    U, Y, thr, ycat = cs.U, cs.Y, cs.thr, cs.ycat
+    union = start_hand_values(cs.scoring.params, Fs, W, bits)
     for c in range(C):
         if not (union >> c) & 1:
             continue
-        for n in range(tb.NV[c]):
-            box = tb.BOXV[c, n]
+        for n in range(cs.NV[c]):
+            box = cs.BOXV[c, n]
             for b in range(nl):
                 if (bits[b] >> c) & 1:
                     u2, y2 = next_turn_start(c, box, us[b], ys[b], thr, Y, ycat)
-                    T[n, b] = tb.PTV[us[b], c, n] + E[((Fs[b] | (1 << c)) * U + u2) * Y + y2]
+                    T[n, b] = cs.PTV[us[b], c, n] + E[((Fs[b] | (1 << c)) * U + u2) * Y + y2]
                 else:
                     T[n, b] = NEG_INF
-        max_by_class(W, T, tb.CLS[c], nl)
+        max_by_class(W, T, cs.CLS[c], nl)
     for i in range(FIVE_KIND_HANDS.shape[0]):
         h = FIVE_KIND_HANDS[i]
         face = FIVE_KIND_FACE[h]
-        Sh = tb.scoring.score_table[h]  # one view per hand: views cost reference counting
-        Jh = tb.scoring.joker_table[h]
+        Sh = cs.scoring.box_scores[h]  # one view per hand: views cost reference counting
+        Jh = cs.scoring.joker_scores[h]
         for b in range(nl):
             key = (Fs[b], us[b], ys[b])
-            fb = legal_bits(tb.scoring.params, face, key[0])
+            fb = legal_bits(cs.scoring.params, face, key[0])
             m = NEG_INF
             for c in range(C):
                 if (fb >> c) & 1:
-                    v = score_value(tb, E, Sh, Jh, face, key, c)
+                    v = score_value(cs, E, Sh, Jh, face, key, c)
                     if v > m:
                         m = v
             W[h, b] = m
@@ -176,7 +176,7 @@ def _expect_keeps(K: np.ndarray) -> None:
 
 
 if KEEP_ADD.shape[1] != NUM_FACES or NUM_FACES != 6:  # _expect_keeps sums six faces by name
-    raise ImportError(f"the keep tree sums 6 faces, the dice tables have {KEEP_ADD.shape[1]}")
+    raise ImportError(f"the keep tree sums 6 faces, the dice arrays have {KEEP_ADD.shape[1]}")
 
 
 @cached_njit(inline="always")
@@ -281,14 +281,14 @@ def choose(values: np.ndarray, legal: np.ndarray, prefer_score: bool, tol: float
 
 
 @cached_njit(nogil=True)
-def _turn_values_kernel(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: KeepTables, start: np.ndarray
+def _turn_values_kernel(cs: SearchConstants, E: np.ndarray, starts: Starts, keeps: KeepValues, start: np.ndarray
                         ) -> None:
     """:func:`turn_values` over the groups."""
     n = starts.F.shape[0]
     groups = (n + LANES - 1) // LANES
     starts_only = keeps.K2.shape[0] == 0
     lanes = Starts(np.empty(LANES, dtype=np.int64), np.empty(LANES, dtype=np.int64), np.empty(LANES, dtype=np.int64))
-    T = np.empty((tb.BOXV.shape[1], LANES))
+    T = np.empty((cs.BOXV.shape[1], LANES))
     bits = np.empty(LANES, dtype=np.int64)
     M = np.empty((NUM_KEEPS, LANES))
     out = np.empty(LANES)
@@ -301,7 +301,7 @@ def _turn_values_kernel(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: 
             lanes.u[b] = starts.u[j]
             lanes.y[b] = starts.y[j]
         K1 = keeps.K1[0 if starts_only else g]
-        hand_values(tb, E, lanes, K1[HAND0:], T, bits)
+        hand_values(cs, E, lanes, K1[HAND0:], T, bits)
         if starts_only:  # in place: only the turn-start values are wanted
             keep_tree(K1, K1, K1, out)
         else:
@@ -310,13 +310,13 @@ def _turn_values_kernel(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: 
             start[lo + b] = out[b]
 
 
-def turn_values(tb: SearchTables, E: np.ndarray, starts: Starts, keeps: KeepTables, start: np.ndarray) -> None:
+def turn_values(cs: SearchConstants, E: np.ndarray, starts: Starts, keeps: KeepValues, start: np.ndarray) -> None:
     """The keep tree of the turn of every state i (turn-start key ``starts[i]``) in groups of ``LANES``: state i lives
-    in lane ``i % LANES`` of group ``i // LANES`` of the keep tables (:func:`keep_tables`), and ``start[i]`` gets its
-    turn-start value (see :func:`keep_tree`). A last group that is not full repeats its first state in the lanes left
-    over, so that every group is searched at full width. Keep tables from ``keep_tables(0)`` keep nothing: only the
-    turn-start values are wanted (the solver), and one group of scratch serves every group."""
-    _turn_values_kernel(tb, as_f64(E), as_starts(starts), keeps, start)
+    in lane ``i % LANES`` of group ``i // LANES`` of the keep values (:func:`empty_keep_values`), and ``start[i]``
+    gets its turn-start value (see :func:`keep_tree`). A last group that is not full repeats its first state in the
+    lanes left over, so that every group is searched at full width. Keep values from ``empty_keep_values(0)`` keep
+    nothing: only the turn-start values are wanted (the solver), and one group of scratch serves every group."""
+    _turn_values_kernel(cs, as_f64(E), as_starts(starts), keeps, start)
 
 
 def as_f64(a: np.ndarray) -> np.ndarray:
@@ -344,18 +344,18 @@ class Positions(NamedTuple):
 
 
 @cached_njit(nogil=True)
-def _decide_kernel(tb: SearchTables, E: np.ndarray, pos: Positions, cols: np.ndarray, keeps: KeepTables,
+def _decide_kernel(cs: SearchConstants, E: np.ndarray, pos: Positions, cols: np.ndarray, keeps: KeepValues,
                    rule: DecisionRule, actions: np.ndarray, values: np.ndarray) -> None:
     """:func:`decide` over the positions."""
     n = pos.F.shape[0]
-    A = NUM_KEEP_ACTIONS + tb.scoring.score_table.shape[1]
+    A = NUM_KEEP_ACTIONS + cs.scoring.box_scores.shape[1]
     keep_values = values.shape[0] == n
     row = np.empty(A)
     legal = np.empty(A, dtype=np.bool_)
-    box = np.empty(tb.scoring.score_table.shape[1])
+    box = np.empty(cs.scoring.box_scores.shape[1])
     for i in range(n):
         h = pos.hands[i]
-        successor_row(box, tb, E, h, (pos.F[i], pos.u[i], pos.y[i]))
+        successor_row(box, cs, E, h, (pos.F[i], pos.u[i], pos.y[i]))
         g = cols[i] // LANES
         action_row(row, legal, box, KeepLane(keeps.K1[g], keeps.K2[g], cols[i] % LANES), h, pos.rolls[i],
                    rule.keep_mask)
@@ -365,45 +365,45 @@ def _decide_kernel(tb: SearchTables, E: np.ndarray, pos: Positions, cols: np.nda
                 values[i, a] = row[a] if legal[a] else NEG_INF
 
 
-def decide(tb: SearchTables, E: np.ndarray, pos: Positions, cols: np.ndarray, keeps: KeepTables,
+def decide(cs: SearchConstants, E: np.ndarray, pos: Positions, cols: np.ndarray, keeps: KeepValues,
            rule: DecisionRule, actions: np.ndarray, values: np.ndarray) -> None:
     """The action of each position i from the keep tree of its turn, in lane ``cols[i] % LANES`` of group
-    ``cols[i] // LANES`` of the keep tables (:func:`turn_values`; not read with no roll left), and ``E``, by
+    ``cols[i] // LANES`` of the keep values (:func:`turn_values`; not read with no roll left), and ``E``, by
     :func:`choose` with ``rule``; -1 where no value is finite. ``values`` (N, 32 + C) gets every action's value still
     to come (``-inf`` where illegal), or is (0, 0) to skip it."""
     pos = Positions(*(as_i64(np.asarray(a)) for a in pos))
     rule = DecisionRule(rule.keep_mask, bool(rule.prefer_score), float(rule.tol))
-    _decide_kernel(tb, as_f64(E), pos, as_i64(cols), keeps, rule, actions, values)
+    _decide_kernel(cs, as_f64(E), pos, as_i64(cols), keeps, rule, actions, values)
 
 
-def search(tb: SearchTables, E: np.ndarray, pos: Positions, keep_mask: np.ndarray, prefer_score: bool = False,
+def search(cs: SearchConstants, E: np.ndarray, pos: Positions, keep_mask: np.ndarray, prefer_score: bool = False,
            values: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
     """The action of each position, and with ``values`` every action's value still to come (N, 32 + C), by the turn
     search with successor values ``E``: the keep tree is searched once per distinct turn-start state among the
     positions with a roll left (a score decision needs none), then every position decides."""
     n = pos.F.shape[0]
-    U, Y = tb.U, tb.Y
+    U, Y = cs.U, cs.Y
     need = np.flatnonzero(pos.rolls > 0)
     flat = (pos.F[need] * U + pos.u[need]) * Y + pos.y[need]
     uniq, inv = np.unique(flat, return_inverse=True)
     F1, r = np.divmod(uniq, U * Y)
     u1, y1 = np.divmod(r, Y)
-    keeps = keep_tables(max(len(uniq), 1))
+    keeps = empty_keep_values(max(len(uniq), 1))
     start = np.empty(len(uniq))
     if len(uniq):
-        turn_values(tb, E, Starts(F1, u1, y1), keeps, start)
+        turn_values(cs, E, Starts(F1, u1, y1), keeps, start)
     cols = np.zeros(n, dtype=np.int64)
     cols[need] = inv.reshape(-1)
     actions = np.empty(n, dtype=np.int64)
-    out = np.empty((n, NUM_KEEP_ACTIONS + tb.scoring.score_table.shape[1])) if values else np.empty((0, 0))
-    decide(tb, E, pos, cols, keeps, DecisionRule(keep_mask, prefer_score, TIE_TOLERANCE), actions, out)
+    out = np.empty((n, NUM_KEEP_ACTIONS + cs.scoring.box_scores.shape[1])) if values else np.empty((0, 0))
+    decide(cs, E, pos, cols, keeps, DecisionRule(keep_mask, prefer_score, TIE_TOLERANCE), actions, out)
     return actions, (out if values else None)
 
 
-def keep_tables(n: int) -> KeepTables:
-    """Empty :class:`KeepTables` for :func:`turn_values` over ``n`` states; for ``n = 0`` one group of scratch and no
+def empty_keep_values(n: int) -> KeepValues:
+    """Empty :class:`KeepValues` for :func:`turn_values` over ``n`` states; for ``n = 0`` one group of scratch and no
     ``K2``: the search then keeps only the turn-start values."""
     if n == 0:
-        return KeepTables(np.empty((1, NUM_KEEPS, LANES)), np.empty((0, NUM_KEEPS, LANES)))
+        return KeepValues(np.empty((1, NUM_KEEPS, LANES)), np.empty((0, NUM_KEEPS, LANES)))
     groups = (n + LANES - 1) // LANES
-    return KeepTables(np.empty((groups, NUM_KEEPS, LANES)), np.empty((groups, NUM_KEEPS, LANES)))
+    return KeepValues(np.empty((groups, NUM_KEEPS, LANES)), np.empty((groups, NUM_KEEPS, LANES)))

@@ -15,7 +15,7 @@ from yacht_env.jit.compile import next_turn_start
 from yacht_env.jit.numba_cache import cached_njit
 from yacht_env.rules import RuleSet, TurnStartLayout
 from yacht_env.rules import next_turn_start as plain_next_turn_start  # Python callers: the compiled one is not cached
-from yacht_solver.search.turn_tables import SearchTables, Starts
+from yacht_solver.search.turn_constants import SearchConstants, Starts
 
 
 class SuccessorBoxes(NamedTuple):
@@ -26,21 +26,21 @@ class SuccessorBoxes(NamedTuple):
 
 
 @cached_njit
-def missing_successors(tb: SearchTables, starts: Starts, known: np.ndarray, boxes: SuccessorBoxes) -> np.ndarray:
+def missing_successors(cs: SearchConstants, starts: Starts, known: np.ndarray, boxes: SuccessorBoxes) -> np.ndarray:
     """Flat indices (possibly repeated) of the successors of the turn-start states ``starts`` that ``known`` does
     not hold yet."""
     box, nbox = boxes
-    U, Y = tb.U, tb.Y
+    U, Y = cs.U, cs.Y
     out = np.empty(starts.F.shape[0] * box.shape[0] * box.shape[1], dtype=np.int64)
     n = 0
     for i in range(starts.F.shape[0]):
         F, u, y = starts.F[i], starts.u[i], starts.y[i]
-        for c in range(tb.scoring.score_table.shape[1]):
+        for c in range(cs.scoring.box_scores.shape[1]):
             if (F >> c) & 1:
                 continue
             base = (F | (1 << c)) * U
             for j in range(nbox[c]):
-                u2, y2 = next_turn_start(c, box[c, j], u, y, tb.thr, Y, tb.ycat)
+                u2, y2 = next_turn_start(c, box[c, j], u, y, cs.thr, Y, cs.ycat)
                 idx = (base + u2) * Y + y2
                 if not known[idx]:
                     out[n] = idx
@@ -53,7 +53,7 @@ def successor_boxes(rules: RuleSet) -> SuccessorBoxes:
     layout = TurnStartLayout.of(rules)
     opts: list[list[int]] = []
     for c in range(rules.num_categories):
-        vals = sorted({int(v) for v in rules.score_table[:, c]} | {int(v) for v in rules.joker_table[:, c]})
+        vals = sorted({int(v) for v in rules.box_scores[:, c]} | {int(v) for v in rules.joker_scores[:, c]})
         succ: dict[tuple[int, int], int] = {}
         for v in vals:  # the smallest box value of each distinct successor (over every capped upper total)
             key = tuple(plain_next_turn_start(c, v, u, 0, layout.threshold, layout.Y, layout.five_kind_category)

@@ -1,7 +1,7 @@
-"""The rules as dense tables, evaluated by the rules' own compiled functions, for engines that cannot call them
+"""The rules as dense arrays, evaluated by the rules' own compiled functions, for engines that cannot call them
 (the torch policy of ``yacht_agents.turn_policy``).
 
-:func:`rule_tables` returns, for a rule set, everything a turn's search needs beyond the score tables:
+:func:`rule_constants` returns, for a rule set, everything a turn's search needs beyond the score arrays:
 
 - ``gain[u, c, v]``: what scoring a box of value ``v`` in category ``c`` adds beyond ``v`` at capped upper total
   ``u`` for a hand that is not five of a kind (the upper bonus when it crosses the threshold);
@@ -11,7 +11,7 @@
 - ``five_plain``: whether a five of a kind is scored as any other hand (no Joker, no bonus).
 
 Every entry is ``legal_bits`` / ``box_score`` / ``points_for`` of :mod:`yacht_env.rules` itself; building the
-tables checks that the points of a box decompose so (``ValueError`` for rules where they do not).
+arrays checks that the points of a box decompose so (``ValueError`` for rules where they do not).
 """
 
 from __future__ import annotations
@@ -23,19 +23,19 @@ import numpy as np
 
 from yacht_env.jit.compile import box_score, legal_bits, points_for
 from yacht_env.jit.numba_cache import cached_njit
-from yacht_env.rules import FIVE_KIND_FACE, RuleSet, ScoringTables, TurnStartLayout
+from yacht_env.rules import FIVE_KIND_FACE, RuleSet, ScoringConstants, TurnStartLayout
 from yacht_env.rules import scoring as pure
 
 
-class RuleTables(NamedTuple):
-    """A rule set's points decomposed into dense tables (see the module docstring; :func:`rule_tables`): what a
+class RuleConstants(NamedTuple):
+    """A rule set's points decomposed into dense arrays (see the module docstring; :func:`rule_constants`): what a
     box adds beyond its value, and the boxes, legality and bonus of the six fives of a kind. Read-only arrays."""
 
     gain: np.ndarray  # (U, C, V) int32
     box5: np.ndarray  # (6, 2**C, C) int32
     legal5: np.ndarray  # (6, 2**C, C) bool
     bonus5: np.ndarray  # (6, 2) int32
-    five_plain: bool  # five of a kind is scored as any other hand (no Joker, no bonus): the tables add nothing
+    five_plain: bool  # five of a kind is scored as any other hand (no Joker, no bonus): the arrays add nothing
 
 
 @cached_njit
@@ -52,9 +52,9 @@ def _gain(params: tuple[int, ...], C: int, U: int, V: int) -> np.ndarray:
 
 
 @cached_njit
-def _five(scoring: ScoringTables, hands: np.ndarray, faces: np.ndarray
+def _five(scoring: ScoringConstants, hands: np.ndarray, faces: np.ndarray
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    params, S, J = scoring.params, scoring.score_table, scoring.joker_table
+    params, S, J = scoring.params, scoring.box_scores, scoring.joker_scores
     C = S.shape[1]
     n = 1 << C
     box = np.zeros((6, n, C), dtype=np.int32)
@@ -80,11 +80,11 @@ def _five(scoring: ScoringTables, hands: np.ndarray, faces: np.ndarray
 
 
 @cache
-def rule_tables(rules: RuleSet) -> RuleTables:
-    """The :class:`RuleTables` of a rule set (built once)."""
+def rule_constants(rules: RuleSet) -> RuleConstants:
+    """The :class:`RuleConstants` of a rule set (built once)."""
     layout = TurnStartLayout.of(rules)
     scoring = rules.scoring
-    params, S, J = scoring.params, scoring.score_table, scoring.joker_table
+    params, S, J = scoring.params, scoring.box_scores, scoring.joker_scores
     C = rules.num_categories
     V = int(max(S.max(), J.max())) + 1
     hands = np.flatnonzero(FIVE_KIND_FACE).astype(np.int64)
@@ -105,10 +105,10 @@ def rule_tables(rules: RuleSet) -> RuleTables:
     open_ = ~((np.arange(1 << C)[:, None] >> np.arange(C)) & 1).astype(bool)
     five_plain = bool((box5[:, :-1] == S[hands][:, None, :]).all() and (legal5[:, :-1] == open_[None, :-1]).all()
                       and not bonus5.any())
-    t = RuleTables(gain, box5, legal5, bonus5, five_plain)
+    t = RuleConstants(gain, box5, legal5, bonus5, five_plain)
     for a in (t.gain, t.box5, t.legal5, t.bonus5):
         a.setflags(write=False)
     return t
 
 
-__all__ = ["RuleTables", "rule_tables"]
+__all__ = ["RuleConstants", "rule_constants"]

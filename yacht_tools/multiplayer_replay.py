@@ -29,15 +29,15 @@ from yacht_env.render import action_label, render_board, verdict
 from yacht_env.rules import get_rules
 from yacht_env.state import GameState, parse
 from yacht_solver import solution_or_none
-from yacht_tools.games import Table, play_tables
+from yacht_tools.games import Seating, play_seatings
 from yacht_tools.messages import regret_text, text
 from yacht_tools.replay import decision_record, legend_lines
 from yacht_tools.seeds import agent_seed, check_int, game_seed
 from yacht_tools.tournament import _make_agents as make_agents
 
 
-def replay_table(agent_specs: Sequence[str | Agent], rules: str = "yacht", seed: int = 0, *, players: int = 2,
-                 match: int = 0, game: int = 0, lang: str = "en", regret: bool = True, win_regret: bool = False
+def replay_multiplayer(agent_specs: Sequence[str | Agent], rules: str = "yacht", seed: int = 0, *, players: int = 2,
+                       match: int = 0, game: int = 0, lang: str = "en", regret: bool = True, win_regret: bool = False
                  ) -> dict[str, Any]:
     """Replay game ``game`` of match ``match`` of ``yacht tournament --agents ... --players ... --seed ...``.
 
@@ -70,19 +70,19 @@ def replay_table(agent_specs: Sequence[str | Agent], rules: str = "yacht", seed:
 
         duel = solve_duel(rs)
     rng = np.random.default_rng(game_seed(seed, match, game))
-    table = Table(MP.new_table(rs, players, rng), rng)
+    seating = Seating(MP.new_seating(rs, players, rng), rng)
     decisions: list[dict[str, Any]] = []
 
     def record(_: int, seat: int, state: GameState, action: int) -> None:
         dec = decision_record(state, action, sol)
         if win_regret:
-            q = duel.action_win_probabilities(state, table.states[1 - seat])
+            q = duel.action_win_probabilities(state, seating.states[1 - seat])
             dec |= {"win_chance": float(q[action]), "best_win_chance": float(np.nanmax(q))}
         decisions.append({"seat": seat, "player": seat_names[seat], "turn": state.turn + 1, **dec})
 
-    play_tables([table], lambda _, seat: agents[group[seat_slot[seat]]], on_decision=record)
-    _fill_points(decisions, rs.name, table.states)
-    finals = [st.total for st in table.states]
+    play_seatings([seating], lambda _, seat: agents[group[seat_slot[seat]]], on_decision=record)
+    _fill_points(decisions, rs.name, seating.states)
+    finals = [st.total for st in seating.states]
     return {
         "rules": rs.name, "players": seat_names, "seed": seed, "match": match, "game": game,
         "game_seed": game_seed(seed, match, game), "lang": lang, "final_scores": finals,
@@ -90,7 +90,7 @@ def replay_table(agent_specs: Sequence[str | Agent], rules: str = "yacht", seed:
         "optimal_value": float(sol.start_value) if sol is not None else None,
         "regret": [sum(d["regret"] for d in decisions if d["seat"] == s) if sol is not None else None
                    for s in range(players)],
-        "final_states": [st.to_dict() for st in table.states],
+        "final_states": [st.to_dict() for st in seating.states],
         "decisions": decisions,
     }
 
@@ -107,14 +107,14 @@ def _fill_points(decisions: list[dict[str, Any]], rules: str, finals: Sequence[G
         nxt[d["seat"]] = total
 
 
-def format_table_replay(record: dict[str, Any], lang: str | None = None) -> str:
-    """The record of :func:`replay_table` as text: each decision of each player with the optimal one and the regret
-    where known, then the scorecards side by side and the winner."""
+def format_multiplayer_replay(record: dict[str, Any], lang: str | None = None) -> str:
+    """The record of :func:`replay_multiplayer` as text: each decision of each player with the optimal one and the
+    regret where known, then the scorecards side by side and the winner."""
     lang = check_lang(lang or record.get("lang", "en"))
     rs = get_rules(record["rules"])
     lines = [f"{rs.title} - {', '.join(record['players'])} - {text('seed', lang)}: {record['seed']} "
              f"(match {record['match']}, game {record['game']})"]
-    lines += legend_lines(lang, regret=any(d["regret"] is not None for d in record["decisions"]), table=True)
+    lines += legend_lines(lang, regret=any(d["regret"] is not None for d in record["decisions"]), multiplayer=True)
     for d in record["decisions"]:
         head = (f"{d['player']}  {text('turn', lang)} {d['turn']}  {text('roll', lang)} {d['roll']}: "
                 f"{' '.join(map(str, d['dice']))}   -> {action_label(d['action'], d['dice'], rs, lang)}")

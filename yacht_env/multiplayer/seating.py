@@ -37,12 +37,12 @@ def check_num_players(num_players: Any) -> int:
 def max_total(rules: str | RuleSet) -> int:
     """An upper bound on a final score (exact for Yacht, 297, and Yahtzee, 1575), for observation bounds."""
     rs = get_rules(rules)
-    best = np.maximum(rs.score_table.max(axis=0), rs.joker_table.max(axis=0))
+    best = np.maximum(rs.box_scores.max(axis=0), rs.joker_scores.max(axis=0))
     extra = rs.five_kind_bonus * (rs.num_categories - 1) if rs.five_kind_bonus else 0
     return int(best.sum()) + rs.upper_bonus + extra
 
 
-def new_table(rules: str | RuleSet, num_players: int, rng: np.random.Generator) -> tuple[GameState, ...]:
+def new_seating(rules: str | RuleSet, num_players: int, rng: np.random.Generator) -> tuple[GameState, ...]:
     """A new game for ``num_players``: empty scorecards, the first roll of seat 0 made, the other seats awaiting
     theirs (each is rolled when the seat's first turn begins, :func:`play`)."""
     rs = get_rules(rules)
@@ -87,7 +87,7 @@ def play(states: Sequence[GameState], action: int, rng: np.random.Generator, uni
 
     A score ends the seat's turn (:func:`~yacht_env.state.end_turn`) and the next seat to act rolls its first roll
     from ``rng`` (:func:`deal_turn`): with one seat, the draw :func:`~yacht_env.state.score_category` makes, so a
-    one-seat table is the single-player game, roll for roll.
+    one-seat game is the single-player game, roll for roll.
 
     Returns the new states, the seat that acted and the points its action added (0 for a keep). Raises
     ``ValueError`` if the game is over or (with ``check``) the action is illegal for that seat."""
@@ -137,7 +137,7 @@ def layout(rules: str | RuleSet, num_players: int) -> dict[str, slice]:
 
 @cache
 def _layout(rs: RuleSet, n: int) -> dict[str, slice]:
-    """:func:`layout`, computed once per rule set and table size (callers must not change it: every observation
+    """:func:`layout`, computed once per rule set and number of players (callers must not change it: every observation
     reads it, the heads-up self-play env's each step)."""
     c = rs.num_categories
     out = dict(O.layout(rs))
@@ -241,7 +241,7 @@ def decode(obs: np.ndarray, rules: str | RuleSet, num_players: int) -> dict[str,
 # ---- rendering ----------------------------------------------------------------------------------------------------
 
 
-def render_table(states: Sequence[GameState], names: Sequence[str] | None = None, lang: str = "en") -> str:
+def render_seating(states: Sequence[GameState], names: Sequence[str] | None = None, lang: str = "en") -> str:
     """All scorecards side by side, with the dice of the player to act (marked ``*``) or the result at the end
     (:func:`yacht_env.render.render_board`)."""
     return render_board(states, names, lang, seat=seat_to_act(states))
