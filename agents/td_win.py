@@ -28,7 +28,7 @@ from yacht_agents.duel_agent import check_two
 from yacht_agents.nets import read_model_file
 from yacht_agents.objectives import turn_end_pairs
 from yacht_agents.td_agent import FORMAT, StateSpace, ValueNet, load_td_agent
-from yacht_env.actions import KEEP_MASK_UNIQUE
+from yacht_env.actions import KEEP_MASK_UNIQUE, NUM_KEEP_ACTIONS
 from yacht_env.rules import RuleSet
 from yacht_env.state import GameState
 from yacht_solver import reach_kernels as RK
@@ -172,7 +172,7 @@ class TDWinAgent(Agent):
         key = self.space_key(me)
         lookup, needs = self.ends.lookup(*self._turn_ends(me, other), 1)
         pos = Positions(*(np.array([v], dtype=np.int64) for v in (*key, me.hand, me.rolls_left)))
-        values = np.empty((1, len(_KEEP_MASK[0]) + self.rules.num_categories))
+        values = np.empty((1, NUM_KEEP_ACTIONS + self.rules.num_categories))
         actions = RK.reach_decide(self.ends.constants, lookup, pos, needs, _KEEP_MASK, values)
         return np.where(values[0] > -np.inf, values[0], np.nan), int(actions[0])
 
@@ -189,7 +189,7 @@ class TDWinAgent(Agent):
             F, u, y = self.space_key(me)
             ends = self.ends.ends(np.array([F]), np.array([u]), np.array([y]))
             lead = me.total + ends.points - other.total  # after this turn, before the other's
-            if other.is_over and _last_turn(F, self.rules.num_categories):  # the game ends with this turn
+            if other.is_over and me.turn == self.rules.num_categories - 1:  # the game ends with this turn
                 values = final_share(lead)
             else:
                 space = self.ends.space
@@ -200,11 +200,6 @@ class TDWinAgent(Agent):
             if len(self._turns) > TURNS_KEPT:
                 self._turns.popitem(last=False)
         return got
-
-
-def _last_turn(F: int, categories: int) -> bool:
-    """Whether a player with filled boxes ``F`` has one box left (its last turn)."""
-    return bin(F).count("1") == categories - 1
 
 
 def load_td_model(path: str | Path, rules: str | RuleSet, seed: int | None = None) -> Agent:

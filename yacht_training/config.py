@@ -264,7 +264,8 @@ def _check_setup(cfg: TrainConfig) -> None:
 
 
 def check_ppo(cfg: TrainConfig) -> None:
-    """MaskablePPO's checks (``algo: maskable_ppo``): a rollout of at least two steps that fits the buffer."""
+    """MaskablePPO's checks (``algo: maskable_ppo``): a rollout of at least two steps that fits the buffer; with two
+    players, undiscounted returns and a policy that reads the game's observation."""
     rollout = cfg.ppo.n_steps * cfg.n_envs
     if rollout > MAX_ROLLOUT:
         raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at most {MAX_ROLLOUT:,} (the rollout buffer "
@@ -272,6 +273,13 @@ def check_ppo(cfg: TrainConfig) -> None:
     if rollout < 2:
         raise ValueError(f"config keys 'ppo.n_steps' x 'n_envs' must be at least 2 (a rollout of one step cannot be "
                          f"trained on), got {cfg.ppo.n_steps} x {cfg.n_envs}")
+    if cfg.players == 2 and cfg.ppo.gamma != 1.0:
+        raise ValueError(f"config key 'ppo.gamma' must be 1.0 with players: 2 (the shaping from the lead leaves the "
+                         f"policy that wins most the best one only undiscounted), got {short_value(cfg.ppo.gamma)}")
+    if cfg.players == 2 and (cfg.policy.kind == "turn_expectimax" or cfg.policy.ignore_observation):
+        raise ValueError(f"config key 'players': 2 (heads-up self-play) needs algo {cfg.algo} with policy.kind mlp "
+                         f"or model_free and no policy.ignore_observation (the policy reads the game's "
+                         f"observation), got policy.kind {short_value(cfg.policy.kind)}")
 
 
 def check_td(cfg: TrainConfig) -> None:
@@ -300,16 +308,6 @@ def _check_policy(cfg: TrainConfig) -> None:
         takers = " or ".join(x.name for x in LEARNERS.values() if x.max_players >= cfg.players)
         raise ValueError(f"config key 'players': {cfg.players} (the game of two) needs algo {takers}, got algo "
                          f"{short_value(cfg.algo)}")
-    ppo_heads_up = cfg.players == 2 and cfg.algo == "maskable_ppo"  # the policy and ppo sections are its
-    if ppo_heads_up and cfg.ppo.gamma != 1.0:
-        raise ValueError(f"config key 'ppo.gamma' must be 1.0 with players: 2 (the shaping from the lead leaves the "
-                         f"policy that wins most the best one only undiscounted), got {short_value(cfg.ppo.gamma)}")
-    if ppo_heads_up and (cfg.policy.kind == "turn_expectimax" or cfg.policy.ignore_observation):
-        takers = " or ".join(x.name for x in LEARNERS.values() if x.max_players >= cfg.players)
-        raise ValueError(f"config key 'players': 2 (heads-up self-play) needs algo {takers} with policy.kind mlp "
-                         f"or model_free and no policy.ignore_observation (the policy reads the table's "
-                         f"observation), got algo {short_value(cfg.algo)} with policy.kind "
-                         f"{short_value(cfg.policy.kind)}")
     if cfg.ppo.autocast != "none" and cfg.policy.kind != "model_free":
         raise ValueError(f"config key 'ppo.autocast' needs policy.kind model_free (got {short_value(cfg.policy.kind)})")
     if cfg.policy.ignore_observation:
